@@ -1,0 +1,422 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"dtp-personal/engine"
+	"dtp-personal/engine/status"
+	"dtp-personal/engine/store"
+)
+
+func cmdServe(c *cli) error {
+	c.fs.Bool("headless", true, "run without GUI (the only mode of serve)")
+	if err := c.parse(); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	eng, err := engine.Open(engine.Options{DataDir: c.data(), Listen: *c.listen})
+	if err != nil {
+		return err
+	}
+	serveErr := eng.Serve(ctx)
+	closeErr := eng.Close()
+	if serveErr != nil {
+		return serveErr
+	}
+	if closeErr == nil {
+		slog.Info("stopped cleanly")
+	}
+	return closeErr
+}
+
+// openStore opens the data directory's database for a settings command. It
+// works while a server runs on the same directory: the server notices the
+// change through the store's revision within a second.
+func openStore(c *cli) (*store.Store, error) {
+	if err := os.MkdirAll(c.data(), 0o700); err != nil {
+		return nil, err
+	}
+	return store.Open(engine.DatabasePath(c.data()))
+}
+
+func printJSON(v any) error {
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func cmdRelays(c *cli) error {
+	asJSON := c.fs.Bool("json", false, "print JSON")
+	if err := c.parse(); err != nil {
+		return err
+	}
+	st, err := openStore(c)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	switch verb := c.positional(0); verb {
+	case "add", "remove":
+		if c.positional(1) == "" {
+			return fmt.Errorf("%w: relays %s needs a URL", errUsage, verb)
+		}
+		u, err := engine.NormalizeRelayURL(c.positional(1))
+		if err != nil {
+			return err
+		}
+		if verb == "add" {
+			err = st.AddRelay(u)
+		} else {
+			err = st.RemoveRelay(u)
+		}
+		if err != nil {
+			return err
+		}
+		fmt.Printf("%s %s\n", map[string]string{"add": "added", "remove": "removed"}[verb], u)
+		return nil
+	case "list", "":
+		urls, err := st.Relays()
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return printJSON(nonNil(urls))
+		}
+		for _, u := range urls {
+			fmt.Println(u)
+		}
+		return nil
+	default:
+		return fmt.Errorf("%w: relays %s: use add, remove or list", errUsage, verb)
+	}
+}
+
+func cmdRoots(c *cli) error {
+	asJSON := c.fs.Bool("json", false, "print JSON")
+	if err := c.parse(); err != nil {
+		return err
+	}
+	st, err := openStore(c)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	switch verb := c.positional(0); verb {
+	case "add", "remove":
+		if c.positional(1) == "" {
+			return fmt.Errorf("%w: roots %s needs an npub or hex public key", errUsage, verb)
+		}
+		hex, err := engine.ParsePubkey(c.positional(1))
+		if err != nil {
+			return err
+		}
+		if verb == "add" {
+			err = st.AddRoot(hex)
+		} else {
+			err = st.RemoveRoot(hex)
+		}
+		if err != nil {
+			return err
+		}
+		fmt.Printf("%s %s\n", map[string]string{"add": "added", "remove": "removed"}[verb], hex)
+		return nil
+	case "list", "":
+		roots, err := st.Roots()
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return printJSON(nonNil(roots))
+		}
+		for _, r := range roots {
+			fmt.Println(r)
+		}
+		return nil
+	default:
+		return fmt.Errorf("%w: roots %s: use add, remove or list", errUsage, verb)
+	}
+}
+
+func cmdStrategy(c *cli) error {
+	interval := c.fs.Int("interval", -1, "interval in minutes for frontier-interval: 5, 15, 30, 60 or 0 (manual)")
+	if err := c.parse(); err != nil {
+		return err
+	}
+	st, err := openStore(c)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if id := c.positional(0); id != "" {
+		if err := engine.SetStrategy(st, id); err != nil {
+			return err
+		}
+	}
+	if *interval >= 0 {
+		if err := engine.SetInterval(st, *interval); err != nil {
+			return err
+		}
+	}
+	s, err := engine.LoadSettings(st)
+	if err != nil {
+		return err
+	}
+	if s.Strategy == status.FrontierInterval {
+		every := "manual only"
+		if s.IntervalMinutes > 0 {
+			every = fmt.Sprintf("every %d minutes", s.IntervalMinutes)
+		}
+		fmt.Printf("%s (%s)\n", s.Strategy, every)
+		return nil
+	}
+	fmt.Println(s.Strategy)
+	return nil
+}
+
+func cmdLimits(c *cli) error {
+	set := map[string]*int{}
+	for _, name := range []string{"max-depth", "max-authors-per-level", "max-total-authors", "max-events",
+		"max-rating-events", "max-discovery-events", "heap-node-limit", "heap-edge-limit"} {
+		set[name] = c.fs.Int(name, -1, "set "+name)
+	}
+	asJSON := c.fs.Bool("json", false, "print JSON")
+	if err := c.parse(); err != nil {
+		return err
+	}
+	st, err := openStore(c)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	s, err := engine.LoadSettings(st)
+	if err != nil {
+		return err
+	}
+	l := s.Limits
+	fields := map[string]*int{
+		"max-depth": &l.MaxDepth, "max-authors-per-level": &l.MaxAuthorsPerLevel,
+		"max-total-authors": &l.MaxTotalAuthors, "max-events": &l.MaxEvents,
+		"max-rating-events": &l.MaxRatingEvents, "max-discovery-events": &l.MaxDiscoveryEvents,
+		"heap-node-limit": &l.HeapNodeLimit, "heap-edge-limit": &l.HeapEdgeLimit,
+	}
+	changed := false
+	for name, v := range set {
+		if *v >= 0 {
+			*fields[name] = *v
+			changed = true
+		}
+	}
+	if changed {
+		if err := engine.SetLimits(st, l); err != nil {
+			return err
+		}
+	}
+	if *asJSON {
+		return printJSON(l)
+	}
+	fmt.Printf("maxDepth %d\nmaxAuthorsPerLevel %d\nmaxTotalAuthors %d\nmaxEvents %d\nmaxRatingEvents %d\nmaxDiscoveryEvents %d\nheapNodeLimit %d\nheapEdgeLimit %d\n",
+		l.MaxDepth, l.MaxAuthorsPerLevel, l.MaxTotalAuthors, l.MaxEvents, l.MaxRatingEvents, l.MaxDiscoveryEvents, l.HeapNodeLimit, l.HeapEdgeLimit)
+	return nil
+}
+
+// withEngine runs fn against the engine of c's data directory: through the
+// HTTP API of a running server when there is one, else an engine opened in
+// this process for the duration of the call.
+func withEngine(c *cli, remote func(base string) error, local func(*engine.Engine) error) error {
+	if r, ok := engine.FindRunning(c.data()); ok {
+		return remote("http://" + r.Listen)
+	}
+	eng, err := engine.Open(engine.Options{DataDir: c.data(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if errors.Is(err, engine.ErrAlreadyRunning) {
+		return fmt.Errorf("an engine holds %s but its address is unknown; try again in a moment", c.data())
+	}
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	return local(eng)
+}
+
+func getJSON(u string, v any) error {
+	client := &http.Client{Timeout: 30 * time.Second}
+	resp, err := client.Get(u)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		var e struct{ Error string }
+		_ = json.NewDecoder(resp.Body).Decode(&e)
+		return fmt.Errorf("%s: %s %s", u, resp.Status, e.Error)
+	}
+	return json.NewDecoder(resp.Body).Decode(v)
+}
+
+func cmdStatus(c *cli) error {
+	asJSON := c.fs.Bool("json", false, "print JSON")
+	if err := c.parse(); err != nil {
+		return err
+	}
+	var snap status.Snapshot
+	err := withEngine(c,
+		func(base string) error { return getJSON(base+"/api/v1/status", &snap) },
+		func(eng *engine.Engine) error { snap = eng.Status(); return nil })
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return printJSON(snap)
+	}
+	printStatus(os.Stdout, snap)
+	return nil
+}
+
+func printStatus(w io.Writer, s status.Snapshot) {
+	fmt.Fprintf(w, "strategy   %s", s.Strategy)
+	if s.Strategy == status.FrontierInterval {
+		fmt.Fprintf(w, " (interval %d min)", s.IntervalMinutes)
+	}
+	fmt.Fprintf(w, "\nstate      %s\ncoverage   %s", s.State, s.Coverage.State)
+	if len(s.Coverage.Reasons) > 0 {
+		fmt.Fprintf(w, " (%s)", strings.Join(s.Coverage.Reasons, ", "))
+	}
+	fmt.Fprintf(w, "\nheap       %d nodes, %d edges, graphVersion %d", s.Heap.Nodes, s.Heap.Edges, s.Heap.GraphVersion)
+	if s.Heap.LimitReason != "" {
+		fmt.Fprintf(w, " (%s)", s.Heap.LimitReason)
+	}
+	fmt.Fprintf(w, "\nfrontier   %d authors from %d roots, by depth %v\n", s.Frontier.Size, len(s.Frontier.Roots), s.Frontier.ByDepth)
+	for _, t := range s.Frontier.Truncation {
+		fmt.Fprintf(w, "  truncated by %s: %d cut\n", t.Reason, t.Cut)
+	}
+	fmt.Fprintf(w, "ingest     %d stored, %d duplicates, %d rejected\n", s.Ingest.Accepted, s.Ingest.Duplicates, s.Ingest.Rejected)
+	fmt.Fprintf(w, "relays     %d\n", len(s.Relays))
+	for _, r := range s.Relays {
+		conn := "disconnected"
+		if r.Connected {
+			conn = "connected"
+		}
+		fmt.Fprintf(w, "  %s  %s, %s, %d events", r.URL, r.Health, conn, r.EventsFetched)
+		if r.LastError != "" {
+			fmt.Fprintf(w, ", last error: %s", r.LastError)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+func cmdResolve(c *cli) error {
+	ctxFlag := c.fs.String("context", "", "context (c) of the question, e.g. identity")
+	asJSON := c.fs.Bool("json", false, "print JSON")
+	if err := c.parse(); err != nil {
+		return err
+	}
+	subject := c.positional(0)
+	if subject == "" {
+		return fmt.Errorf("%w: resolve needs a SUBJECT (npub, hex pubkey, user:id:N, post:id:N or event id)", errUsage)
+	}
+	var ans engine.Answer
+	err := withEngine(c,
+		func(base string) error {
+			q := url.Values{"subject": {subject}, "context": {*ctxFlag}}
+			return getJSON(base+"/api/v1/resolve?"+q.Encode(), &ans)
+		},
+		func(eng *engine.Engine) (err error) {
+			ans, err = eng.Resolve(context.Background(), engine.Query{Subject: subject, Context: *ctxFlag})
+			return err
+		})
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return printJSON(ans)
+	}
+	printAnswer(os.Stdout, ans)
+	return nil
+}
+
+func cmdImport(c *cli) error {
+	if err := c.parse(); err != nil {
+		return err
+	}
+	path := c.positional(0)
+	if path == "" {
+		return fmt.Errorf("%w: import needs a FILE.jsonl (or - for standard input)", errUsage)
+	}
+	in := io.Reader(os.Stdin)
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		in = f
+	}
+	progress := func(s engine.ImportStats) {
+		fmt.Fprintf(os.Stderr, "\rimported %d lines: %d stored, %d duplicates, %d rejected", s.Lines, s.Stored, s.Duplicates, s.Rejected)
+	}
+	var stats engine.ImportStats
+	err := withEngine(c,
+		func(base string) (err error) {
+			stats, err = pushOverWebSocket(base, in, progress)
+			return err
+		},
+		func(eng *engine.Engine) (err error) {
+			stats, err = eng.Import(context.Background(), in, progress)
+			return err
+		})
+	fmt.Fprintln(os.Stderr)
+	for _, e := range stats.FirstErrors {
+		fmt.Fprintln(os.Stderr, "  rejected:", e)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%d stored, %d duplicates, %d rejected of %d lines\n", stats.Stored, stats.Duplicates, stats.Rejected, stats.Lines)
+	return nil
+}
+
+func cmdExport(c *cli) error {
+	kindsFlag := c.fs.String("kinds", "", "comma-separated kinds to export (default: all kept kinds)")
+	if err := c.parse(); err != nil {
+		return err
+	}
+	var kinds []int
+	for _, k := range strings.Split(*kindsFlag, ",") {
+		if k = strings.TrimSpace(k); k == "" {
+			continue
+		}
+		n, err := strconv.Atoi(k)
+		if err != nil {
+			return fmt.Errorf("%w: --kinds: %q is not a number", errUsage, k)
+		}
+		kinds = append(kinds, n)
+	}
+	st, err := openStore(c)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	n, err := engine.ExportEvents(context.Background(), st, os.Stdout, kinds)
+	fmt.Fprintf(os.Stderr, "exported %d events\n", n)
+	return err
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

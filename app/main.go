@@ -1,0 +1,169 @@
+// Command dtp-personal is the DTP Personal Server: with no subcommand it runs
+// the tray app with its window; subcommands script the same engine and data
+// directory (SPEC §12).
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+
+	"dtp-personal/engine"
+)
+
+const usage = `dtp-personal — a personal Nostr web-of-trust server
+
+Usage:
+  dtp-personal [--data DIR] [--listen ADDR]          tray app with window (needs a display)
+  dtp-personal serve --headless [--listen ADDR]      the engine without GUI; SIGINT/SIGTERM stop it
+  dtp-personal relays add URL | remove URL | list [--json]
+  dtp-personal roots add NPUB_OR_HEX | remove NPUB_OR_HEX | list [--json]
+  dtp-personal strategy [ID] [--interval MIN]        frontier-interval | frontier-continuous | global-continuous
+  dtp-personal limits [--max-depth N --max-authors-per-level N --max-total-authors N ...]
+  dtp-personal sync --once                           one frontier pass; exit 0 complete, 3 partial, 1 error
+  dtp-personal status [--json]
+  dtp-personal resolve SUBJECT [--context C] [--json]
+  dtp-personal import FILE.jsonl                     through the ingest pipeline; progress on stderr
+  dtp-personal export [--kinds 32009,32014,10011] > FILE.jsonl
+
+Every command takes --data DIR (default: the user data directory).
+`
+
+// exitError carries a process exit code other than 1.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+
+// errUsage marks a command line that does not parse (exit 2).
+var errUsage = errors.New("usage")
+
+func main() {
+	err := run(os.Args[1:])
+	if err == nil {
+		return
+	}
+	var ee *exitError
+	switch {
+	case errors.Is(err, errUsage):
+		fmt.Fprintln(os.Stderr, "dtp-personal:", err)
+		fmt.Fprint(os.Stderr, usage)
+		os.Exit(2)
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(os.Stdout, usage)
+	case errors.As(err, &ee):
+		if ee.err != nil && ee.err.Error() != "" {
+			fmt.Fprintln(os.Stderr, "dtp-personal:", ee.err)
+		}
+		os.Exit(ee.code)
+	default:
+		fmt.Fprintln(os.Stderr, "dtp-personal:", err)
+		os.Exit(1)
+	}
+}
+
+// commands maps subcommand names to their implementations.
+var commands = map[string]func(c *cli) error{
+	"serve":    cmdServe,
+	"relays":   cmdRelays,
+	"roots":    cmdRoots,
+	"strategy": cmdStrategy,
+	"limits":   cmdLimits,
+	"sync":     cmdSync,
+	"status":   cmdStatus,
+	"resolve":  cmdResolve,
+	"import":   cmdImport,
+	"export":   cmdExport,
+}
+
+func run(args []string) error {
+	global := newCLI("dtp-personal")
+	headless := global.fs.Bool("headless", false, "run the engine without GUI (same as serve --headless)")
+	// global flags stop at the subcommand; what follows is the subcommand's
+	if err := global.fs.Parse(args); err != nil {
+		return flagError(err)
+	}
+	rest := global.fs.Args()
+	if len(rest) == 0 {
+		if *headless {
+			return cmdServe(global)
+		}
+		return runDesktop(global)
+	}
+	name := rest[0]
+	cmd, ok := commands[name]
+	if !ok {
+		if name == "help" {
+			return flag.ErrHelp
+		}
+		return fmt.Errorf("%w: unknown command %q", errUsage, name)
+	}
+	sub := newCLI("dtp-personal " + name)
+	*sub.dataDir, *sub.listen = *global.dataDir, *global.listen
+	sub.rest = rest[1:]
+	return cmd(sub)
+}
+
+// cli is one command's flags and positional arguments.
+type cli struct {
+	fs      *flag.FlagSet
+	dataDir *string
+	listen  *string
+	rest    []string // the subcommand's arguments, parsed by parse
+	args    []string // positional arguments after parse
+}
+
+func newCLI(name string) *cli {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(os.Stderr)
+	c := &cli{fs: fs}
+	c.dataDir = fs.String("data", "", "data directory (default: the user data directory)")
+	c.listen = fs.String("listen", "", "listen address, e.g. 127.0.0.1:7447")
+	return c
+}
+
+// parse reads the subcommand's flags (declared before the call) and
+// positional arguments, in any order.
+func (c *cli) parse() error {
+	args := c.rest
+	for {
+		if err := c.fs.Parse(args); err != nil {
+			return flagError(err)
+		}
+		args = c.fs.Args()
+		if len(args) == 0 {
+			return nil
+		}
+		if args[0] == "--" {
+			c.args = append(c.args, args[1:]...)
+			return nil
+		}
+		c.args = append(c.args, args[0])
+		args = args[1:]
+	}
+}
+
+func flagError(err error) error {
+	if errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	return fmt.Errorf("%w: %v", errUsage, err)
+}
+
+// positional returns the i-th positional argument or "".
+func (c *cli) positional(i int) string {
+	if i < len(c.args) {
+		return c.args[i]
+	}
+	return ""
+}
+
+func (c *cli) data() string {
+	if *c.dataDir != "" {
+		return *c.dataDir
+	}
+	return engine.DefaultDataDir()
+}

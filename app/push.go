@@ -1,0 +1,134 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"dtp-personal/engine"
+)
+
+// pushWindow is how many events an import keeps awaiting their OK.
+const pushWindow = 512
+
+// pushOverWebSocket imports a JSONL stream into a running server over its
+// WebSocket, so the events go through that server's pipeline and reach its
+// heap. OKs are counted as they arrive; at most pushWindow are outstanding.
+func pushOverWebSocket(base string, in io.Reader, progress func(engine.ImportStats)) (engine.ImportStats, error) {
+	var stats engine.ImportStats
+	ctx := context.Background()
+	ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(base, "http"), nil)
+	if err != nil {
+		return stats, fmt.Errorf("connect to the running server: %w", err)
+	}
+	defer ws.CloseNow()
+	ws.SetReadLimit(1 << 20)
+
+	answers := make(chan []any, pushWindow)
+	readErr := make(chan error, 1)
+	go func() {
+		for {
+			_, data, err := ws.Read(ctx)
+			if err != nil {
+				readErr <- err
+				close(answers)
+				return
+			}
+			var msg []any
+			if json.Unmarshal(data, &msg) == nil && len(msg) == 4 && msg[0] == "OK" {
+				answers <- msg
+			}
+		}
+	}()
+	// frames by event id, to send again what the server's rate limit refused
+	outstanding := map[string][]byte{}
+	send := func(id string, frame []byte) error {
+		outstanding[id] = frame
+		return ws.Write(ctx, websocket.MessageText, frame)
+	}
+	count := func(msg []any) error {
+		id, _ := msg[1].(string)
+		ok, _ := msg[2].(bool)
+		reason, _ := msg[3].(string)
+		frame, mine := outstanding[id]
+		if !mine {
+			return nil
+		}
+		if !ok && strings.HasPrefix(reason, "rate-limited:") {
+			time.Sleep(50 * time.Millisecond)
+			return send(id, frame)
+		}
+		delete(outstanding, id)
+		switch {
+		case ok && strings.HasPrefix(reason, "duplicate:"):
+			stats.Duplicates++
+		case ok:
+			stats.Stored++
+		default:
+			stats.Rejected++
+			if len(stats.FirstErrors) < 10 {
+				stats.FirstErrors = append(stats.FirstErrors, reason)
+			}
+		}
+		if progress != nil && (stats.Stored+stats.Duplicates+stats.Rejected)%1000 == 0 {
+			progress(stats)
+		}
+		return nil
+	}
+	await := func() error {
+		msg, ok := <-answers
+		if !ok {
+			return fmt.Errorf("the server closed the connection: %w", <-readErr)
+		}
+		return count(msg)
+	}
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		stats.Lines++
+		var ev struct {
+			ID string `json:"id"`
+		}
+		if err := json.Unmarshal(line, &ev); err != nil || ev.ID == "" {
+			stats.Rejected++
+			if len(stats.FirstErrors) < 10 {
+				stats.FirstErrors = append(stats.FirstErrors, fmt.Sprintf("invalid: line %d is not a JSON event with an id", stats.Lines))
+			}
+			continue
+		}
+		if _, twice := outstanding[ev.ID]; twice {
+			stats.Duplicates++
+			continue
+		}
+		for len(outstanding) >= pushWindow {
+			if err := await(); err != nil {
+				return stats, err
+			}
+		}
+		frame := append(append([]byte(`["EVENT",`), line...), ']')
+		if err := send(ev.ID, frame); err != nil {
+			return stats, err
+		}
+	}
+	for len(outstanding) > 0 {
+		if err := await(); err != nil {
+			return stats, err
+		}
+	}
+	if progress != nil {
+		progress(stats)
+	}
+	_ = ws.Close(websocket.StatusNormalClosure, "")
+	return stats, sc.Err()
+}

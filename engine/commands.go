@@ -1,0 +1,200 @@
+package engine
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/nbd-wtf/go-nostr"
+
+	"dtp-personal/engine/ingest"
+	"dtp-personal/engine/status"
+	"dtp-personal/engine/store"
+)
+
+// The commands below are what the CLI and the UI call. Each writes the
+// database (the shared truth) and lets the settings watcher apply it, so a
+// CLI process and a running server behave the same.
+
+// SetStrategy switches the sync strategy.
+func (e *Engine) SetStrategy(id string) error { return e.applyNow(SetStrategy(e.store, id)) }
+
+// SetInterval sets the interval strategy's period (0 = manual).
+func (e *Engine) SetInterval(minutes int) error { return e.applyNow(SetInterval(e.store, minutes)) }
+
+// SetPaused pauses or resumes syncing.
+func (e *Engine) SetPaused(paused bool) error { return e.applyNow(SetPaused(e.store, paused)) }
+
+// SetLimits sets the frontier caps and heap guardrails.
+func (e *Engine) SetLimits(l status.Limits) error { return e.applyNow(SetLimits(e.store, l)) }
+
+// SetListen sets the listen address (used from the next start).
+func (e *Engine) SetListen(addr string, allowLAN bool) error {
+	return e.applyNow(SetListen(e.store, addr, allowLAN))
+}
+
+// SetScopeProfile sets the scope profile.
+func (e *Engine) SetScopeProfile(scope string) error {
+	return e.applyNow(SetScopeProfile(e.store, scope))
+}
+
+// SetStartAtLogin records the start-at-login choice (the UI writes the
+// desktop's autostart entry).
+func (e *Engine) SetStartAtLogin(on bool) error { return e.applyNow(SetStartAtLogin(e.store, on)) }
+
+// AddRelay adds a sync relay after checking its URL.
+func (e *Engine) AddRelay(url string) error {
+	u, err := NormalizeRelayURL(url)
+	if err != nil {
+		return err
+	}
+	return e.applyNow(e.store.AddRelay(u))
+}
+
+// RemoveRelay removes a sync relay with its cursors and health.
+func (e *Engine) RemoveRelay(url string) error {
+	u, err := NormalizeRelayURL(url)
+	if err != nil {
+		return err
+	}
+	return e.applyNow(e.store.RemoveRelay(u))
+}
+
+// AddRoot adds a configured root (npub or hex).
+func (e *Engine) AddRoot(npubOrHex string) error {
+	hex, err := ParsePubkey(npubOrHex)
+	if err != nil {
+		return err
+	}
+	return e.applyNow(e.store.AddRoot(hex))
+}
+
+// RemoveRoot removes a configured root (npub or hex).
+func (e *Engine) RemoveRoot(npubOrHex string) error {
+	hex, err := ParsePubkey(npubOrHex)
+	if err != nil {
+		return err
+	}
+	return e.applyNow(e.store.RemoveRoot(hex))
+}
+
+// applyNow reloads settings right after this process changed them, instead
+// of waiting for the watcher's next tick.
+func (e *Engine) applyNow(err error) error {
+	if err != nil {
+		return err
+	}
+	if err := e.reloadSettings(); err != nil {
+		return err
+	}
+	e.applySettings()
+	e.notify()
+	return nil
+}
+
+// ImportStats counts what an import did.
+type ImportStats struct {
+	Lines, Stored, Duplicates, Rejected int
+	FirstErrors                         []string
+}
+
+// Import reads one JSON event per line and sends each through the ingest
+// pipeline, reporting progress after every thousand answers. Submit blocks
+// while the pipeline is full, so memory stays bounded for any file size.
+func (e *Engine) Import(ctx context.Context, r io.Reader, progress func(ImportStats)) (ImportStats, error) {
+	var (
+		mu       sync.Mutex
+		stats    ImportStats
+		answered int
+		wg       sync.WaitGroup
+	)
+	record := func(msg string, stored bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case stored:
+			stats.Stored++
+		case strings.HasPrefix(msg, "duplicate:"):
+			stats.Duplicates++
+		default:
+			stats.Rejected++
+			if len(stats.FirstErrors) < 10 {
+				stats.FirstErrors = append(stats.FirstErrors, msg)
+			}
+		}
+		answered++
+		if progress != nil && answered%1000 == 0 {
+			progress(stats)
+		}
+	}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	var submitErr error
+	line := 0
+	for sc.Scan() {
+		line++
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue
+		}
+		mu.Lock()
+		stats.Lines++
+		mu.Unlock()
+		var ev nostr.Event
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			record(fmt.Sprintf("invalid: line %d is not a JSON event: %v", line, err), false)
+			continue
+		}
+		wg.Add(1)
+		err := e.ingest.Submit(ctx, &ev, "import", func(r ingest.Result) {
+			record(r.Message, r.Stored)
+			wg.Done()
+		})
+		if err != nil {
+			wg.Done()
+			submitErr = err
+			break
+		}
+	}
+	wg.Wait()
+	if submitErr == nil {
+		if err := sc.Err(); err != nil {
+			submitErr = fmt.Errorf("read import: %w", err)
+		}
+	}
+	if progress != nil {
+		progress(stats)
+	}
+	return stats, submitErr
+}
+
+// ExportEvents writes every stored event of the given kinds (all kept kinds
+// when empty) as one JSON object per line. It only reads, so it works beside
+// a running server.
+func ExportEvents(ctx context.Context, st *store.Store, w io.Writer, kinds []int) (int, error) {
+	if len(kinds) == 0 {
+		kinds = KeptKinds
+	}
+	bw := bufio.NewWriter(w)
+	n := 0
+	err := st.Scan(ctx, kinds, func(ev *nostr.Event) error {
+		b, err := json.Marshal(ev)
+		if err != nil {
+			return err
+		}
+		b = append(b, '\n')
+		if _, err := bw.Write(b); err != nil {
+			return err
+		}
+		n++
+		return nil
+	})
+	if err != nil {
+		return n, err
+	}
+	return n, bw.Flush()
+}

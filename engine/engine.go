@@ -1,0 +1,310 @@
+// Package engine wires the embedded sync/ingest engine together: store,
+// ingest pipeline, heap, frontier, resolver, relay sync and server. It is the
+// only thing the CLI and the desktop UI talk to: they read Status and call
+// commands. It imports no GUI code.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+
+	"dtp-personal/engine/ingest"
+	"dtp-personal/engine/metrics"
+	"dtp-personal/engine/server"
+	"dtp-personal/engine/status"
+	"dtp-personal/engine/store"
+	"dtp-personal/engine/validation"
+)
+
+// Version is the product version reported by NIP-11 and the CLI.
+const Version = "0.1.0"
+
+// Options configure Open.
+type Options struct {
+	DataDir string
+	// Listen overrides the stored listen address for this run when not empty.
+	Listen string
+	Logger *slog.Logger
+	// Ingest sizes the pipeline; zero values take its defaults.
+	Ingest ingest.Config
+	// ServerLimits override the per-connection limits; zero = defaults.
+	ServerLimits server.Limits
+}
+
+// Engine is one running engine on one data directory.
+type Engine struct {
+	opts    Options
+	log     *slog.Logger
+	lock    *dirLock
+	store   *store.Store
+	ingest  *ingest.Pipeline
+	server  *server.Server
+	metrics *metrics.Registry
+	stats   *ingestStats
+
+	mu       sync.Mutex
+	settings Settings
+	revision int64
+	subs     map[int]func(status.Snapshot)
+	nextSub  int
+	listen   string
+
+	changed chan struct{} // something in the status changed: tell subscribers
+	stop    chan struct{}
+	wg      sync.WaitGroup
+}
+
+// Open takes the data directory's lock, opens its database and builds the
+// engine. Only one engine may hold a data directory: a second Open returns
+// ErrAlreadyRunning.
+func Open(opts Options) (*Engine, error) {
+	if opts.DataDir == "" {
+		opts.DataDir = DefaultDataDir()
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	if err := os.MkdirAll(opts.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("data directory: %w", err)
+	}
+	lock, err := lockDataDir(opts.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	st, err := store.Open(DatabasePath(opts.DataDir))
+	if err != nil {
+		lock.release()
+		return nil, err
+	}
+	e := &Engine{
+		opts: opts, log: opts.Logger, lock: lock, store: st,
+		metrics: metrics.New(),
+		subs:    make(map[int]func(status.Snapshot)),
+		changed: make(chan struct{}, 1),
+		stop:    make(chan struct{}),
+	}
+	if err := e.reloadSettings(); err != nil {
+		e.closeStore()
+		return nil, err
+	}
+	e.stats = newIngestStats(e.metrics)
+	profile := validation.Profile{Scope: e.settings.ScopeProfile}
+	e.ingest = ingest.New(st, profile, validation.VerifyEvent, opts.Ingest)
+	e.ingest.OnReject(e.stats.rejected)
+	e.ingest.OnCommit(e.stats.committed)
+	e.server = server.New(server.Config{
+		Ingest:   e.ingest,
+		Events:   st,
+		Status:   statusDocument{e},
+		Metrics:  e.metrics,
+		Limits:   opts.ServerLimits,
+		AllowLAN: func() bool { return e.Settings().AllowLAN },
+		Info: server.Info{
+			Name: "dtp-personal", Software: "dtp-personal", Version: Version,
+			Description: "Personal DTP web-of-trust server: a local, verified copy of the trust events that matter to its user.",
+		},
+	})
+	e.ingest.OnCommit(func(c ingest.Committed) {
+		e.server.Broadcast(c.Stored)
+		e.notify()
+	})
+	return e, nil
+}
+
+// Store gives read access to the database for CLI commands (list, export).
+func (e *Engine) Store() *store.Store { return e.store }
+
+// Submit pushes one event through the ingest pipeline and waits for it.
+func (e *Engine) Submit(ctx context.Context, ev *nostr.Event, source string) (ingest.Result, error) {
+	return e.ingest.SubmitWait(ctx, ev, source)
+}
+
+// Serve listens on the configured address and runs the background work
+// (settings watcher, sync) until ctx ends; then it stops cleanly.
+func (e *Engine) Serve(ctx context.Context) error {
+	addr := e.opts.Listen
+	if addr == "" {
+		addr = e.Settings().Listen
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	e.mu.Lock()
+	e.listen = ln.Addr().String()
+	e.mu.Unlock()
+	if err := writeRunning(e.opts.DataDir, Running{PID: os.Getpid(), Listen: e.listen}); err != nil {
+		ln.Close()
+		return fmt.Errorf("record running server: %w", err)
+	}
+	defer os.Remove(runningPath(e.opts.DataDir))
+	httpSrv := &http.Server{Handler: e.server, ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- httpSrv.Serve(ln) }()
+	e.log.Info("serving", "listen", e.listen, "data", e.opts.DataDir)
+
+	e.wg.Add(2)
+	go e.watchSettings(ctx)
+	go e.publishStatus(ctx)
+
+	select {
+	case <-ctx.Done():
+	case err = <-served:
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	e.server.CloseAll()
+	_ = httpSrv.Shutdown(shutdownCtx)
+	e.wg.Wait()
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
+
+// ListenAddr is the address the server bound, "" before Serve.
+func (e *Engine) ListenAddr() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.listen
+}
+
+// Close stops the pipeline (answering everything queued), closes the
+// database and releases the data directory.
+func (e *Engine) Close() error {
+	select {
+	case <-e.stop:
+		return nil
+	default:
+		close(e.stop)
+	}
+	e.ingest.Close()
+	return e.closeStore()
+}
+
+func (e *Engine) closeStore() error {
+	err := e.store.Close()
+	e.lock.release()
+	return err
+}
+
+// Settings returns the current settings.
+func (e *Engine) Settings() Settings {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.settings
+}
+
+func (e *Engine) reloadSettings() error {
+	rev, err := e.store.Revision()
+	if err != nil {
+		return err
+	}
+	s, err := LoadSettings(e.store)
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	e.settings, e.revision = s, rev
+	e.mu.Unlock()
+	return nil
+}
+
+// watchSettings notices settings written by any process (CLI, UI) through
+// the store's revision counter and applies them within a second.
+func (e *Engine) watchSettings(ctx context.Context) {
+	defer e.wg.Done()
+	t := time.NewTicker(500 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		rev, err := e.store.Revision()
+		if err != nil {
+			e.log.Warn("read settings revision", "err", err)
+			continue
+		}
+		e.mu.Lock()
+		same := rev == e.revision
+		e.mu.Unlock()
+		if same {
+			continue
+		}
+		if err := e.reloadSettings(); err != nil {
+			e.log.Warn("reload settings", "err", err)
+			continue
+		}
+		e.applySettings()
+		e.notify()
+	}
+}
+
+// applySettings hands changed settings to the parts that act on them.
+func (e *Engine) applySettings() {}
+
+// notify marks the status as changed; publishStatus coalesces bursts.
+func (e *Engine) notify() {
+	select {
+	case e.changed <- struct{}{}:
+	default:
+	}
+}
+
+// Subscribe registers fn for status snapshots, sent at most a few times a
+// second while something changes and once a second otherwise.
+func (e *Engine) Subscribe(fn func(status.Snapshot)) (cancel func()) {
+	e.mu.Lock()
+	id := e.nextSub
+	e.nextSub++
+	e.subs[id] = fn
+	e.mu.Unlock()
+	return func() {
+		e.mu.Lock()
+		delete(e.subs, id)
+		e.mu.Unlock()
+	}
+}
+
+func (e *Engine) publishStatus(ctx context.Context) {
+	defer e.wg.Done()
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-e.changed:
+		case <-tick.C:
+		}
+		e.mu.Lock()
+		subs := make([]func(status.Snapshot), 0, len(e.subs))
+		for _, fn := range e.subs {
+			subs = append(subs, fn)
+		}
+		e.mu.Unlock()
+		if len(subs) > 0 {
+			snap := e.Status()
+			for _, fn := range subs {
+				fn(snap)
+			}
+		}
+		// at most four snapshots a second, however busy ingest is
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}

@@ -1,0 +1,286 @@
+package frontier
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"dtp-personal/engine/heap"
+	"dtp-personal/engine/status"
+	"dtp-personal/engine/validation"
+)
+
+// randomWorld is a random set of statement versions and claims, applied to a
+// heap in shuffled order, plus what a plain reading of SPEC §4/§6.3 says
+// the hops are.
+type randomWorld struct {
+	stmts  []*validation.Statement
+	claims []*validation.Claims
+}
+
+func newRandomWorld(rng *rand.Rand, pubkeys, slots, accounts int) *randomWorld {
+	w := &randomWorld{}
+	id := 0
+	nextID := func() string { id++; return fmt.Sprintf("%064x", rng.Uint64()<<20|uint64(id)) }
+	values := []string{"1", "1", "1", "1", "0", "-1", ""}
+	for s := 0; s < slots; s++ {
+		author := pk(1 + rng.IntN(pubkeys))
+		tag, subject := byte('p'), pk(1+rng.IntN(pubkeys))
+		var hintsFor func() []string
+		if rng.IntN(10) == 0 {
+			tag, subject = 'i', fmt.Sprintf("user:id:%d", rng.IntN(accounts))
+			hintsFor = func() []string {
+				if rng.IntN(3) == 0 {
+					return nil
+				}
+				return []string{pk(1 + rng.IntN(pubkeys))}
+			}
+		}
+		ctx := []string{"", "", "a", "a:b"}[rng.IntN(4)]
+		var scopes []string
+		if rng.IntN(2) == 0 {
+			scopes = []string{"x.com"}
+		}
+		for v := 0; v <= rng.IntN(3); v++ {
+			st := &validation.Statement{
+				Kind: validation.KindTrust, ID: nextID(), Author: author, CreatedAt: int64(1 + rng.IntN(5)),
+				SubjectTag: tag, Subject: subject, Value: values[rng.IntN(len(values))], Context: ctx, Scopes: scopes,
+			}
+			if hintsFor != nil {
+				st.BoundHints = hintsFor()
+			}
+			switch rng.IntN(8) {
+			case 0:
+				st.ActiveFrom = int64(90 + rng.IntN(20)) // around now = 100
+			case 1:
+				st.ActiveUntil = int64(90 + rng.IntN(20))
+			}
+			w.stmts = append(w.stmts, st)
+		}
+	}
+	for c := 0; c < accounts; c++ {
+		author := pk(1 + rng.IntN(pubkeys))
+		for v := 0; v <= rng.IntN(2); v++ {
+			var ids []string
+			if rng.IntN(4) > 0 {
+				ids = []string{fmt.Sprint(rng.IntN(accounts))}
+			}
+			w.claims = append(w.claims, &validation.Claims{ID: nextID(), Author: author, CreatedAt: int64(1 + rng.IntN(3)), TwitterIDs: ids})
+		}
+	}
+	return w
+}
+
+func newer(aAt int64, aID string, bAt int64, bID string) bool {
+	return aAt > bAt || (aAt == bAt && aID < bID)
+}
+
+// referenceHops computes author -> hop targets from scratch: slot winners,
+// latest claims, bindings, then active positive statements.
+func (w *randomWorld) referenceHops(now int64) (hops map[string][]string, boundHops int) {
+	winners := map[string]*validation.Statement{}
+	for _, s := range w.stmts {
+		key := strings.Join([]string{s.Author, string(s.SubjectTag), s.Subject, s.Context, strings.Join(s.Scopes, ",")}, "|")
+		if old, ok := winners[key]; !ok || newer(s.CreatedAt, s.ID, old.CreatedAt, old.ID) {
+			winners[key] = s
+		}
+	}
+	latestClaims := map[string]*validation.Claims{}
+	for _, c := range w.claims {
+		if old, ok := latestClaims[c.Author]; !ok || newer(c.CreatedAt, c.ID, old.CreatedAt, old.ID) {
+			latestClaims[c.Author] = c
+		}
+	}
+	hinted := map[string]map[string]bool{} // account -> pubkeys
+	for _, s := range winners {
+		for _, p := range s.BoundHints {
+			if hinted[s.Subject] == nil {
+				hinted[s.Subject] = map[string]bool{}
+			}
+			hinted[s.Subject][p] = true
+		}
+	}
+	bound := map[string]string{}
+	for account, ps := range hinted {
+		var owners []string
+		for p := range ps {
+			if c := latestClaims[p]; c != nil && slices.Contains(c.TwitterIDs, strings.TrimPrefix(account, "user:id:")) {
+				owners = append(owners, p)
+			}
+		}
+		if len(owners) == 1 {
+			bound[account] = owners[0]
+		}
+	}
+	hops = map[string][]string{}
+	for _, s := range winners {
+		active := s.Value == "1" && (s.ActiveFrom == 0 || now >= s.ActiveFrom) && (s.ActiveUntil == 0 || now <= s.ActiveUntil)
+		if !active {
+			continue
+		}
+		target := s.Subject
+		if s.SubjectTag == 'i' {
+			if target = bound[s.Subject]; target == "" {
+				continue
+			}
+			boundHops++
+		}
+		hops[s.Author] = append(hops[s.Author], target)
+	}
+	return hops, boundHops
+}
+
+type refAuthor struct {
+	depth  int
+	parent string
+}
+
+// referenceBFS is the frontier rule written plainly over strings.
+func referenceBFS(hops map[string][]string, roots []string, l status.Limits) (map[string]refAuthor, []int, map[string]int) {
+	maxDepth := min(l.MaxDepth, 5)
+	admitted := map[string]refAuthor{}
+	firstCut := map[string]string{}
+	note := func(a, reason string) {
+		if _, ok := firstCut[a]; !ok {
+			firstCut[a] = reason
+		}
+	}
+	var byDepth []int
+	parentOf := map[string]string{}
+	level := slices.Clone(roots)
+	sort.Strings(level)
+	level = slices.Compact(level)
+	for depth := 0; len(level) > 0; depth++ {
+		if depth > maxDepth {
+			for _, a := range level {
+				note(a, ReasonMaxDepth)
+			}
+			break
+		}
+		if l.MaxAuthorsPerLevel > 0 && len(level) > l.MaxAuthorsPerLevel {
+			for _, a := range level[l.MaxAuthorsPerLevel:] {
+				note(a, ReasonMaxAuthorsPerLevel)
+			}
+			level = level[:l.MaxAuthorsPerLevel]
+		}
+		if l.MaxTotalAuthors > 0 {
+			room := max(l.MaxTotalAuthors-len(admitted), 0)
+			if len(level) > room {
+				for _, a := range level[room:] {
+					note(a, ReasonMaxTotalAuthors)
+				}
+				level = level[:room]
+			}
+		}
+		if len(level) == 0 {
+			break
+		}
+		byDepth = append(byDepth, len(level))
+		for _, a := range level {
+			admitted[a] = refAuthor{depth: depth, parent: parentOf[a]}
+			delete(firstCut, a)
+		}
+		next := map[string]bool{}
+		parentOf = map[string]string{}
+		for _, a := range level { // sorted: the first finder is the parent
+			for _, t := range hops[a] {
+				if _, in := admitted[t]; in || next[t] {
+					continue
+				}
+				next[t] = true
+				parentOf[t] = a
+			}
+		}
+		level = level[:0:0]
+		for t := range next {
+			level = append(level, t)
+		}
+		sort.Strings(level)
+	}
+	cuts := map[string]int{}
+	for _, reason := range firstCut {
+		cuts[reason]++
+	}
+	return admitted, byDepth, cuts
+}
+
+func TestWalkMatchesReferenceBFS(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	// seen guards the test itself: every cut point and bound X accounts must
+	// actually occur, or the comparison proves little.
+	seen := map[string]int{}
+	for round := 0; round < 8; round++ {
+		pubkeys := 2000 + rng.IntN(2000)
+		w := newRandomWorld(rng, pubkeys, pubkeys*8, 200)
+		h := heap.New(status.DefaultLimits())
+		// Shuffled, in small batches: the heap must keep winners whatever the order.
+		order := rng.Perm(len(w.stmts))
+		for i := 0; i < len(order); i += 50 {
+			var batch []*validation.Statement
+			for _, k := range order[i:min(i+50, len(order))] {
+				batch = append(batch, w.stmts[k])
+			}
+			var claims []*validation.Claims
+			if c := i / 50; c < len(w.claims) {
+				claims = w.claims[c : c+1]
+			}
+			h.Apply(batch, claims)
+		}
+		for c := len(order)/50 + 1; c < len(w.claims); c++ {
+			h.Apply(nil, w.claims[c:c+1])
+		}
+		hops, bound := w.referenceHops(100)
+		seen["bound hops"] += bound
+
+		for trial := 0; trial < 5; trial++ {
+			var roots []string
+			for range 1 + rng.IntN(4) {
+				roots = append(roots, pk(1+rng.IntN(pubkeys+20))) // some roots hold nothing
+			}
+			l := status.Limits{
+				MaxDepth:           rng.IntN(7),
+				MaxAuthorsPerLevel: []int{0, 3, 40, 400}[rng.IntN(4)],
+				MaxTotalAuthors:    []int{0, 5, 200, 1500}[rng.IntN(4)],
+			}
+			got := walk(h, Params{Roots: roots, Limits: l, Now: 100})
+			want, wantByDepth, wantCuts := referenceBFS(hops, roots, l)
+
+			label := fmt.Sprintf("round %d trial %d limits %+v", round, trial, l)
+			if got.Size() != len(want) {
+				t.Fatalf("%s: size %d, want %d", label, got.Size(), len(want))
+			}
+			for _, a := range got.Authors {
+				ref, ok := want[a.Pubkey]
+				if !ok || ref.depth != a.Depth {
+					t.Fatalf("%s: author %s depth %d, reference %+v (present %v)", label, a.Pubkey[56:], a.Depth, ref, ok)
+				}
+				parent := ""
+				if a.Parent >= 0 {
+					parent = got.Authors[a.Parent].Pubkey
+				}
+				if parent != ref.parent {
+					t.Fatalf("%s: parent of %s is %s, reference %s", label, a.Pubkey[56:], parent, ref.parent)
+				}
+			}
+			if !slices.Equal(got.ByDepth, wantByDepth) {
+				t.Fatalf("%s: byDepth %v, want %v", label, got.ByDepth, wantByDepth)
+			}
+			gotCuts := map[string]int{}
+			for _, tr := range got.Truncation {
+				gotCuts[tr.Reason] = tr.Cut
+				seen[tr.Reason]++
+			}
+			if fmt.Sprint(gotCuts) != fmt.Sprint(wantCuts) {
+				t.Fatalf("%s: cuts %v, want %v", label, gotCuts, wantCuts)
+			}
+		}
+	}
+	for _, what := range []string{ReasonMaxDepth, ReasonMaxAuthorsPerLevel, ReasonMaxTotalAuthors, "bound hops"} {
+		if seen[what] == 0 {
+			t.Errorf("random worlds never produced %s", what)
+		}
+	}
+}

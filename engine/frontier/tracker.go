@@ -1,0 +1,287 @@
+package frontier
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	"dtp-personal/engine/heap"
+	"dtp-personal/engine/status"
+)
+
+// DefaultDebounce is the wait between the first Notify of a burst and the
+// walk it causes (SPEC §3: "about 1 s").
+const DefaultDebounce = time.Second
+
+// Config configures a Tracker.
+type Config struct {
+	Limits   status.Limits
+	Roots    []string      // configured roots, hex
+	Debounce time.Duration // 0 = DefaultDebounce
+	// OnLeft receives, after a recompute, the authors that left the frontier
+	// (sorted), so their cursors can be deleted. Called from the recomputing
+	// goroutine; it must not call back into the Tracker's Recompute.
+	OnLeft func(pubkeys []string)
+	Now    func() time.Time // nil = time.Now
+}
+
+// Tracker keeps the current frontier of a heap: it recomputes on demand,
+// after Notify (debounced) and when a hop's window opens or closes.
+type Tracker struct {
+	h        *heap.Heap
+	debounce time.Duration
+	onLeft   func([]string)
+	now      func() time.Time
+	notify   chan struct{}
+
+	walkMu sync.Mutex // serialises recomputes so "left" diffs are consistent
+
+	mu        sync.Mutex
+	limits    status.Limits
+	roots     []string
+	sessions  map[string][]string
+	walked    *Result             // last walk
+	eventCaps []status.Truncation // recorded by the sync pass
+	current   *Result             // walked + eventCaps, what readers see
+	changed   chan struct{}       // closed when current is replaced
+}
+
+// NewTracker returns a tracker with an empty frontier; call Recompute (or
+// Run, which starts with one) to walk.
+func NewTracker(h *heap.Heap, cfg Config) *Tracker {
+	t := &Tracker{
+		h:        h,
+		debounce: cfg.Debounce,
+		onLeft:   cfg.OnLeft,
+		now:      cfg.Now,
+		notify:   make(chan struct{}, 1),
+		limits:   cfg.Limits,
+		roots:    normalizeRoots(cfg.Roots),
+		sessions: make(map[string][]string),
+		walked:   &Result{byPubkey: map[string]int32{}, byNode: map[heap.NodeID]int32{}},
+		changed:  make(chan struct{}),
+	}
+	if t.debounce <= 0 {
+		t.debounce = DefaultDebounce
+	}
+	if t.now == nil {
+		t.now = time.Now
+	}
+	t.current = t.walked
+	return t
+}
+
+// Run recomputes once, then after each debounced burst of Notify calls and
+// at the next hop window change, until ctx ends.
+func (t *Tracker) Run(ctx context.Context) {
+	t.Recompute()
+	var fire <-chan time.Time
+	wake := time.NewTimer(time.Hour)
+	defer wake.Stop()
+	t.scheduleWake(wake)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.notify:
+			if fire == nil {
+				fire = time.After(t.debounce) // not reset by later notifies: a burst costs one walk
+			}
+		case <-fire:
+			fire = nil
+			t.Recompute()
+			t.scheduleWake(wake)
+		case <-wake.C:
+			t.Recompute()
+			t.scheduleWake(wake)
+		}
+	}
+}
+
+func (t *Tracker) scheduleWake(wake *time.Timer) {
+	wake.Stop()
+	if next := t.Current().NextChange; next > 0 {
+		wake.Reset(max(time.Until(time.Unix(next, 0)), 0))
+	}
+}
+
+// Notify says a batch changed hops; the frontier is recomputed after the
+// debounce. It never blocks.
+func (t *Tracker) Notify() {
+	select {
+	case t.notify <- struct{}{}:
+	default:
+	}
+}
+
+// Recompute walks now and publishes the result.
+func (t *Tracker) Recompute() {
+	t.walkMu.Lock()
+	defer t.walkMu.Unlock()
+	t.mu.Lock()
+	prev := t.walked
+	p := Params{Roots: t.allRootsLocked(), Limits: t.limits, Now: t.now().Unix()}
+	t.mu.Unlock()
+
+	var next *Result
+	t.h.View(func(v heap.View) {
+		if v.LimitReason() != "" {
+			p.Frozen = prev
+		}
+		next = Walk(v, p)
+	})
+
+	t.mu.Lock()
+	t.walked = next
+	t.publishLocked()
+	t.mu.Unlock()
+
+	if t.onLeft != nil {
+		var left []string
+		for pk := range prev.byPubkey {
+			if _, still := next.byPubkey[pk]; !still {
+				left = append(left, pk)
+			}
+		}
+		if len(left) > 0 {
+			slices.Sort(left)
+			t.onLeft(left)
+		}
+	}
+}
+
+// publishLocked installs walked + event caps as current and wakes waiters.
+func (t *Tracker) publishLocked() {
+	r := *t.walked
+	r.Truncation = slices.Concat(t.walked.Truncation, t.eventCaps)
+	t.current = &r
+	close(t.changed)
+	t.changed = make(chan struct{})
+}
+
+// Current is the frontier readers should use.
+func (t *Tracker) Current() *Result {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.current
+}
+
+// Changed returns a channel closed at the next change of Current.
+func (t *Tracker) Changed() <-chan struct{} {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.changed
+}
+
+// WithRoots is the frontier with extra roots added for one query. Without
+// new roots it is Current; otherwise a walk that is not published.
+func (t *Tracker) WithRoots(extra []string) *Result {
+	t.mu.Lock()
+	cur := t.current
+	roots := t.allRootsLocked()
+	limits := t.limits
+	t.mu.Unlock()
+	extra = normalizeRoots(extra)
+	if len(extra) == 0 || !slices.ContainsFunc(extra, func(r string) bool { _, in := slices.BinarySearch(roots, r); return !in }) {
+		return cur
+	}
+	p := Params{Roots: slices.Concat(roots, extra), Limits: limits, Now: t.now().Unix()}
+	var r *Result
+	t.h.View(func(v heap.View) {
+		if v.LimitReason() != "" {
+			p.Frozen = cur
+		}
+		r = Walk(v, p)
+	})
+	return r
+}
+
+// SetRoots replaces the configured roots and schedules a walk.
+func (t *Tracker) SetRoots(roots []string) {
+	t.mu.Lock()
+	t.roots = normalizeRoots(roots)
+	t.mu.Unlock()
+	t.Notify()
+}
+
+// SetLimits replaces the caps and schedules a walk.
+func (t *Tracker) SetLimits(l status.Limits) {
+	t.mu.Lock()
+	t.limits = l
+	t.mu.Unlock()
+	t.Notify()
+}
+
+// AddSessionRoots registers a client session's roots (replacing any it had);
+// they join the frontier until RemoveSession.
+func (t *Tracker) AddSessionRoots(id string, roots []string) {
+	t.mu.Lock()
+	t.sessions[id] = normalizeRoots(roots)
+	t.mu.Unlock()
+	t.Notify()
+}
+
+// RemoveSession drops a session's roots.
+func (t *Tracker) RemoveSession(id string) {
+	t.mu.Lock()
+	_, had := t.sessions[id]
+	delete(t.sessions, id)
+	t.mu.Unlock()
+	if had {
+		t.Notify()
+	}
+}
+
+// RecordEventCap adds (or replaces) an event cap of the running sync pass —
+// maxEvents, maxRatingEvents or maxDiscoveryEvents — with the number of
+// events it cut, to the frontier's truncation list.
+func (t *Tracker) RecordEventCap(reason string, cut int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	i := slices.IndexFunc(t.eventCaps, func(tr status.Truncation) bool { return tr.Reason == reason })
+	if i >= 0 {
+		t.eventCaps[i].Cut = cut
+	} else {
+		t.eventCaps = append(t.eventCaps, status.Truncation{Reason: reason, Cut: cut})
+	}
+	t.publishLocked()
+}
+
+// ResetEventCaps clears the event caps (a new sync pass starts).
+func (t *Tracker) ResetEventCaps() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.eventCaps) > 0 {
+		t.eventCaps = nil
+		t.publishLocked()
+	}
+}
+
+// Status is the frontier part of the status snapshot.
+func (t *Tracker) Status() status.Frontier {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var session []string
+	for _, rs := range t.sessions {
+		session = append(session, rs...)
+	}
+	slices.Sort(session)
+	return status.Frontier{
+		Roots:        append([]string{}, t.roots...),
+		SessionRoots: append([]string{}, slices.Compact(session)...),
+		Size:         t.current.Size(),
+		ByDepth:      append([]int{}, t.current.ByDepth...),
+		Truncation:   append([]status.Truncation{}, t.current.Truncation...),
+	}
+}
+
+// allRootsLocked is configured plus session roots, sorted and unique.
+func (t *Tracker) allRootsLocked() []string {
+	all := slices.Clone(t.roots)
+	for _, rs := range t.sessions {
+		all = append(all, rs...)
+	}
+	slices.Sort(all)
+	return slices.Compact(all)
+}

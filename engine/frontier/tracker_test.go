@@ -1,0 +1,157 @@
+package frontier
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"dtp-personal/engine/heap"
+	"dtp-personal/engine/status"
+	"dtp-personal/engine/validation"
+)
+
+type leftLog struct {
+	mu   sync.Mutex
+	seen [][]string
+}
+
+func (l *leftLog) add(p []string) { l.mu.Lock(); l.seen = append(l.seen, p); l.mu.Unlock() }
+func (l *leftLog) all() [][]string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.seen)
+}
+
+func waitChange(t *testing.T, ch <-chan struct{}, within time.Duration) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(within):
+		t.Fatalf("no frontier change within %v", within)
+	}
+}
+
+func startTracker(t *testing.T, h *heap.Heap, cfg Config) *Tracker {
+	t.Helper()
+	tr := NewTracker(h, cfg)
+	first := tr.Changed()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { tr.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	waitChange(t, first, time.Second)
+	return tr
+}
+
+func TestTrackerDebouncesBurstAndReportsLeavers(t *testing.T) {
+	h := graph(status.DefaultLimits(), [2]int{1, 2}, [2]int{2, 3})
+	var left leftLog
+	tr := startTracker(t, h, Config{Limits: status.DefaultLimits(), Roots: []string{pk(1)}, Debounce: 40 * time.Millisecond, OnLeft: left.add})
+	if tr.Current().Size() != 3 {
+		t.Fatalf("initial size %d", tr.Current().Size())
+	}
+
+	changed := tr.Changed()
+	withdraw := trust(1, 2, "-1")
+	withdraw.CreatedAt = 2
+	if c := h.Apply([]*validation.Statement{withdraw}, nil); !c.HopsChanged {
+		t.Fatal("withdrawn hop not reported")
+	}
+	for range 5 {
+		tr.Notify()
+	}
+	waitChange(t, changed, time.Second)
+	if got := tr.Current().Pubkeys(); !slices.Equal(got, []string{pk(1)}) {
+		t.Fatalf("after withdrawal %v", got)
+	}
+	if got := left.all(); len(got) != 1 || !slices.Equal(got[0], []string{pk(2), pk(3)}) {
+		t.Fatalf("left %v", got)
+	}
+	select {
+	case <-tr.Changed():
+		t.Fatal("a burst of notifies caused more than one walk")
+	case <-time.After(150 * time.Millisecond):
+	}
+}
+
+func TestTrackerSessionRoots(t *testing.T) {
+	h := graph(status.DefaultLimits(), [2]int{9, 10})
+	var left leftLog
+	tr := startTracker(t, h, Config{Limits: status.DefaultLimits(), Roots: []string{pk(1)}, Debounce: 10 * time.Millisecond, OnLeft: left.add})
+
+	changed := tr.Changed()
+	tr.AddSessionRoots("conn-1", []string{pk(9)})
+	waitChange(t, changed, time.Second)
+	if got := tr.Current().Pubkeys(); !slices.Equal(got, []string{pk(1), pk(9), pk(10)}) {
+		t.Fatalf("with session %v", got)
+	}
+	st := tr.Status()
+	if !slices.Equal(st.Roots, []string{pk(1)}) || !slices.Equal(st.SessionRoots, []string{pk(9)}) || st.Size != 3 || !slices.Equal(st.ByDepth, []int{2, 1}) {
+		t.Fatalf("status %+v", st)
+	}
+
+	changed = tr.Changed()
+	tr.RemoveSession("conn-1")
+	waitChange(t, changed, time.Second)
+	if got := left.all(); len(got) != 1 || !slices.Equal(got[0], []string{pk(9), pk(10)}) {
+		t.Fatalf("left %v", got)
+	}
+}
+
+func TestTrackerEventCapsJoinTruncation(t *testing.T) {
+	h := graph(status.DefaultLimits(), [2]int{1, 2}, [2]int{1, 3})
+	tr := NewTracker(h, Config{Limits: limits(4, 1, 10), Roots: []string{pk(1)}})
+	tr.Recompute()
+	walkCut := status.Truncation{Reason: ReasonMaxAuthorsPerLevel, Cut: 1}
+
+	changed := tr.Changed()
+	tr.RecordEventCap(ReasonMaxEvents, 120)
+	tr.RecordEventCap(ReasonMaxDiscoveryEvents, 3)
+	tr.RecordEventCap(ReasonMaxEvents, 150) // replaces, not adds
+	waitChange(t, changed, 0+time.Millisecond)
+	want := []status.Truncation{walkCut, {Reason: ReasonMaxEvents, Cut: 150}, {Reason: ReasonMaxDiscoveryEvents, Cut: 3}}
+	if got := tr.Current().Truncation; !slices.Equal(got, want) {
+		t.Fatalf("truncation %v, want %v", got, want)
+	}
+	tr.Recompute() // a new walk keeps the pass's event caps
+	if got := tr.Status().Truncation; !slices.Equal(got, want) {
+		t.Fatalf("after walk %v", got)
+	}
+	tr.ResetEventCaps()
+	if got := tr.Current().Truncation; !slices.Equal(got, []status.Truncation{walkCut}) {
+		t.Fatalf("after reset %v", got)
+	}
+}
+
+func TestTrackerWithRootsIsPerQuery(t *testing.T) {
+	h := graph(status.DefaultLimits(), [2]int{1, 2}, [2]int{5, 6})
+	tr := NewTracker(h, Config{Limits: status.DefaultLimits(), Roots: []string{pk(1)}})
+	tr.Recompute()
+	if tr.WithRoots([]string{pk(1)}) != tr.Current() {
+		t.Fatal("known roots must reuse the current frontier")
+	}
+	r := tr.WithRoots([]string{pk(5)})
+	if got := r.Pubkeys(); !slices.Equal(got, []string{pk(1), pk(2), pk(5), pk(6)}) {
+		t.Fatalf("with extra root %v", got)
+	}
+	if tr.Current().Size() != 2 {
+		t.Fatal("a query's extra roots leaked into the frontier")
+	}
+}
+
+func TestTrackerWakesWhenAHopBecomesActive(t *testing.T) {
+	h := graph(status.DefaultLimits())
+	st := trust(1, 2, "1")
+	st.ActiveFrom = time.Now().Unix() + 1
+	h.Apply([]*validation.Statement{st}, nil)
+	tr := startTracker(t, h, Config{Limits: status.DefaultLimits(), Roots: []string{pk(1)}})
+	if _, in := tr.Current().Depth(pk(2)); in {
+		t.Fatal("hop active before its x")
+	}
+	waitChange(t, tr.Changed(), 3*time.Second)
+	if d, in := tr.Current().Depth(pk(2)); !in || d != 1 {
+		t.Fatalf("hop not followed once active (depth %d, in %v)", d, in)
+	}
+}

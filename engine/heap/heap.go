@@ -1,0 +1,368 @@
+// Package heap is the in-memory trust graph (SPEC §4): one edge per held
+// 32009/32014 slot winner, nodes for pubkeys and typed subjects, the X
+// account bindings of §6.3, and the guardrails that bound its memory.
+//
+// The database is the source of truth; the heap is a cache rebuilt at
+// start-up (Build) and kept current by the ingest pipeline (Apply). Readers
+// (frontier, resolver) work inside View, under a read lock.
+package heap
+
+import (
+	"bytes"
+	"encoding/hex"
+	"strconv"
+	"strings"
+	"sync"
+
+	"dtp-personal/engine/status"
+	"dtp-personal/engine/validation"
+)
+
+// Limit reasons reported by Stats and the frontier (SPEC §4).
+const (
+	ReasonNodeLimit = "heap-node-limit"
+	ReasonEdgeLimit = "heap-edge-limit"
+)
+
+// NodeID names a node for the heap's lifetime: nodes are never removed, so an
+// id held by a frontier result stays valid while the heap grows.
+type NodeID uint32
+
+// NoNode is the absent node.
+const NoNode = NodeID(^uint32(0))
+
+// Node keys: one type byte, then 32 raw bytes for pubkeys and event ids (so
+// byte order equals lowercase-hex order) or the typed subject text.
+const (
+	tagPubkey = 'p'
+	tagEvent  = 'e'
+	tagTyped  = 'i'
+)
+
+const (
+	kindCodeTrust  uint8 = 1
+	kindCodeRating uint8 = 2
+)
+
+type node struct {
+	key string
+	out []uint32 // edges authored by this node
+	in  []uint32 // edges about this node
+	// alias is, for an X account node, the pubkey it is bound to (§6.3).
+	alias NodeID
+}
+
+// edge is one held slot winner. Slot identity (author, subject, context,
+// scope, kind) equals the NIP-32009 `d` material, which validation recomputed.
+type edge struct {
+	createdAt   int64
+	activeFrom  int64
+	activeUntil int64
+	id          [32]byte
+	author      NodeID
+	subject     NodeID
+	context     uint32 // interned context string, 0 = global
+	scope       uint32 // interned canonical scope string, 0 = empty
+	extra       uint32 // index into Heap.extras, 0 = none
+	kind        uint8
+	value       int8 // 32009: -1/0/1; 32014: 0..100
+	deleted     bool
+}
+
+// edgeExtra holds the rare, variable-size parts of a statement, kept out of
+// the edge so the common edge stays fixed-size.
+type edgeExtra struct {
+	labels  []validation.Label
+	content string
+	hints   []string // bound npub hints (hex) on a user:id subject
+}
+
+type slotKey struct {
+	author, subject NodeID
+	context, scope  uint32
+	kind            uint8
+}
+
+// Heap is the trust graph. All methods are safe for concurrent use.
+type Heap struct {
+	mu sync.RWMutex
+
+	nodeLimit, edgeLimit int
+	limitReason          string
+	version              uint64
+
+	nodes   []node
+	nodeIdx map[string]NodeID
+	edges   []edge
+	slots   map[slotKey]uint32
+	extras  []edgeExtra
+	strs    []string
+	strIdx  map[string]uint32
+
+	ids identities
+}
+
+// New returns an empty heap with the node and edge guardrails of limits
+// (non-positive values mean the SPEC defaults).
+func New(limits status.Limits) *Heap {
+	def := status.DefaultLimits()
+	h := &Heap{
+		nodeLimit: limits.HeapNodeLimit,
+		edgeLimit: limits.HeapEdgeLimit,
+		nodeIdx:   make(map[string]NodeID),
+		slots:     make(map[slotKey]uint32),
+		extras:    make([]edgeExtra, 1), // index 0 = none
+		strs:      []string{""},
+		strIdx:    map[string]uint32{"": 0},
+		ids:       newIdentities(),
+	}
+	if h.nodeLimit <= 0 {
+		h.nodeLimit = def.HeapNodeLimit
+	}
+	if h.edgeLimit <= 0 {
+		h.edgeLimit = def.HeapEdgeLimit
+	}
+	return h
+}
+
+// Change summarises one Apply.
+type Change struct {
+	Applied int // statements and claims that changed the heap
+	// HopsChanged is set when a positive hop may have appeared or vanished:
+	// the frontier should be recomputed.
+	HopsChanged bool
+}
+
+// Apply adds committed slot winners. An input older than the held winner of
+// its slot (or equal to it) is ignored, so a replaced winner is never revived.
+func (h *Heap) Apply(stmts []*validation.Statement, claims []*validation.Claims) Change {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var c Change
+	for _, s := range stmts {
+		applied, hops := h.applyStatement(s)
+		if applied {
+			c.Applied++
+			h.version++
+		}
+		c.HopsChanged = c.HopsChanged || hops
+	}
+	for _, cl := range claims {
+		applied, hops := h.applyClaims(cl)
+		if applied {
+			c.Applied++
+			h.version++
+		}
+		c.HopsChanged = c.HopsChanged || hops
+	}
+	return c
+}
+
+// Version is the graphVersion: it increases on every applied change.
+func (h *Heap) Version() uint64 {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.version
+}
+
+// Stats is the heap's size, limits and limit reason for the status snapshot.
+func (h *Heap) Stats() status.Heap {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return status.Heap{
+		Nodes: len(h.nodes), Edges: len(h.edges), GraphVersion: h.version,
+		NodeLimit: h.nodeLimit, EdgeLimit: h.edgeLimit, LimitReason: h.limitReason,
+	}
+}
+
+func (h *Heap) applyStatement(s *validation.Statement) (applied, hops bool) {
+	var kind uint8
+	var value int8
+	switch s.Kind {
+	case validation.KindTrust:
+		kind = kindCodeTrust
+		switch s.Value {
+		case "1":
+			value = 1
+		case "-1":
+			value = -1
+		case "0", "":
+		default:
+			return false, false
+		}
+	case validation.KindRating:
+		kind = kindCodeRating
+		if s.Value != "" {
+			n, err := strconv.Atoi(s.Value)
+			if err != nil || n < 0 || n > 100 {
+				return false, false
+			}
+			value = int8(n)
+		}
+	default:
+		return false, false
+	}
+	var id [32]byte
+	if len(s.ID) != 64 {
+		return false, false
+	}
+	if _, err := hex.Decode(id[:], []byte(s.ID)); err != nil {
+		return false, false
+	}
+	authorKey, ok := pubkeyKey(s.Author)
+	if !ok {
+		return false, false
+	}
+	subjectKey, ok := subjectKey(s.SubjectTag, s.Subject)
+	if !ok {
+		return false, false
+	}
+	ctx := h.intern(s.Context)
+	scope := h.intern(validation.CanonicalScope(s.Scopes))
+
+	author, authorHeld := h.nodeIdx[authorKey]
+	subject, subjectHeld := h.nodeIdx[subjectKey]
+	if authorHeld && subjectHeld {
+		key := slotKey{author: author, subject: subject, context: ctx, scope: scope, kind: kind}
+		if ei, held := h.slots[key]; held {
+			return h.replace(ei, s, id, value)
+		}
+	}
+
+	// A new slot needs an edge and perhaps nodes: respect the guardrails.
+	if len(h.edges) >= h.edgeLimit {
+		h.limitReason = ReasonEdgeLimit
+		return false, false
+	}
+	missing := 0
+	if !authorHeld {
+		missing++
+	}
+	if !subjectHeld && subjectKey != authorKey {
+		missing++
+	}
+	if len(h.nodes)+missing > h.nodeLimit {
+		h.limitReason = ReasonNodeLimit
+		return false, false
+	}
+	author = h.addNode(authorKey)
+	subject = h.addNode(subjectKey)
+
+	ei := uint32(len(h.edges))
+	h.edges = append(h.edges, edge{author: author, subject: subject, context: ctx, scope: scope, kind: kind})
+	h.slots[slotKey{author: author, subject: subject, context: ctx, scope: scope, kind: kind}] = ei
+	h.nodes[author].out = append(h.nodes[author].out, ei)
+	h.nodes[subject].in = append(h.nodes[subject].in, ei)
+	hops = h.setWinner(ei, s, id, value)
+	return true, hops
+}
+
+// replace installs s into a held slot when it is the newer winner.
+func (h *Heap) replace(ei uint32, s *validation.Statement, id [32]byte, value int8) (applied, hops bool) {
+	e := &h.edges[ei]
+	if s.CreatedAt < e.createdAt {
+		return false, false
+	}
+	if s.CreatedAt == e.createdAt && bytes.Compare(id[:], e.id[:]) >= 0 {
+		return false, false // ties go to the lower id; same id is a duplicate
+	}
+	wasHop := e.kind == kindCodeTrust && !e.deleted && e.value == 1
+	hops = h.setWinner(ei, s, id, value)
+	return true, hops || (wasHop && h.hopSubject(e.subject))
+}
+
+// setWinner writes the statement's fields into edge ei and updates the hint
+// index. It reports whether the edge is now a potential hop or its hints
+// changed a binding.
+func (h *Heap) setWinner(ei uint32, s *validation.Statement, id [32]byte, value int8) bool {
+	e := &h.edges[ei]
+	e.createdAt, e.activeFrom, e.activeUntil = s.CreatedAt, s.ActiveFrom, s.ActiveUntil
+	e.id, e.value, e.deleted = id, value, s.Deleted()
+
+	var oldHints []string
+	if e.extra != 0 {
+		oldHints = h.extras[e.extra].hints
+	}
+	var hints []string
+	if s.SubjectTag == 'i' && strings.HasPrefix(s.Subject, xAccountPrefix) && e.kind == kindCodeTrust {
+		hints = s.BoundHints
+	}
+	if len(s.Labels) > 0 || s.Content != "" || len(hints) > 0 {
+		if e.extra == 0 {
+			e.extra = uint32(len(h.extras))
+			h.extras = append(h.extras, edgeExtra{})
+		}
+		h.extras[e.extra] = edgeExtra{labels: s.Labels, content: s.Content, hints: hints}
+	} else if e.extra != 0 {
+		h.extras[e.extra] = edgeExtra{}
+	}
+	bindingChanged := h.updateHints(e.subject, oldHints, hints)
+	isHop := e.kind == kindCodeTrust && !e.deleted && e.value == 1 && h.hopSubject(e.subject)
+	return isHop || bindingChanged
+}
+
+// hopSubject reports whether a positive statement about n can be a hop:
+// n is a pubkey or an X account (bound now or perhaps later).
+func (h *Heap) hopSubject(n NodeID) bool {
+	k := h.nodes[n].key
+	return k[0] == tagPubkey || strings.HasPrefix(k[1:], xAccountPrefix)
+}
+
+func (h *Heap) addNode(key string) NodeID {
+	if n, ok := h.nodeIdx[key]; ok {
+		return n
+	}
+	n := NodeID(len(h.nodes))
+	h.nodes = append(h.nodes, node{key: key, alias: NoNode})
+	h.nodeIdx[key] = n
+	return n
+}
+
+func (h *Heap) intern(s string) uint32 {
+	if i, ok := h.strIdx[s]; ok {
+		return i
+	}
+	i := uint32(len(h.strs))
+	h.strs = append(h.strs, s)
+	h.strIdx[s] = i
+	return i
+}
+
+// pubkeyKey is the node key of a 64-char lowercase hex pubkey.
+func pubkeyKey(hexKey string) (string, bool) { return rawKey(tagPubkey, hexKey) }
+
+func rawKey(tag byte, hexKey string) (string, bool) {
+	if len(hexKey) != 64 || strings.ToLower(hexKey) != hexKey {
+		return "", false
+	}
+	var buf [33]byte
+	buf[0] = tag
+	if _, err := hex.Decode(buf[1:], []byte(hexKey)); err != nil {
+		return "", false
+	}
+	return string(buf[:]), true
+}
+
+func subjectKey(tag byte, subject string) (string, bool) {
+	switch tag {
+	case 'p':
+		return rawKey(tagPubkey, subject)
+	case 'e':
+		return rawKey(tagEvent, subject)
+	case 'i':
+		if subject == "" {
+			return "", false
+		}
+		return string(tagTyped) + subject, true
+	}
+	return "", false
+}
+
+// keyText renders a node key as its public form: hex for pubkeys and event
+// ids, the typed subject otherwise.
+func keyText(key string) string {
+	if key[0] == tagTyped {
+		return key[1:]
+	}
+	return hex.EncodeToString([]byte(key[1:]))
+}

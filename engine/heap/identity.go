@@ -1,0 +1,251 @@
+package heap
+
+import (
+	"slices"
+	"strings"
+
+	"dtp-personal/engine/validation"
+)
+
+// xAccountPrefix starts an X account subject, `user:id:<digits>`.
+const xAccountPrefix = "user:id:"
+
+// Binding states of an (X account, pubkey) pair (SPEC §6.3).
+const (
+	StatePending   = "claims-pending" // the pubkey's 10011 is not fetched yet
+	StateBound     = "bound"
+	StateUnclaimed = "unclaimed" // fetched, no matching claim
+	StateRevoked   = "revoked"   // a newer 10011 dropped the claim
+	StateConflict  = "conflict"  // two or more pubkeys bound to the account
+)
+
+type claimRecord struct {
+	createdAt  int64
+	id         string
+	twitterIDs []string
+}
+
+type claimPair struct{ pubkey, twitterID string }
+
+// identities is the §6.3 state: which pubkeys held statements name as the
+// owner of an X account (npub hints) and what each pubkey's latest 10011 says.
+type identities struct {
+	// hinted: X account node -> hinted pubkey (hex) -> held statements naming it.
+	hinted map[NodeID]map[string]int32
+	// accounts is the reverse index: pubkey (hex) -> X accounts hinting it.
+	accounts map[string]map[NodeID]struct{}
+	claims   map[string]claimRecord // pubkey (hex) -> latest 10011
+	// everClaimed remembers pairs claimed by an earlier 10011 seen in this
+	// process, which tells "revoked" from "unclaimed".
+	everClaimed map[claimPair]struct{}
+	// fetchedNone: pubkeys the sync asked for whose 10011 no relay had.
+	fetchedNone map[string]struct{}
+}
+
+func newIdentities() identities {
+	return identities{
+		hinted:      make(map[NodeID]map[string]int32),
+		accounts:    make(map[string]map[NodeID]struct{}),
+		claims:      make(map[string]claimRecord),
+		everClaimed: make(map[claimPair]struct{}),
+		fetchedNone: make(map[string]struct{}),
+	}
+}
+
+// Binding is one (X account, pubkey) pair named by a held hint, and its state.
+type Binding struct {
+	XAccount string `json:"xAccount"` // user:id:N
+	Pubkey   string `json:"pubkey"`   // hex
+	State    string `json:"state"`
+}
+
+// updateHints moves the hint counts of X account n from old to new and
+// reports whether n's binding changed.
+func (h *Heap) updateHints(n NodeID, old, new []string) bool {
+	if slices.Equal(old, new) {
+		return false
+	}
+	counts := h.ids.hinted[n]
+	for _, p := range old {
+		if counts[p]--; counts[p] <= 0 {
+			delete(counts, p)
+			delete(h.ids.accounts[p], n)
+			if len(h.ids.accounts[p]) == 0 {
+				delete(h.ids.accounts, p)
+			}
+		}
+	}
+	for _, p := range new {
+		if counts == nil {
+			counts = make(map[string]int32)
+			h.ids.hinted[n] = counts
+		}
+		if counts[p]++; counts[p] == 1 {
+			if h.ids.accounts[p] == nil {
+				h.ids.accounts[p] = make(map[NodeID]struct{})
+			}
+			h.ids.accounts[p][n] = struct{}{}
+		}
+	}
+	if len(counts) == 0 {
+		delete(h.ids.hinted, n)
+	}
+	return h.rebind(n)
+}
+
+// rebind recomputes which pubkey X account n is bound to: the one hinted
+// pubkey whose latest 10011 claims n's id. None, or several (a conflict),
+// leave n unbound.
+func (h *Heap) rebind(n NodeID) bool {
+	twitterID := h.nodes[n].key[1+len(xAccountPrefix):]
+	var owner string
+	owners := 0
+	for p := range h.ids.hinted[n] {
+		if h.claimsHold(p, twitterID) {
+			owner = p
+			owners++
+		}
+	}
+	alias := NoNode
+	if owners == 1 {
+		key, _ := pubkeyKey(owner)
+		if existing, ok := h.nodeIdx[key]; ok {
+			alias = existing
+		} else if len(h.nodes) < h.nodeLimit {
+			alias = h.addNode(key)
+		} else {
+			h.limitReason = ReasonNodeLimit
+		}
+	}
+	if h.nodes[n].alias == alias {
+		return false
+	}
+	h.nodes[n].alias = alias
+	return true
+}
+
+func (h *Heap) claimsHold(pubkey, twitterID string) bool {
+	c, ok := h.ids.claims[pubkey]
+	return ok && slices.Contains(c.twitterIDs, twitterID)
+}
+
+func (h *Heap) applyClaims(c *validation.Claims) (applied, hops bool) {
+	if _, ok := pubkeyKey(c.Author); !ok {
+		return false, false
+	}
+	held, ok := h.ids.claims[c.Author]
+	if ok && (c.CreatedAt < held.createdAt || (c.CreatedAt == held.createdAt && c.ID >= held.id)) {
+		return false, false
+	}
+	h.ids.claims[c.Author] = claimRecord{createdAt: c.CreatedAt, id: c.ID, twitterIDs: slices.Clone(c.TwitterIDs)}
+	delete(h.ids.fetchedNone, c.Author)
+	for _, id := range c.TwitterIDs {
+		h.ids.everClaimed[claimPair{c.Author, id}] = struct{}{}
+	}
+	for _, id := range slices.Concat(held.twitterIDs, c.TwitterIDs) {
+		if n, ok := h.nodeIdx[string(tagTyped)+xAccountPrefix+id]; ok {
+			if _, hinted := h.ids.hinted[n]; hinted && h.rebind(n) {
+				hops = true
+			}
+		}
+	}
+	return true, hops
+}
+
+// ClaimsFetched records that the sync asked relays for these pubkeys' 10011
+// and none is held: their pairs become "unclaimed" instead of "pending".
+func (h *Heap) ClaimsFetched(pubkeys []string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, p := range pubkeys {
+		if _, held := h.ids.claims[p]; held {
+			continue
+		}
+		if _, done := h.ids.fetchedNone[p]; !done {
+			h.ids.fetchedNone[p] = struct{}{}
+			h.version++
+		}
+	}
+}
+
+// ClaimCandidates are the pubkeys named by held npub hints whose 10011 is
+// neither held nor known to be missing: the claims the sync should fetch.
+func (h *Heap) ClaimCandidates() []string {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.hintedPubkeys(func(p string) bool {
+		_, held := h.ids.claims[p]
+		_, none := h.ids.fetchedNone[p]
+		return !held && !none
+	})
+}
+
+// HintedPubkeys are all pubkeys named by held npub hints (the daily full
+// refresh re-fetches their claims).
+func (h *Heap) HintedPubkeys() []string {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.hintedPubkeys(func(string) bool { return true })
+}
+
+func (h *Heap) hintedPubkeys(keep func(string) bool) []string {
+	out := make([]string, 0, len(h.ids.accounts))
+	for p := range h.ids.accounts {
+		if keep(p) {
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// DiscoverySubjects are the X accounts (`user:id:N`) named in held hinted
+// statements: the sync asks relays for every statement about them.
+func (h *Heap) DiscoverySubjects() []string {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	out := make([]string, 0, len(h.ids.hinted))
+	for n := range h.ids.hinted {
+		out = append(out, h.nodes[n].key[1:])
+	}
+	slices.Sort(out)
+	return out
+}
+
+// bindings lists the hinted pairs of X account n with their states.
+func (h *Heap) bindings(n NodeID) []Binding {
+	counts := h.ids.hinted[n]
+	if len(counts) == 0 {
+		return nil
+	}
+	account := h.nodes[n].key[1:]
+	twitterID := strings.TrimPrefix(account, xAccountPrefix)
+	claimants := 0
+	for p := range counts {
+		if h.claimsHold(p, twitterID) {
+			claimants++
+		}
+	}
+	out := make([]Binding, 0, len(counts))
+	for p := range counts {
+		state := StatePending
+		_, held := h.ids.claims[p]
+		_, none := h.ids.fetchedNone[p]
+		switch {
+		case h.claimsHold(p, twitterID) && claimants > 1:
+			state = StateConflict
+		case h.claimsHold(p, twitterID):
+			state = StateBound
+		case held:
+			state = StateUnclaimed
+			if _, ever := h.ids.everClaimed[claimPair{p, twitterID}]; ever {
+				state = StateRevoked
+			}
+		case none:
+			state = StateUnclaimed
+		}
+		out = append(out, Binding{XAccount: account, Pubkey: p, State: state})
+	}
+	slices.SortFunc(out, func(a, b Binding) int { return strings.Compare(a.Pubkey, b.Pubkey) })
+	return out
+}

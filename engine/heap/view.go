@@ -1,0 +1,279 @@
+package heap
+
+import (
+	"cmp"
+	"encoding/hex"
+	"slices"
+	"strings"
+
+	"dtp-personal/engine/validation"
+)
+
+// View is a read-locked window on the heap; it is valid only inside the
+// function given to (*Heap).View and must not be kept.
+type View struct{ h *Heap }
+
+// View runs fn under the heap's read lock. Apply waits until fn returns, so
+// keep fn short (a frontier walk or one query).
+func (h *Heap) View(fn func(View)) {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	fn(View{h})
+}
+
+// Version is the graphVersion seen by this view.
+func (v View) Version() uint64 { return v.h.version }
+
+// LimitReason is heap-node-limit, heap-edge-limit or "".
+func (v View) LimitReason() string { return v.h.limitReason }
+
+// NumNodes bounds every NodeID of this view (ids are < NumNodes).
+func (v View) NumNodes() int { return len(v.h.nodes) }
+
+// Pubkey finds the node of a hex pubkey.
+func (v View) Pubkey(hexKey string) (NodeID, bool) {
+	return v.Subject('p', hexKey)
+}
+
+// Subject finds the node of a subject given as in a statement's subject tag:
+// 'p' hex pubkey, 'e' hex event id, 'i' typed subject.
+func (v View) Subject(tag byte, value string) (NodeID, bool) {
+	key, ok := subjectKey(tag, value)
+	if !ok {
+		return NoNode, false
+	}
+	n, ok := v.h.nodeIdx[key]
+	return n, ok
+}
+
+// Text is the public form of a node: hex for pubkeys and event ids, the
+// typed subject (user:id:N, …) otherwise.
+func (v View) Text(n NodeID) string { return keyText(v.h.nodes[n].key) }
+
+// Less orders nodes by key; for pubkeys this is lowercase-hex order.
+func (v View) Less(a, b NodeID) bool { return v.h.nodes[a].key < v.h.nodes[b].key }
+
+// IsPubkey reports whether n is a pubkey node.
+func (v View) IsPubkey(n NodeID) bool { return v.h.nodes[n].key[0] == tagPubkey }
+
+// Hops appends to dst the pubkeys author n has an active positive 32009
+// statement about at unix time now: a `p` subject, or an X account bound to
+// a pubkey. It also returns the earliest time after now at which one of n's
+// positive statements enters or leaves its window (0 = none), so a caller can
+// schedule the next walk.
+func (v View) Hops(n NodeID, now int64, dst []NodeID) ([]NodeID, int64) {
+	var next int64
+	earliest := func(t int64) {
+		if next == 0 || t < next {
+			next = t
+		}
+	}
+	for _, ei := range v.h.nodes[n].out {
+		e := &v.h.edges[ei]
+		if e.kind != kindCodeTrust || e.deleted || e.value != 1 {
+			continue
+		}
+		if e.activeFrom != 0 && now < e.activeFrom {
+			earliest(e.activeFrom)
+			continue
+		}
+		if e.activeUntil != 0 {
+			if now > e.activeUntil {
+				continue
+			}
+			earliest(e.activeUntil + 1)
+		}
+		target := e.subject
+		if v.h.nodes[target].key[0] != tagPubkey {
+			target = v.h.nodes[target].alias
+			if target == NoNode {
+				continue
+			}
+		}
+		dst = append(dst, target)
+	}
+	return dst, next
+}
+
+// Aliases are the nodes that stand for the same identity as n: for an X
+// account its bound pubkey, for a pubkey the X accounts bound to it.
+func (v View) Aliases(n NodeID) []NodeID {
+	nd := &v.h.nodes[n]
+	if nd.key[0] == tagTyped {
+		if nd.alias != NoNode {
+			return []NodeID{nd.alias}
+		}
+		return nil
+	}
+	var out []NodeID
+	for account := range v.h.ids.accounts[keyText(nd.key)] {
+		if v.h.nodes[account].alias == n {
+			out = append(out, account)
+		}
+	}
+	slices.SortFunc(out, func(a, b NodeID) int { return strings.Compare(v.h.nodes[a].key, v.h.nodes[b].key) })
+	return out
+}
+
+// Bindings are the hinted (X account, pubkey) pairs that involve n, with
+// their §6.3 states: for an X account all its hinted pubkeys, for a pubkey
+// every X account hinted with it.
+func (v View) Bindings(n NodeID) []Binding {
+	nd := &v.h.nodes[n]
+	if nd.key[0] == tagTyped {
+		return v.h.bindings(n)
+	}
+	if nd.key[0] != tagPubkey {
+		return nil
+	}
+	pubkey := keyText(nd.key)
+	var out []Binding
+	for account := range v.h.ids.accounts[pubkey] {
+		for _, b := range v.h.bindings(account) {
+			if b.Pubkey == pubkey {
+				out = append(out, b)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b Binding) int { return strings.Compare(a.XAccount, b.XAccount) })
+	return out
+}
+
+// Evidence is the statement an author's slots resolve to for one subject.
+type Evidence struct {
+	Author    NodeID
+	Subject   NodeID
+	Value     int    // 32009: -1, 0, 1; 32014: score 0..100
+	Context   string // the context whose slot answered
+	Scope     string // canonical scope of that slot
+	CreatedAt int64
+	EventID   string
+	Labels    []validation.Label
+	Content   string // raw; sanitise before display
+}
+
+// Statements resolves, for every author accepted by accept (nil = all), the
+// author's statement of the given kind about subject at unix time now.
+//
+// 32009 walks the context: the exact context, then each parent prefix, then
+// global. At each level the slot whose scope contains the query scope comes
+// first, then the empty-scope slot (with an empty query scope: the empty-scope
+// slot, then any). A delete or a slot outside its [x, y] window falls
+// through to the next candidate; an active slot, neutral included, answers.
+// 32014 uses the exact context only.
+func (v View) Statements(subject NodeID, kind int, context, scope string, now int64, accept func(NodeID) bool) []Evidence {
+	var kc uint8
+	var levels []uint32
+	switch kind {
+	case validation.KindTrust:
+		kc = kindCodeTrust
+		levels = v.contextChain(context)
+	case validation.KindRating:
+		kc = kindCodeRating
+		if c, ok := v.h.strIdx[context]; ok {
+			levels = []uint32{c}
+		}
+	default:
+		return nil
+	}
+	type candidate struct {
+		ei               uint32
+		author           NodeID
+		level, scopeRank int
+	}
+	var cands []candidate
+	for _, ei := range v.h.nodes[subject].in {
+		e := &v.h.edges[ei]
+		if e.kind != kc || (accept != nil && !accept(e.author)) {
+			continue
+		}
+		level := slices.Index(levels, e.context)
+		if level < 0 {
+			continue
+		}
+		rank, ok := v.scopeRank(e.scope, scope)
+		if !ok {
+			continue
+		}
+		cands = append(cands, candidate{ei: ei, author: e.author, level: level, scopeRank: rank})
+	}
+	slices.SortFunc(cands, func(a, b candidate) int {
+		return cmp.Or(
+			cmp.Compare(a.author, b.author),
+			cmp.Compare(a.level, b.level),
+			cmp.Compare(a.scopeRank, b.scopeRank),
+			cmp.Compare(v.h.edges[b.ei].createdAt, v.h.edges[a.ei].createdAt),
+		)
+	})
+	var out []Evidence
+	for _, c := range cands {
+		if n := len(out); n > 0 && out[n-1].Author == c.author {
+			continue // this author already answered
+		}
+		e := &v.h.edges[c.ei]
+		if !e.activeAt(now) {
+			continue
+		}
+		out = append(out, v.evidence(c.ei))
+	}
+	return out
+}
+
+func (e *edge) activeAt(now int64) bool {
+	return !e.deleted &&
+		(e.activeFrom == 0 || now >= e.activeFrom) &&
+		(e.activeUntil == 0 || now <= e.activeUntil)
+}
+
+func (v View) evidence(ei uint32) Evidence {
+	e := &v.h.edges[ei]
+	ev := Evidence{
+		Author: e.author, Subject: e.subject, Value: int(e.value),
+		Context: v.h.strs[e.context], Scope: v.h.strs[e.scope],
+		CreatedAt: e.createdAt, EventID: hex.EncodeToString(e.id[:]),
+	}
+	if e.extra != 0 {
+		x := &v.h.extras[e.extra]
+		ev.Labels, ev.Content = x.labels, x.content
+	}
+	return ev
+}
+
+// contextChain is the interned ids of context, its parent prefixes and
+// global, narrowest first. Levels never interned hold no slot and are left out.
+func (v View) contextChain(context string) []uint32 {
+	var chain []uint32
+	for c := context; ; {
+		if id, ok := v.h.strIdx[c]; ok {
+			chain = append(chain, id)
+		}
+		if c == "" {
+			return chain
+		}
+		if i := strings.LastIndexByte(c, ':'); i >= 0 {
+			c = c[:i]
+		} else {
+			c = ""
+		}
+	}
+}
+
+// scopeRank orders a slot's scope for a query scope; ok=false excludes it.
+func (v View) scopeRank(slotScope uint32, query string) (rank int, ok bool) {
+	s := v.h.strs[slotScope]
+	if query == "" {
+		if s == "" {
+			return 0, true
+		}
+		return 1, true
+	}
+	if s == "" {
+		return 1, true
+	}
+	for part := range strings.SplitSeq(s, ",") {
+		if part == query {
+			return 0, true
+		}
+	}
+	return 0, false
+}

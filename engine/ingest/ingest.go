@@ -1,0 +1,391 @@
+// Package ingest is the one validation pipeline that pushed, imported and
+// synced events all go through (SPEC §3):
+//
+//	dedupe -> verify + validate (worker pool) -> one SQLite transaction per batch -> listeners -> reply
+//
+// A submitter's callback runs only after the event's transaction committed,
+// which is what makes `OK true` a durability promise. Queues are bounded: a
+// full queue blocks Submit (back-pressure), it never grows or drops.
+package ingest
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+
+	"dtp-personal/engine/store"
+)
+
+// Store is the persistence the pipeline needs.
+type Store interface {
+	Has(id string) (bool, error)
+	SaveBatch(evs []*nostr.Event) ([]store.SaveResult, error)
+}
+
+// Checker validates an event's kind rules and eligibility (no signature work).
+type Checker interface {
+	Check(ev *nostr.Event) error
+}
+
+// Verifier checks an event's id and signature.
+type Verifier func(ev *nostr.Event) error
+
+// Result is the pipeline's answer for one event, shaped like a NIP-01 OK.
+type Result struct {
+	ID      string
+	OK      bool   // OK true: stored now or already held
+	Stored  bool   // written in this call's transaction
+	Message string // "" or "prefix: reason"
+}
+
+// Committed is one committed batch, given to listeners before any submitter
+// is answered.
+type Committed struct {
+	Stored   []*nostr.Event
+	Sources  []string // Sources[i] is where Stored[i] came from
+	Replaced []string // ids of slot losers deleted by this batch
+}
+
+// Listener is told about every committed batch, in commit order, on the
+// writer goroutine: it must not block for long.
+type Listener func(Committed)
+
+// Rejected is told about every refused event (for status and metrics).
+type Rejected func(ev *nostr.Event, source string, reason string)
+
+// Config sizes the pipeline. Zero values take the defaults.
+type Config struct {
+	Workers      int           // verify workers; default: one per CPU
+	QueueSize    int           // per-stage queue bound; default 4096
+	MaxBatch     int           // events per transaction; default 1000
+	MaxBatchWait time.Duration // how long a batch may wait to fill; default 20ms
+}
+
+// Duplicate messages (OK true, not stored).
+const (
+	MsgDuplicate  = "duplicate: already have this event"
+	MsgSuperseded = "duplicate: older than current slot winner"
+)
+
+// ErrClosed is returned by Submit after Close.
+var ErrClosed = errors.New("ingest: pipeline closed")
+
+type job struct {
+	ev     *nostr.Event
+	source string
+	done   func(Result)
+	// twins are later submissions of the same id that arrived while this one
+	// was in flight; they get this job's outcome, as duplicates.
+	twins []func(Result)
+}
+
+// Pipeline is the ingest pipeline. Create with New, stop with Close.
+type Pipeline struct {
+	store    Store
+	checker  Checker
+	verify   Verifier
+	cfg      Config
+	verifyQ  chan *job
+	writeQ   chan *job
+	stop     chan struct{}
+	wg       sync.WaitGroup
+	writerWG sync.WaitGroup
+
+	mu        sync.Mutex
+	inflight  map[string]*job
+	closed    bool
+	listeners []Listener
+	rejected  []Rejected
+
+	duplicates atomic.Int64
+}
+
+// New starts a pipeline's workers and writer.
+func New(st Store, checker Checker, verify Verifier, cfg Config) *Pipeline {
+	if cfg.Workers <= 0 {
+		cfg.Workers = runtime.NumCPU()
+	}
+	if cfg.QueueSize <= 0 {
+		cfg.QueueSize = 4096
+	}
+	if cfg.MaxBatch <= 0 {
+		cfg.MaxBatch = 1000
+	}
+	if cfg.MaxBatchWait <= 0 {
+		cfg.MaxBatchWait = 20 * time.Millisecond
+	}
+	p := &Pipeline{
+		store: st, checker: checker, verify: verify, cfg: cfg,
+		verifyQ:  make(chan *job, cfg.QueueSize),
+		writeQ:   make(chan *job, cfg.QueueSize),
+		stop:     make(chan struct{}),
+		inflight: make(map[string]*job),
+	}
+	for range cfg.Workers {
+		p.wg.Add(1)
+		go p.verifyLoop()
+	}
+	p.writerWG.Add(1)
+	go p.writeLoop()
+	return p
+}
+
+// OnCommit adds a listener for committed batches. Add listeners before
+// submitting events.
+func (p *Pipeline) OnCommit(l Listener) {
+	p.mu.Lock()
+	p.listeners = append(p.listeners, l)
+	p.mu.Unlock()
+}
+
+// OnReject adds a listener for refused events.
+func (p *Pipeline) OnReject(r Rejected) {
+	p.mu.Lock()
+	p.rejected = append(p.rejected, r)
+	p.mu.Unlock()
+}
+
+// Submit queues ev; done is called exactly once with its result, after the
+// commit that stored it. Submit blocks while the queue is full (back-pressure)
+// and returns an error only when ctx ends or the pipeline is closed, in which
+// case done is not called.
+func (p *Pipeline) Submit(ctx context.Context, ev *nostr.Event, source string, done func(Result)) error {
+	j := &job{ev: ev, source: source, done: done}
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return ErrClosed
+	}
+	if first, ok := p.inflight[ev.ID]; ok && ev.ID != "" {
+		first.twins = append(first.twins, done)
+		p.mu.Unlock()
+		return nil
+	}
+	if ev.ID != "" {
+		p.inflight[ev.ID] = j
+	}
+	p.mu.Unlock()
+	select {
+	case p.verifyQ <- j:
+		return nil
+	case <-ctx.Done():
+		p.forget(j)
+		return ctx.Err()
+	case <-p.stop:
+		p.forget(j)
+		return ErrClosed
+	}
+}
+
+// SubmitWait submits ev and waits for its result.
+func (p *Pipeline) SubmitWait(ctx context.Context, ev *nostr.Event, source string) (Result, error) {
+	ch := make(chan Result, 1)
+	if err := p.Submit(ctx, ev, source, func(r Result) { ch <- r }); err != nil {
+		return Result{}, err
+	}
+	select {
+	case r := <-ch:
+		return r, nil
+	case <-ctx.Done():
+		return Result{}, ctx.Err()
+	}
+}
+
+// SubmitAll submits every event and waits until all are answered; results
+// are in input order.
+func (p *Pipeline) SubmitAll(ctx context.Context, evs []*nostr.Event, source string) ([]Result, error) {
+	results := make([]Result, len(evs))
+	var wg sync.WaitGroup
+	for i, ev := range evs {
+		wg.Add(1)
+		if err := p.Submit(ctx, ev, source, func(r Result) { results[i] = r; wg.Done() }); err != nil {
+			wg.Done()
+			// events already queued still get answered; wait for them so no
+			// callback writes into results after we return.
+			wg.Wait()
+			return results[:i], err
+		}
+	}
+	wg.Wait()
+	return results, nil
+}
+
+// Duplicates counts events answered as already held or superseded.
+func (p *Pipeline) Duplicates() int64 { return p.duplicates.Load() }
+
+// Close stops accepting events, finishes what is queued, and returns once
+// every queued event has been answered.
+func (p *Pipeline) Close() {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return
+	}
+	p.closed = true
+	p.mu.Unlock()
+	close(p.stop)
+	p.wg.Wait()
+	close(p.writeQ)
+	p.writerWG.Wait()
+}
+
+func (p *Pipeline) forget(j *job) {
+	p.mu.Lock()
+	if p.inflight[j.ev.ID] == j {
+		delete(p.inflight, j.ev.ID)
+	}
+	p.mu.Unlock()
+}
+
+func (p *Pipeline) verifyLoop() {
+	defer p.wg.Done()
+	for {
+		select {
+		case j := <-p.verifyQ:
+			p.verifyOne(j)
+		case <-p.stop:
+			// drain what was queued before Close so every accepted Submit is answered
+			for {
+				select {
+				case j := <-p.verifyQ:
+					p.verifyOne(j)
+				default:
+					return
+				}
+			}
+		}
+	}
+}
+
+func (p *Pipeline) verifyOne(j *job) {
+	// the cheap checks first: a held id costs one indexed read, not a Schnorr verify
+	if has, err := p.store.Has(j.ev.ID); err == nil && has {
+		p.finish(j, Result{ID: j.ev.ID, OK: true, Message: MsgDuplicate})
+		return
+	}
+	if err := p.checker.Check(j.ev); err != nil {
+		p.reject(j, err)
+		return
+	}
+	if err := p.verify(j.ev); err != nil {
+		p.reject(j, err)
+		return
+	}
+	p.writeQ <- j
+}
+
+func (p *Pipeline) reject(j *job, err error) {
+	p.mu.Lock()
+	rejected := p.rejected
+	p.mu.Unlock()
+	for _, r := range rejected {
+		r(j.ev, j.source, err.Error())
+	}
+	p.finish(j, Result{ID: j.ev.ID, OK: false, Message: err.Error()})
+}
+
+func (p *Pipeline) writeLoop() {
+	defer p.writerWG.Done()
+	batch := make([]*job, 0, p.cfg.MaxBatch)
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	for {
+		j, ok := <-p.writeQ
+		if !ok {
+			return
+		}
+		batch = append(batch[:0], j)
+		timer.Reset(p.cfg.MaxBatchWait)
+	fill:
+		for len(batch) < p.cfg.MaxBatch {
+			select {
+			case j, ok := <-p.writeQ:
+				if !ok {
+					break fill
+				}
+				batch = append(batch, j)
+			case <-timer.C:
+				break fill
+			}
+		}
+		timer.Stop()
+		p.commit(batch)
+	}
+}
+
+func (p *Pipeline) commit(batch []*job) {
+	evs := make([]*nostr.Event, len(batch))
+	for i, j := range batch {
+		evs[i] = j.ev
+	}
+	saved, err := p.store.SaveBatch(evs)
+	if err != nil {
+		// nothing of this batch is stored: every submitter hears it, none gets OK true
+		for _, j := range batch {
+			p.finish(j, Result{ID: j.ev.ID, OK: false, Message: "error: could not store event: " + err.Error()})
+		}
+		return
+	}
+	var c Committed
+	results := make([]Result, len(batch))
+	for i, s := range saved {
+		r := Result{ID: evs[i].ID, OK: true}
+		switch s.Outcome {
+		case store.Stored:
+			r.Stored = true
+			c.Stored = append(c.Stored, evs[i])
+			c.Sources = append(c.Sources, batch[i].source)
+			if s.Replaced != "" {
+				c.Replaced = append(c.Replaced, s.Replaced)
+			}
+		case store.Duplicate:
+			r.Message = MsgDuplicate
+		case store.Superseded:
+			r.Message = MsgSuperseded
+		}
+		results[i] = r
+	}
+	if len(c.Stored) > 0 {
+		p.mu.Lock()
+		listeners := p.listeners
+		p.mu.Unlock()
+		for _, l := range listeners {
+			l(c)
+		}
+	}
+	for i, j := range batch {
+		p.finish(j, results[i])
+	}
+}
+
+// finish answers a job and the twins that waited on it. A twin of a stored
+// event is a duplicate; a twin of a refused one is refused the same way.
+func (p *Pipeline) finish(j *job, r Result) {
+	p.mu.Lock()
+	if p.inflight[j.ev.ID] == j {
+		delete(p.inflight, j.ev.ID)
+	}
+	twins := j.twins
+	j.twins = nil
+	p.mu.Unlock()
+	if r.OK && !r.Stored {
+		p.duplicates.Add(1)
+	}
+	j.done(r)
+	twin := r
+	twin.Stored = false
+	if r.OK {
+		twin.Message = MsgDuplicate
+	}
+	for _, done := range twins {
+		if twin.OK {
+			p.duplicates.Add(1)
+		}
+		done(twin)
+	}
+}

@@ -1,0 +1,380 @@
+// Package faultrelay is a real WebSocket Nostr relay on 127.0.0.1 that holds
+// events in memory (NIP-01 REQ/EVENT/EOSE/CLOSE, NIP-11, NIP-42) and can
+// misbehave on demand: cap limit, drop mid-page, stall, send garbage,
+// require AUTH, accept and then drop. A burst of Publish calls floods live
+// subscribers. Tests only; it never verifies or stores signatures' meaning.
+package faultrelay
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/coder/websocket"
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip42"
+)
+
+// Mode is how the relay misbehaves. The zero Mode is a well-behaved relay.
+type Mode struct {
+	CapLimit        int  // at most this many events per filter, whatever was asked (0 = no cap)
+	AdvertiseCap    bool // publish CapLimit as NIP-11 limitation.max_limit
+	DropAfter       int  // abruptly close a connection after it was sent this many events (0 = never)
+	Stall           bool // accept REQs and never answer them
+	Garbage         bool // send a malformed frame before every event
+	AuthRequired    bool // send a challenge; answer REQs with CLOSED auth-required until authenticated
+	DropAfterAccept bool // close every connection right after the WebSocket handshake
+}
+
+// Relay is a running fault-injecting relay.
+type Relay struct {
+	URL string
+
+	srv *http.Server
+	ln  net.Listener
+
+	mu       sync.Mutex
+	mode     Mode
+	byAuthor map[string][]*stored // newest first
+	all      []*stored            // newest first
+	ids      map[string]bool
+	conns    map[*conn]bool
+
+	reqs        atomic.Int64
+	eventsSent  atomic.Int64
+	connections atomic.Int64
+	authed      sync.Map // pubkey -> true
+}
+
+type stored struct {
+	ev  *nostr.Event
+	raw []byte
+}
+
+// Start listens on 127.0.0.1 on a free port.
+func Start() (*Relay, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	r := &Relay{
+		URL: "ws://" + ln.Addr().String(), ln: ln,
+		byAuthor: map[string][]*stored{}, ids: map[string]bool{}, conns: map[*conn]bool{},
+	}
+	r.srv = &http.Server{Handler: r}
+	go func() { _ = r.srv.Serve(ln) }()
+	return r, nil
+}
+
+// Close stops the relay and drops every connection.
+func (r *Relay) Close() {
+	r.DropAll()
+	_ = r.srv.Close()
+}
+
+// SetMode changes the behaviour for new messages and connections.
+func (r *Relay) SetMode(m Mode) {
+	r.mu.Lock()
+	r.mode = m
+	r.mu.Unlock()
+}
+
+func (r *Relay) currentMode() Mode {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.mode
+}
+
+// Reqs counts REQ messages received.
+func (r *Relay) Reqs() int64 { return r.reqs.Load() }
+
+// EventsSent counts EVENT messages sent (stored and live).
+func (r *Relay) EventsSent() int64 { return r.eventsSent.Load() }
+
+// Connections counts accepted WebSocket connections.
+func (r *Relay) Connections() int64 { return r.connections.Load() }
+
+// Authenticated reports whether pubkey passed NIP-42 on some connection.
+func (r *Relay) Authenticated(pubkey string) bool {
+	_, ok := r.authed.Load(pubkey)
+	return ok
+}
+
+// ResetCounters zeroes Reqs, EventsSent and Connections.
+func (r *Relay) ResetCounters() {
+	r.reqs.Store(0)
+	r.eventsSent.Store(0)
+	r.connections.Store(0)
+}
+
+// DropAll abruptly closes every open connection.
+func (r *Relay) DropAll() {
+	r.mu.Lock()
+	conns := make([]*conn, 0, len(r.conns))
+	for c := range r.conns {
+		conns = append(conns, c)
+	}
+	r.mu.Unlock()
+	for _, c := range conns {
+		c.ws.CloseNow()
+	}
+}
+
+// Publish stores events (ignoring ids already held) and pushes them at once
+// to every live subscription they match.
+func (r *Relay) Publish(evs ...*nostr.Event) {
+	r.mu.Lock()
+	var added []*stored
+	for _, ev := range evs {
+		if r.ids[ev.ID] {
+			continue
+		}
+		raw, err := json.Marshal(ev)
+		if err != nil {
+			continue
+		}
+		s := &stored{ev: ev, raw: raw}
+		r.ids[ev.ID] = true
+		r.byAuthor[ev.PubKey] = insertSorted(r.byAuthor[ev.PubKey], s)
+		r.all = insertSorted(r.all, s)
+		added = append(added, s)
+	}
+	conns := make([]*conn, 0, len(r.conns))
+	for c := range r.conns {
+		conns = append(conns, c)
+	}
+	r.mu.Unlock()
+	for _, c := range conns {
+		c.push(added)
+	}
+}
+
+// newer orders events newest first, ties by id ascending (NIP-01 order).
+func newer(a, b *stored) int {
+	if a.ev.CreatedAt != b.ev.CreatedAt {
+		if a.ev.CreatedAt > b.ev.CreatedAt {
+			return -1
+		}
+		return 1
+	}
+	return strings.Compare(a.ev.ID, b.ev.ID)
+}
+
+func insertSorted(list []*stored, s *stored) []*stored {
+	i, _ := slices.BinarySearchFunc(list, s, newer)
+	return slices.Insert(list, i, s)
+}
+
+// query answers one filter, newest first, limit applied (and capped).
+func (r *Relay) query(f nostr.Filter, capLimit int) []*stored {
+	r.mu.Lock()
+	var candidates []*stored
+	if len(f.Authors) > 0 {
+		for _, a := range f.Authors {
+			candidates = append(candidates, r.byAuthor[a]...)
+		}
+		slices.SortFunc(candidates, newer)
+	} else {
+		candidates = r.all
+	}
+	limit := f.Limit
+	if f.LimitZero {
+		limit = 0
+	} else if limit <= 0 {
+		limit = len(candidates)
+	}
+	if capLimit > 0 && limit > capLimit {
+		limit = capLimit
+	}
+	var out []*stored
+	for _, s := range candidates {
+		if len(out) >= limit {
+			break
+		}
+		if f.Matches(s.ev) {
+			out = append(out, s)
+		}
+	}
+	r.mu.Unlock()
+	return out
+}
+
+// ServeHTTP answers NIP-11 documents and WebSocket upgrades.
+func (r *Relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	mode := r.currentMode()
+	if req.Header.Get("Upgrade") == "" {
+		doc := map[string]any{"name": "faultrelay", "supported_nips": []int{1, 11, 42}}
+		if mode.AdvertiseCap && mode.CapLimit > 0 {
+			doc["limitation"] = map[string]any{"max_limit": mode.CapLimit}
+		}
+		w.Header().Set("Content-Type", "application/nostr+json")
+		_ = json.NewEncoder(w).Encode(doc)
+		return
+	}
+	ws, err := websocket.Accept(w, req, nil)
+	if err != nil {
+		return
+	}
+	ws.SetReadLimit(16 << 20)
+	r.connections.Add(1)
+	if mode.DropAfterAccept {
+		ws.CloseNow()
+		return
+	}
+	c := &conn{r: r, ws: ws, subs: map[string]nostr.Filters{}, challenge: nostr.GeneratePrivateKey()[:32]}
+	r.mu.Lock()
+	r.conns[c] = true
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		delete(r.conns, c)
+		r.mu.Unlock()
+		ws.CloseNow()
+	}()
+	c.serve(req.Context(), mode)
+}
+
+type conn struct {
+	r         *Relay
+	ws        *websocket.Conn
+	challenge string
+	sent      atomic.Int64
+
+	mu     sync.Mutex
+	subs   map[string]nostr.Filters // subscriptions past EOSE, for live pushes
+	authed bool
+}
+
+func (c *conn) send(ctx context.Context, v ...any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return c.ws.Write(ctx, websocket.MessageText, b)
+}
+
+var errDropped = errors.New("dropped by fault mode")
+
+// sendEvent writes one EVENT, with the mode's garbage and mid-page drops.
+func (c *conn) sendEvent(ctx context.Context, subID string, s *stored) error {
+	mode := c.r.currentMode()
+	if mode.Garbage {
+		_ = c.ws.Write(ctx, websocket.MessageText, []byte(`["EVENT","`+subID+`",{"id":`))
+	}
+	msg := make([]byte, 0, len(s.raw)+len(subID)+16)
+	msg = append(msg, `["EVENT",`...)
+	msg, _ = appendJSONString(msg, subID)
+	msg = append(msg, ',')
+	msg = append(msg, s.raw...)
+	msg = append(msg, ']')
+	if err := c.ws.Write(ctx, websocket.MessageText, msg); err != nil {
+		return err
+	}
+	c.r.eventsSent.Add(1)
+	if n := c.sent.Add(1); mode.DropAfter > 0 && n >= int64(mode.DropAfter) {
+		c.ws.CloseNow()
+		return errDropped
+	}
+	return nil
+}
+
+func appendJSONString(dst []byte, s string) ([]byte, error) {
+	b, err := json.Marshal(s)
+	return append(dst, b...), err
+}
+
+func (c *conn) serve(ctx context.Context, mode Mode) {
+	if mode.AuthRequired {
+		if err := c.send(ctx, "AUTH", c.challenge); err != nil {
+			return
+		}
+	}
+	parser := nostr.NewMessageParser()
+	for {
+		_, data, err := c.ws.Read(ctx)
+		if err != nil {
+			return
+		}
+		env, _ := parser.ParseMessage(string(data))
+		switch e := env.(type) {
+		case *nostr.ReqEnvelope:
+			if c.req(ctx, e) != nil {
+				return
+			}
+		case *nostr.CloseEnvelope:
+			c.mu.Lock()
+			delete(c.subs, string(*e))
+			c.mu.Unlock()
+		case *nostr.AuthEnvelope:
+			pubkey, ok := nip42.ValidateAuthEvent(&e.Event, c.challenge, c.r.URL)
+			reason := ""
+			if ok {
+				c.mu.Lock()
+				c.authed = true
+				c.mu.Unlock()
+				c.r.authed.Store(pubkey, true)
+			} else {
+				reason = "invalid: bad auth event"
+			}
+			if c.send(ctx, "OK", e.Event.ID, ok, reason) != nil {
+				return
+			}
+		}
+	}
+}
+
+func (c *conn) req(ctx context.Context, e *nostr.ReqEnvelope) error {
+	c.r.reqs.Add(1)
+	mode := c.r.currentMode()
+	c.mu.Lock()
+	authed := c.authed
+	c.mu.Unlock()
+	if mode.AuthRequired && !authed {
+		return c.send(ctx, "CLOSED", e.SubscriptionID, "auth-required: this relay serves authenticated clients only")
+	}
+	if mode.Stall {
+		return nil
+	}
+	seen := map[string]bool{}
+	for _, f := range e.Filters {
+		for _, s := range c.r.query(f, mode.CapLimit) {
+			if seen[s.ev.ID] {
+				continue
+			}
+			seen[s.ev.ID] = true
+			if err := c.sendEvent(ctx, e.SubscriptionID, s); err != nil {
+				return err
+			}
+		}
+	}
+	c.mu.Lock()
+	c.subs[e.SubscriptionID] = e.Filters
+	c.mu.Unlock()
+	return c.send(ctx, "EOSE", e.SubscriptionID)
+}
+
+// push sends newly published events to matching live subscriptions.
+func (c *conn) push(added []*stored) {
+	c.mu.Lock()
+	subs := make(map[string]nostr.Filters, len(c.subs))
+	for id, fs := range c.subs {
+		subs[id] = fs
+	}
+	c.mu.Unlock()
+	ctx := context.Background()
+	for _, s := range added {
+		for id, fs := range subs {
+			if fs.Match(s.ev) {
+				if c.sendEvent(ctx, id, s) != nil {
+					return
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,329 @@
+// Package relay is the client side of the Nostr wire (NIP-01, NIP-42, NIP-11)
+// for relay sync: a connection with subscriptions, backwards paging with
+// until, and the per-relay health state machine of SPEC §6.5.
+//
+// Events are handed on unverified: the ingest pipeline verifies ids and
+// signatures off the socket's read loop. The connection only drops events
+// that do not match the subscription that received them.
+package relay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip11"
+)
+
+// Options configure a connection. Zero values take the defaults.
+type Options struct {
+	// AuthKey is the hex secret key used to answer NIP-42 challenges;
+	// "" = never authenticate.
+	AuthKey     string
+	DialTimeout time.Duration // default 10 s
+	PageTimeout time.Duration // longest wait for one page's EOSE; default 30 s
+	// OnUseful is called (on the read loop) at every EOSE.
+	OnUseful func()
+}
+
+func (o Options) withDefaults() Options {
+	if o.DialTimeout <= 0 {
+		o.DialTimeout = 10 * time.Second
+	}
+	if o.PageTimeout <= 0 {
+		o.PageTimeout = 30 * time.Second
+	}
+	return o
+}
+
+// Handler receives one subscription's messages. Callbacks run on the
+// connection's read loop: a slow callback slows the socket (flow control).
+type Handler struct {
+	Event  func(ev *nostr.Event)
+	EOSE   func()
+	Closed func(reason string) // CLOSED from the relay (not after our own Close)
+}
+
+// Conn is one WebSocket connection to a relay.
+type Conn struct {
+	url  string
+	ws   *websocket.Conn
+	opts Options
+
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+
+	mu        sync.Mutex
+	subs      map[string]*Sub
+	nextSub   uint64
+	challenge string
+	authID    string // AUTH event awaiting its OK
+	authed    bool
+	learned   int  // page size the relay was seen to cap at, 0 = none
+	honored   bool // the relay once served a full page of our limit
+
+	maxLimit int // NIP-11 limitation.max_limit, 0 = not published
+
+	garbage    atomic.Int64
+	mismatched atomic.Int64
+}
+
+// ErrClosedByUs is the cause of a connection closed with Close.
+var ErrClosedByUs = errors.New("closed by client")
+
+// Dial connects to a relay and reads its NIP-11 document (for max_limit).
+func Dial(ctx context.Context, url string, opts Options) (*Conn, error) {
+	opts = opts.withDefaults()
+	dctx, cancel := context.WithTimeout(ctx, opts.DialTimeout)
+	defer cancel()
+	info, _ := nip11.Fetch(dctx, url) // optional: most fields are advisory
+	ws, _, err := websocket.Dial(dctx, url, nil)
+	if err != nil {
+		return nil, fmt.Errorf("connect %s: %w", url, err)
+	}
+	ws.SetReadLimit(16 << 20)
+	c := &Conn{url: url, ws: ws, opts: opts, subs: map[string]*Sub{}}
+	if info.Limitation != nil {
+		c.maxLimit = info.Limitation.MaxLimit
+	}
+	c.ctx, c.cancel = context.WithCancelCause(context.Background())
+	go c.readLoop()
+	return c, nil
+}
+
+// URL is the relay's address.
+func (c *Conn) URL() string { return c.url }
+
+// Done is closed when the connection ends.
+func (c *Conn) Done() <-chan struct{} { return c.ctx.Done() }
+
+// Err is why the connection ended: nil while open, ErrClosedByUs after Close.
+func (c *Conn) Err() error { return context.Cause(c.ctx) }
+
+// Dropped reports whether the connection ended without us closing it.
+func (c *Conn) Dropped() bool {
+	err := c.Err()
+	return err != nil && !errors.Is(err, ErrClosedByUs)
+}
+
+// Garbage counts frames that were not valid relay messages.
+func (c *Conn) Garbage() int64 { return c.garbage.Load() }
+
+// Mismatched counts events that did not match their subscription's filters.
+func (c *Conn) Mismatched() int64 { return c.mismatched.Load() }
+
+// Close ends the connection.
+func (c *Conn) Close() {
+	c.cancel(ErrClosedByUs)
+	_ = c.ws.Close(websocket.StatusNormalClosure, "")
+}
+
+// Sub is one open subscription.
+type Sub struct {
+	c            *Conn
+	id           string
+	filters      nostr.Filters
+	h            Handler
+	awaitingAuth bool // CLOSED auth-required; the REQ is re-sent after AUTH succeeds
+	retried      bool // one re-send per subscription
+}
+
+// Subscribe opens a subscription with filters.
+func (c *Conn) Subscribe(filters nostr.Filters, h Handler) (*Sub, error) {
+	c.mu.Lock()
+	c.nextSub++
+	s := &Sub{c: c, id: "s" + strconv.FormatUint(c.nextSub, 36), filters: filters, h: h}
+	c.subs[s.id] = s
+	c.mu.Unlock()
+	if err := c.sendReq(s); err != nil {
+		c.forget(s.id)
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close ends the subscription (CLOSE to the relay).
+func (s *Sub) Close() {
+	if s.c.forget(s.id) {
+		msg, _ := nostr.CloseEnvelope(s.id).MarshalJSON()
+		_ = s.c.write(msg)
+	}
+}
+
+// Filters are the subscription's filters.
+func (s *Sub) Filters() nostr.Filters { return s.filters }
+
+func (c *Conn) forget(id string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.subs[id]
+	delete(c.subs, id)
+	return ok
+}
+
+func (c *Conn) sendReq(s *Sub) error {
+	msg, err := nostr.ReqEnvelope{SubscriptionID: s.id, Filters: s.filters}.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	return c.write(msg)
+}
+
+func (c *Conn) write(msg []byte) error {
+	ctx, cancel := context.WithTimeout(c.ctx, c.opts.PageTimeout)
+	defer cancel()
+	if err := c.ws.Write(ctx, websocket.MessageText, msg); err != nil {
+		if cause := c.Err(); cause != nil {
+			return cause
+		}
+		return err
+	}
+	return nil
+}
+
+func (c *Conn) readLoop() {
+	parser := nostr.NewMessageParser()
+	for {
+		_, data, err := c.ws.Read(c.ctx)
+		if err != nil {
+			c.cancel(fmt.Errorf("connection to %s lost: %w", c.url, err))
+			return
+		}
+		env, _ := parser.ParseMessage(string(data))
+		if env == nil {
+			c.garbage.Add(1)
+			continue
+		}
+		c.dispatch(env)
+	}
+}
+
+func (c *Conn) sub(id string) *Sub {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.subs[id]
+}
+
+func (c *Conn) dispatch(env nostr.Envelope) {
+	switch e := env.(type) {
+	case *nostr.EventEnvelope:
+		if e.SubscriptionID == nil {
+			c.garbage.Add(1)
+			return
+		}
+		s := c.sub(*e.SubscriptionID)
+		if s == nil {
+			return // late event of a closed subscription
+		}
+		if !s.filters.Match(&e.Event) {
+			c.mismatched.Add(1)
+			return
+		}
+		ev := e.Event
+		s.h.Event(&ev)
+	case *nostr.EOSEEnvelope:
+		if s := c.sub(string(*e)); s != nil {
+			if c.opts.OnUseful != nil {
+				c.opts.OnUseful()
+			}
+			s.h.EOSE()
+		}
+	case *nostr.ClosedEnvelope:
+		c.closed(e.SubscriptionID, e.Reason)
+	case *nostr.AuthEnvelope:
+		if e.Challenge != nil {
+			c.mu.Lock()
+			c.challenge, c.authed = *e.Challenge, false
+			c.mu.Unlock()
+			c.authenticate()
+		}
+	case *nostr.OKEnvelope:
+		c.authAnswered(e.EventID, e.OK, e.Reason)
+	}
+}
+
+// closed handles CLOSED: auth-required closes wait for AUTH, then the REQ
+// is sent once more; anything else is passed to the handler.
+func (c *Conn) closed(id, reason string) {
+	c.mu.Lock()
+	s := c.subs[id]
+	if s == nil {
+		c.mu.Unlock()
+		return
+	}
+	if strings.HasPrefix(reason, "auth-required:") && c.opts.AuthKey != "" && !s.retried {
+		s.retried = true
+		if c.authed {
+			c.mu.Unlock()
+			_ = c.sendReq(s)
+			return
+		}
+		s.awaitingAuth = true
+		c.mu.Unlock()
+		c.authenticate()
+		return
+	}
+	delete(c.subs, id)
+	c.mu.Unlock()
+	if s.h.Closed != nil {
+		s.h.Closed(reason)
+	}
+}
+
+// authenticate answers the last challenge with a signed kind-22242 event.
+func (c *Conn) authenticate() {
+	c.mu.Lock()
+	if c.opts.AuthKey == "" || c.challenge == "" || c.authID != "" || c.authed {
+		c.mu.Unlock()
+		return
+	}
+	ev := nostr.Event{
+		CreatedAt: nostr.Now(),
+		Kind:      nostr.KindClientAuthentication,
+		Tags:      nostr.Tags{{"relay", c.url}, {"challenge", c.challenge}},
+	}
+	if err := ev.Sign(c.opts.AuthKey); err != nil {
+		c.mu.Unlock()
+		return
+	}
+	c.authID = ev.ID
+	c.mu.Unlock()
+	msg, _ := nostr.AuthEnvelope{Event: ev}.MarshalJSON()
+	_ = c.write(msg)
+}
+
+func (c *Conn) authAnswered(id string, ok bool, reason string) {
+	c.mu.Lock()
+	if id == "" || id != c.authID {
+		c.mu.Unlock()
+		return
+	}
+	c.authID, c.authed = "", ok
+	var waiting []*Sub
+	for _, s := range c.subs {
+		if s.awaitingAuth {
+			s.awaitingAuth = false
+			waiting = append(waiting, s)
+		}
+	}
+	if !ok {
+		for _, s := range waiting {
+			delete(c.subs, s.id)
+		}
+	}
+	c.mu.Unlock()
+	for _, s := range waiting {
+		if ok {
+			_ = c.sendReq(s)
+		} else if s.h.Closed != nil {
+			s.h.Closed("auth-required: authentication refused: " + reason)
+		}
+	}
+}

@@ -1,0 +1,186 @@
+package relay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// Paging of SPEC §6.2.
+const (
+	PageLimit = 200 // events asked per page
+	MaxPages  = 20  // pages per REQ before it counts as saturated
+)
+
+// Batch-level failures: the relay answered, but the REQ cannot complete.
+var (
+	ErrSaturated = errors.New("saturated before EOSE")
+	ErrStalled   = errors.New("page stalled")
+	ErrTimeout   = errors.New("relay did not finish the page in time")
+)
+
+// ClosedError is a CLOSED answer from the relay.
+type ClosedError struct{ Reason string }
+
+func (e *ClosedError) Error() string { return "closed by relay: " + e.Reason }
+
+// ConnectionError reports whether err means the connection itself failed
+// (dropped, unresponsive, refused) rather than one REQ.
+func ConnectionError(err error) bool {
+	var closed *ClosedError
+	return err != nil && !errors.Is(err, ErrSaturated) && !errors.Is(err, ErrStalled) &&
+		!errors.As(err, &closed) && !errors.Is(err, context.Canceled)
+}
+
+// FetchStats describe one completed or failed paged REQ.
+type FetchStats struct {
+	Pages          int
+	Events         int   // distinct events handed to onPage
+	Oldest, Newest int64 // created_at range seen, 0 when no events
+}
+
+func (st *FetchStats) add(evs []*nostr.Event) {
+	for _, ev := range evs {
+		t := int64(ev.CreatedAt)
+		if st.Oldest == 0 || t < st.Oldest {
+			st.Oldest = t
+		}
+		if t > st.Newest {
+			st.Newest = t
+		}
+	}
+	st.Events += len(evs)
+}
+
+// Page runs one REQ until EOSE and returns its events.
+func (c *Conn) Page(ctx context.Context, f nostr.Filter) ([]*nostr.Event, error) {
+	done := make(chan error, 2)
+	var evs []*nostr.Event // written by the read loop only until done fires
+	signal := func(err error) {
+		select {
+		case done <- err:
+		default:
+		}
+	}
+	s, err := c.Subscribe(nostr.Filters{f}, Handler{
+		Event:  func(ev *nostr.Event) { evs = append(evs, ev) },
+		EOSE:   func() { signal(nil) },
+		Closed: func(reason string) { signal(&ClosedError{Reason: reason}) },
+	})
+	if err != nil {
+		return nil, err
+	}
+	timer := time.NewTimer(c.opts.PageTimeout)
+	defer timer.Stop()
+	select {
+	case err = <-done:
+	case <-c.ctx.Done():
+		err = c.Err()
+	case <-ctx.Done():
+		err = ctx.Err()
+	case <-timer.C:
+		err = ErrTimeout
+	}
+	s.Close()
+	if err != nil {
+		return nil, err
+	}
+	return evs, nil
+}
+
+// Fetch pages backwards through f (until = smallest created_at of the
+// previous page) and hands each page's new events to onPage. It returns nil
+// only after EOSE on an unsaturated final page.
+//
+// Relays that cap limit below what we ask: a page shorter than asked is
+// complete when the cap is known, from NIP-11 limitation.max_limit (then we
+// ask for no more than it) or learned earlier on this connection. Otherwise a
+// short, non-empty page is confirmed by one more page: if that page brings
+// anything new, the relay capped at the short page's size, which is learned
+// for the rest of the connection. An unpublished cap therefore costs one
+// extra REQ per non-empty batch, and never loses events.
+func (c *Conn) Fetch(ctx context.Context, f nostr.Filter, onPage func([]*nostr.Event) error) (FetchStats, error) {
+	var st FetchStats
+	limit := PageLimit
+	if c.maxLimit > 0 && c.maxLimit < limit {
+		limit = c.maxLimit
+	}
+	seen := make(map[string]struct{})
+	confirming := 0 // size of a short page awaiting confirmation
+	for page := 1; ; page++ {
+		if page > MaxPages {
+			return st, ErrSaturated
+		}
+		pf := f
+		pf.Limit = limit
+		evs, err := c.Page(ctx, pf)
+		if err != nil {
+			return st, err
+		}
+		st.Pages++
+		fresh := make([]*nostr.Event, 0, len(evs))
+		oldest := int64(-1)
+		for _, ev := range evs {
+			if t := int64(ev.CreatedAt); oldest < 0 || t < oldest {
+				oldest = t
+			}
+			if _, dup := seen[ev.ID]; !dup {
+				seen[ev.ID] = struct{}{}
+				fresh = append(fresh, ev)
+			}
+		}
+		if len(fresh) > 0 {
+			if err := onPage(fresh); err != nil {
+				return st, err
+			}
+			st.add(fresh)
+		}
+		if confirming > 0 {
+			if len(fresh) == 0 {
+				return st, nil
+			}
+			c.learnCap(confirming)
+			confirming = 0
+		}
+		if len(evs) == 0 {
+			return st, nil
+		}
+		if short, known := c.shortPage(len(evs), limit); short {
+			if known {
+				return st, nil
+			}
+			confirming = len(evs)
+		}
+		if f.Until != nil && oldest >= int64(*f.Until) {
+			return st, fmt.Errorf("%w at created_at %d", ErrStalled, oldest)
+		}
+		until := nostr.Timestamp(oldest)
+		f.Until = &until
+	}
+}
+
+// shortPage reports whether n events is less than a full page, and whether
+// the relay's cap is known (so a short page really is the end).
+func (c *Conn) shortPage(n, limit int) (short, capKnown bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if n >= limit {
+		c.honored = true
+	}
+	full := limit
+	if c.learned > 0 && c.learned < full {
+		full = c.learned
+	}
+	return n < full, c.maxLimit > 0 || c.learned > 0 || c.honored
+}
+
+func (c *Conn) learnCap(n int) {
+	c.mu.Lock()
+	if c.learned == 0 || n < c.learned {
+		c.learned = n
+	}
+	c.mu.Unlock()
+}

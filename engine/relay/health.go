@@ -1,0 +1,133 @@
+package relay
+
+import (
+	"time"
+
+	"dtp-personal/engine/status"
+)
+
+// Retry policy of SPEC §6.5 (GRASP-02).
+const (
+	BackoffBase = 5 * time.Second  // first retry after a failure
+	BackoffCap  = time.Hour        // backoff doubles up to this, then hourly
+	DeadAfter   = 24 * time.Hour   // continuous failure that makes a relay dead
+	DeadRetry   = 24 * time.Hour   // a dead relay is retried once a day
+	StableAfter = 30 * time.Second // up and useful this long = the relay has recovered
+)
+
+// Health is one relay's connection health. Its fields mirror the store's
+// RelayHealth (times are unix seconds, 0 = never) so it converts directly.
+type Health struct {
+	URL                 string
+	State               string // status.HealthHealthy | HealthBackoff | HealthHourly | HealthDead
+	ConsecutiveFailures int
+	FirstFailureAt      int64
+	LastAttemptAt       int64
+	LastSuccessAt       int64
+	LastConnectedAt     int64
+	NextRetryAt         int64
+	LastError           string
+	EventsFetched       int64
+	OldestReached       int64
+	NewestReached       int64
+}
+
+// NewHealth is the health of a relay never tried.
+func NewHealth(url string) Health {
+	return Health{URL: url, State: status.HealthHealthy}
+}
+
+// Due reports whether a connection attempt is allowed at now.
+func (h *Health) Due(now time.Time) bool { return h.NextRetryAt <= now.Unix() }
+
+// Attempt records a connection attempt.
+func (h *Health) Attempt(now time.Time) { h.LastAttemptAt = now.Unix() }
+
+// Connected records an accepted connection. It does not reset the backoff:
+// a relay that accepts and then drops must not cause a reconnect storm.
+func (h *Health) Connected(now time.Time) { h.LastConnectedAt = now.Unix() }
+
+// Useful records a useful answer (EOSE or event) on the current connection;
+// once the connection has been up for StableAfter the relay counts as
+// recovered.
+func (h *Health) Useful(now time.Time) {
+	h.LastSuccessAt = now.Unix()
+	h.Settle(now)
+}
+
+// Settle re-checks a connection that is still up: once it has been up and
+// useful for StableAfter the relay counts as recovered.
+func (h *Health) Settle(now time.Time) {
+	if h.ConsecutiveFailures > 0 && h.stable(now) {
+		h.recover()
+	}
+}
+
+// Closed records that we closed the connection ourselves after it finished
+// its work (a sync pass): if it answered usefully, the relay works.
+func (h *Health) Closed(now time.Time) {
+	if h.LastConnectedAt > 0 && h.LastSuccessAt >= h.LastConnectedAt {
+		h.recover()
+	}
+}
+
+// Dropped records the end of a connection we did not ask for. A connection
+// that was stable reconnects at once; one that accepted and then dropped
+// counts as a failure, so the backoff keeps growing.
+func (h *Health) Dropped(now time.Time, err error) {
+	if h.stable(now) {
+		h.recover()
+		h.LastError = errText(err)
+		h.NextRetryAt = now.Unix()
+		return
+	}
+	h.Failed(now, err)
+}
+
+// Failed records a failed attempt or an unstable connection and schedules
+// the next retry: backoff doubling from 5 s to 1 h, then hourly, then (after
+// 24 h of continuous failure) dead with a daily retry.
+func (h *Health) Failed(now time.Time, err error) {
+	t := now.Unix()
+	h.ConsecutiveFailures++
+	h.LastError = errText(err)
+	if h.FirstFailureAt == 0 {
+		h.FirstFailureAt = t
+	}
+	if time.Duration(t-h.FirstFailureAt)*time.Second >= DeadAfter {
+		h.State = status.HealthDead
+		h.NextRetryAt = t + int64(DeadRetry/time.Second)
+		return
+	}
+	delay := BackoffCap
+	if shift := h.ConsecutiveFailures - 1; shift < 20 && BackoffBase<<shift < BackoffCap {
+		delay = BackoffBase << shift
+	}
+	h.State = status.HealthBackoff
+	if delay == BackoffCap {
+		h.State = status.HealthHourly
+	}
+	h.NextRetryAt = t + int64(delay/time.Second)
+}
+
+// stable: the current connection has been up StableAfter and answered
+// something useful since it opened.
+func (h *Health) stable(now time.Time) bool {
+	return h.LastConnectedAt > 0 && h.LastSuccessAt >= h.LastConnectedAt &&
+		now.Unix()-h.LastConnectedAt >= int64(StableAfter/time.Second)
+}
+
+func (h *Health) recover() {
+	h.State = status.HealthHealthy
+	h.ConsecutiveFailures = 0
+	h.FirstFailureAt = 0
+	h.NextRetryAt = 0
+	h.LastError = ""
+}
+
+func errText(err error) string {
+	if err == nil {
+		return "connection closed"
+	}
+	return err.Error()
+}

@@ -1,0 +1,132 @@
+package relay
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// Link is one relay's connection life: it dials when health allows, feeds
+// the health machine from what the connection does, and reports every
+// health change (for persistence and status).
+type Link struct {
+	url      string
+	opts     Options
+	clock    Clock
+	onChange func(Health)
+
+	mu        sync.Mutex
+	health    Health
+	connected bool
+}
+
+// NewLink starts from a relay's stored health. onChange is called after
+// every health change, outside the link's lock.
+func NewLink(h Health, opts Options, clock Clock, onChange func(Health)) *Link {
+	if h.State == "" {
+		h.State = NewHealth(h.URL).State
+	}
+	return &Link{url: h.URL, opts: opts, clock: clock, onChange: onChange, health: h}
+}
+
+// URL is the relay's address.
+func (l *Link) URL() string { return l.url }
+
+// Health is the current health.
+func (l *Link) Health() Health {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.health
+}
+
+// Connected reports whether a connection is open.
+func (l *Link) Connected() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.connected
+}
+
+func (l *Link) update(fn func(h *Health)) {
+	l.mu.Lock()
+	fn(&l.health)
+	h := l.health
+	l.mu.Unlock()
+	if l.onChange != nil {
+		l.onChange(h)
+	}
+}
+
+// Connect dials the relay, recording the attempt and its outcome. It does not
+// check Due: callers decide whether a retry is wanted (a manual sync may try
+// a relay in backoff).
+func (l *Link) Connect(ctx context.Context) (*Conn, error) {
+	now := l.clock.Now()
+	l.update(func(h *Health) { h.Attempt(now) })
+	opts := l.opts
+	opts.OnUseful = func() {
+		t := l.clock.Now()
+		l.update(func(h *Health) { h.Useful(t) })
+	}
+	c, err := Dial(ctx, l.url, opts)
+	if err != nil {
+		t := l.clock.Now()
+		l.update(func(h *Health) { h.Failed(t, err) })
+		return nil, err
+	}
+	t := l.clock.Now()
+	l.update(func(h *Health) {
+		h.Connected(t)
+		l.connected = true
+	})
+	go l.settleWhenStable(c, l.clock.After(StableAfter))
+	return c, nil
+}
+
+// settleWhenStable lets a long-lived connection count as recovered once it
+// has stayed up StableAfter, without waiting for its end.
+func (l *Link) settleWhenStable(c *Conn, stable <-chan time.Time) {
+	select {
+	case <-c.Done():
+	case <-stable:
+		if c.Err() == nil {
+			t := l.clock.Now()
+			l.update(func(h *Health) { h.Settle(t) })
+		}
+	}
+}
+
+// Release ends the use of c. A connection that dropped by itself counts as
+// dropped; otherwise it is closed here, and failure (the relay stopped
+// answering) counts as a failed attempt, nil as a finished job.
+func (l *Link) Release(c *Conn, failure error) {
+	dropped, cause := c.Dropped(), c.Err()
+	c.Close()
+	t := l.clock.Now()
+	l.update(func(h *Health) {
+		l.connected = false
+		switch {
+		case dropped:
+			h.Dropped(t, cause)
+		case failure != nil:
+			h.Failed(t, failure)
+		default:
+			h.Closed(t)
+		}
+	})
+}
+
+// Fetched adds a REQ's results to the relay's progress figures.
+func (l *Link) Fetched(st FetchStats) {
+	if st.Events == 0 {
+		return
+	}
+	l.update(func(h *Health) {
+		h.EventsFetched += int64(st.Events)
+		if h.OldestReached == 0 || st.Oldest < h.OldestReached {
+			h.OldestReached = st.Oldest
+		}
+		if st.Newest > h.NewestReached {
+			h.NewestReached = st.Newest
+		}
+	})
+}

@@ -1,0 +1,271 @@
+package relay_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+
+	"dtp-personal/engine/internal/faultrelay"
+	"dtp-personal/engine/relay"
+	"dtp-personal/engine/status"
+)
+
+const author = "aa00000000000000000000000000000000000000000000000000000000000001"
+
+// trustEvents makes n unsigned kind-32009 events by author, one per second
+// going back from base (ids are unique; the relay does not verify).
+func trustEvents(n int, base int64) []*nostr.Event {
+	evs := make([]*nostr.Event, n)
+	for i := range evs {
+		evs[i] = &nostr.Event{
+			ID: fmt.Sprintf("%064x", i+1), PubKey: author, Kind: 32009,
+			CreatedAt: nostr.Timestamp(base - int64(i)), Tags: nostr.Tags{{"d", fmt.Sprint(i)}},
+		}
+	}
+	return evs
+}
+
+func startRelay(t *testing.T, mode faultrelay.Mode, evs []*nostr.Event) *faultrelay.Relay {
+	t.Helper()
+	r, err := faultrelay.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Close)
+	r.SetMode(mode)
+	r.Publish(evs...)
+	return r
+}
+
+func dial(t *testing.T, url string, opts relay.Options) *relay.Conn {
+	t.Helper()
+	c, err := relay.Dial(context.Background(), url, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+func fetchAll(c *relay.Conn) (map[string]bool, relay.FetchStats, error) {
+	got := map[string]bool{}
+	st, err := c.Fetch(context.Background(), nostr.Filter{Kinds: []int{32009}, Authors: []string{author}},
+		func(evs []*nostr.Event) error {
+			for _, ev := range evs {
+				got[ev.ID] = true
+			}
+			return nil
+		})
+	return got, st, err
+}
+
+func TestFetchPagesThroughCaps(t *testing.T) {
+	cases := []struct {
+		name      string
+		mode      faultrelay.Mode
+		events    int
+		wantPages int
+	}{
+		{"well-behaved", faultrelay.Mode{}, 450, 3},
+		{"advertised cap", faultrelay.Mode{CapLimit: 100, AdvertiseCap: true}, 450, 5},
+		// Unpublished cap: the first short page (100) is confirmed by a
+		// second page, which reveals the cap; then pages of 100 continue.
+		{"hidden cap", faultrelay.Mode{CapLimit: 100}, 450, 5},
+		{"hidden cap, small batch", faultrelay.Mode{CapLimit: 100}, 30, 2},
+		{"garbage frames", faultrelay.Mode{Garbage: true}, 250, 2},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := startRelay(t, tc.mode, trustEvents(tc.events, 1_700_000_000))
+			c := dial(t, r.URL, relay.Options{})
+			got, st, err := fetchAll(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != tc.events || st.Events != tc.events {
+				t.Fatalf("got %d distinct (%d reported), want %d", len(got), st.Events, tc.events)
+			}
+			if st.Pages != tc.wantPages || r.Reqs() != int64(tc.wantPages) {
+				t.Fatalf("pages %d, relay saw %d REQs, want %d", st.Pages, r.Reqs(), tc.wantPages)
+			}
+			if tc.mode.Garbage && c.Garbage() != r.EventsSent() {
+				t.Fatalf("garbage frames counted %d, want %d", c.Garbage(), r.EventsSent())
+			}
+		})
+	}
+}
+
+func TestFetchFailures(t *testing.T) {
+	t.Run("saturated", func(t *testing.T) {
+		r := startRelay(t, faultrelay.Mode{}, trustEvents(relay.PageLimit*relay.MaxPages+1, 1_700_000_000))
+		_, st, err := fetchAll(dial(t, r.URL, relay.Options{}))
+		if !errors.Is(err, relay.ErrSaturated) || st.Pages != relay.MaxPages {
+			t.Fatalf("err %v after %d pages, want saturated after %d", err, st.Pages, relay.MaxPages)
+		}
+	})
+	t.Run("stalled", func(t *testing.T) {
+		evs := trustEvents(300, 1_700_000_000)
+		for _, ev := range evs {
+			ev.CreatedAt = 1_700_000_000 // no progress possible with until
+		}
+		r := startRelay(t, faultrelay.Mode{}, evs)
+		_, _, err := fetchAll(dial(t, r.URL, relay.Options{}))
+		if !errors.Is(err, relay.ErrStalled) || relay.ConnectionError(err) {
+			t.Fatalf("err %v, want page stalled (not a connection error)", err)
+		}
+	})
+	t.Run("unresponsive", func(t *testing.T) {
+		r := startRelay(t, faultrelay.Mode{Stall: true}, trustEvents(10, 1_700_000_000))
+		_, _, err := fetchAll(dial(t, r.URL, relay.Options{PageTimeout: 200 * time.Millisecond}))
+		if !errors.Is(err, relay.ErrTimeout) || !relay.ConnectionError(err) {
+			t.Fatalf("err %v, want timeout counted as connection failure", err)
+		}
+	})
+	t.Run("dropped mid-page", func(t *testing.T) {
+		r := startRelay(t, faultrelay.Mode{DropAfter: 50}, trustEvents(300, 1_700_000_000))
+		c := dial(t, r.URL, relay.Options{})
+		_, _, err := fetchAll(c)
+		if !relay.ConnectionError(err) || !c.Dropped() {
+			t.Fatalf("err %v dropped=%v, want a dropped connection", err, c.Dropped())
+		}
+	})
+}
+
+func TestAuthRequired(t *testing.T) {
+	evs := trustEvents(5, 1_700_000_000)
+	t.Run("with key", func(t *testing.T) {
+		r := startRelay(t, faultrelay.Mode{AuthRequired: true}, evs)
+		sk := nostr.GeneratePrivateKey()
+		pk, _ := nostr.GetPublicKey(sk)
+		got, _, err := fetchAll(dial(t, r.URL, relay.Options{AuthKey: sk}))
+		if err != nil || len(got) != len(evs) {
+			t.Fatalf("err %v, got %d events, want %d", err, len(got), len(evs))
+		}
+		if !r.Authenticated(pk) {
+			t.Fatal("relay did not see a valid NIP-42 AUTH")
+		}
+	})
+	t.Run("without key", func(t *testing.T) {
+		r := startRelay(t, faultrelay.Mode{AuthRequired: true}, evs)
+		_, _, err := fetchAll(dial(t, r.URL, relay.Options{}))
+		var closed *relay.ClosedError
+		if !errors.As(err, &closed) {
+			t.Fatalf("err %v, want CLOSED auth-required", err)
+		}
+	})
+}
+
+// TestHealthTransitions drives every health transition with a manual clock
+// against a real relay: connect failures with growing backoff, hourly,
+// dead with a daily retry, recovery after a stable useful connection,
+// accept-then-drop not resetting backoff, and a stable drop reconnecting at
+// once.
+func TestHealthTransitions(t *testing.T) {
+	clock := faultrelay.NewClock(time.Unix(1_700_000_000, 0))
+	r := startRelay(t, faultrelay.Mode{}, trustEvents(3, 1_700_000_000))
+	var saved []relay.Health
+	link := relay.NewLink(relay.NewHealth(r.URL), relay.Options{DialTimeout: time.Second}, clock,
+		func(h relay.Health) { saved = append(saved, h) })
+	ctx := context.Background()
+	// retryIn < 0: a retry is due now.
+	wantState := func(state string, failures int, retryIn time.Duration) {
+		t.Helper()
+		h := link.Health()
+		retryOK := h.NextRetryAt == clock.Now().Add(retryIn).Unix() || (retryIn < 0 && h.Due(clock.Now()))
+		if h.State != state || h.ConsecutiveFailures != failures || !retryOK {
+			t.Fatalf("health %s/%d retry %+ds, want %s/%d retry +%v", h.State, h.ConsecutiveFailures,
+				h.NextRetryAt-clock.Now().Unix(), state, failures, retryIn)
+		}
+	}
+	useful := func(c *relay.Conn) {
+		t.Helper()
+		if _, err := c.Page(ctx, nostr.Filter{Kinds: []int{32009}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// Accept-then-drop: each connection succeeds at the socket level but
+	// dies at once; the backoff doubles instead of resetting.
+	r.SetMode(faultrelay.Mode{DropAfterAccept: true})
+	for i, want := range []time.Duration{5 * time.Second, 10 * time.Second, 20 * time.Second} {
+		c, err := link.Connect(ctx)
+		if err == nil {
+			<-c.Done()
+			link.Release(c, nil)
+		}
+		wantState(status.HealthBackoff, i+1, want)
+		clock.Advance(want)
+	}
+
+	// A connection that is useful but dropped before StableAfter: still a failure.
+	r.SetMode(faultrelay.Mode{})
+	c, err := link.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	useful(c)
+	clock.Advance(5 * time.Second)
+	r.DropAll()
+	<-c.Done()
+	link.Release(c, nil)
+	wantState(status.HealthBackoff, 4, 40*time.Second)
+
+	// Stable and useful: recovers while still connected.
+	c, err = link.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	useful(c)
+	clock.Advance(relay.StableAfter)
+	waitFor(t, func() bool { return link.Health().ConsecutiveFailures == 0 })
+	wantState(status.HealthHealthy, 0, -1)
+	// A stable connection that drops reconnects at once.
+	r.DropAll()
+	<-c.Done()
+	link.Release(c, nil)
+	wantState(status.HealthHealthy, 0, 0)
+
+	// Relay gone: backoff doubles to the 1 h cap, then hourly, then dead
+	// after 24 h of continuous failure with a daily retry.
+	r.Close()
+	start := clock.Now()
+	for i := 1; ; i++ {
+		if _, err := link.Connect(ctx); err == nil {
+			t.Fatal("connected to a closed relay")
+		}
+		h := link.Health()
+		elapsed := clock.Now().Sub(start)
+		switch {
+		case elapsed >= relay.DeadAfter:
+			wantState(status.HealthDead, i, relay.DeadRetry)
+		case i > 11: // 5 s << 10 passes the 1 h cap
+			wantState(status.HealthHourly, i, time.Hour)
+		case relay.BackoffBase<<(i-1) >= relay.BackoffCap:
+			wantState(status.HealthHourly, i, time.Hour)
+		default:
+			wantState(status.HealthBackoff, i, relay.BackoffBase<<(i-1))
+		}
+		if h.State == status.HealthDead {
+			break
+		}
+		clock.Advance(time.Duration(h.NextRetryAt-clock.Now().Unix()) * time.Second)
+	}
+	if len(saved) == 0 || saved[len(saved)-1].State != status.HealthDead {
+		t.Fatal("health changes were not reported for persistence")
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

@@ -1,0 +1,439 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/nbd-wtf/go-nostr"
+
+	"dtp-personal/engine/ingest"
+)
+
+// liveBuffer bounds the live events a subscription holds while its stored
+// results are still being sent; past it the subscription is closed.
+const liveBuffer = 1000
+
+// conn is one WebSocket client. The read loop handles frames in order; one
+// writer goroutine owns the socket's writes. OKs have their own queue whose
+// capacity equals the in-flight bound, so a commit callback never blocks.
+type conn struct {
+	s        *Server
+	id       string
+	ws       *websocket.Conn
+	ctx      context.Context
+	cancel   context.CancelFunc
+	mayWrite bool
+	limiter  *tokenBucket
+
+	oks      chan []byte   // OK replies, never blocks (see inflight)
+	out      chan []byte   // everything else, in order
+	inflight chan struct{} // pushed events awaiting their OK
+
+	mu   sync.Mutex
+	subs map[string]*subscription
+
+	tooSlow atomic.Bool
+}
+
+type subscription struct {
+	filters nostr.Filters
+	live    bool           // stored results sent: deliver directly
+	pending []*nostr.Event // live events that arrived before EOSE
+	sent    map[string]struct{}
+}
+
+func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
+	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{
+		// origins are checked by our own rule: foreign pages may read, not write
+		InsecureSkipVerify: true,
+	})
+	if err != nil {
+		return
+	}
+	ws.SetReadLimit(s.cfg.Limits.MaxFrameBytes)
+	ctx, cancel := context.WithCancel(context.Background())
+	s.mu.Lock()
+	s.nextID++
+	id := "ws-" + strconv.FormatUint(s.nextID, 10)
+	s.mu.Unlock()
+	l := s.cfg.Limits
+	c := &conn{
+		s: s, id: id, ws: ws, ctx: ctx, cancel: cancel,
+		mayWrite: originMayWrite(r),
+		limiter:  newTokenBucket(l.EventsPerSecond, l.EventsBurst),
+		oks:      make(chan []byte, l.MaxInflightEvents),
+		out:      make(chan []byte, 1024),
+		inflight: make(chan struct{}, l.MaxInflightEvents),
+		subs:     make(map[string]*subscription),
+	}
+	s.register(c)
+	defer s.unregister(c)
+	go c.writeLoop()
+	c.readLoop()
+	cancel()
+	if c.tooSlow.Load() {
+		_ = ws.Close(websocket.StatusPolicyViolation, "too slow: live events were not read in time")
+		return
+	}
+	_ = ws.Close(websocket.StatusNormalClosure, "")
+}
+
+func (c *conn) readLoop() {
+	for {
+		typ, data, err := c.ws.Read(c.ctx)
+		if err != nil {
+			return
+		}
+		if typ != websocket.MessageText {
+			c.notice("invalid: binary frames are not supported")
+			continue
+		}
+		c.handle(data)
+		if c.ctx.Err() != nil {
+			return
+		}
+	}
+}
+
+func (c *conn) writeLoop() {
+	defer c.cancel()
+	for {
+		var b []byte
+		select {
+		case b = <-c.oks:
+		case b = <-c.out:
+		case <-c.ctx.Done():
+			return
+		}
+		ctx, cancel := context.WithTimeout(c.ctx, 15*time.Second)
+		err := c.ws.Write(ctx, websocket.MessageText, b)
+		cancel()
+		if err != nil {
+			return
+		}
+	}
+}
+
+// send queues a frame in order, waiting while the client reads slowly.
+func (c *conn) send(v ...any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return
+	}
+	select {
+	case c.out <- b:
+	case <-c.ctx.Done():
+	}
+}
+
+func (c *conn) notice(msg string) { c.send("NOTICE", msg) }
+
+func (c *conn) handle(data []byte) {
+	var frame []json.RawMessage
+	if err := json.Unmarshal(data, &frame); err != nil || len(frame) == 0 {
+		c.s.refused.Inc("unparseable-frame")
+		c.notice("invalid: frame is not a JSON array of a NIP-01 message")
+		return
+	}
+	var label string
+	if err := json.Unmarshal(frame[0], &label); err != nil {
+		c.notice("invalid: first element of a message must be a string")
+		return
+	}
+	oversize := len(data) > c.s.cfg.Limits.MaxMessageBytes
+	switch label {
+	case "EVENT":
+		c.handleEvent(frame, len(data), oversize)
+	case "REQ", "COUNT", "RESOLVE", "ROOTS":
+		if oversize {
+			c.notice(c.oversizeRule(len(data)))
+			return
+		}
+		switch label {
+		case "REQ":
+			c.handleReq(frame)
+		case "COUNT":
+			c.handleCount(frame)
+		case "RESOLVE":
+			c.handleResolve(frame)
+		case "ROOTS":
+			c.handleRoots(frame)
+		}
+	case "CLOSE":
+		var subID string
+		if len(frame) != 2 || json.Unmarshal(frame[1], &subID) != nil {
+			c.notice("invalid: CLOSE needs one subscription id")
+			return
+		}
+		c.mu.Lock()
+		delete(c.subs, subID)
+		c.mu.Unlock()
+	case "AUTH":
+		c.notice("invalid: this server does not ask for AUTH")
+	default:
+		c.notice(fmt.Sprintf("invalid: unknown message type %q", label))
+	}
+}
+
+func (c *conn) oversizeRule(n int) string {
+	c.s.refused.Inc("message-too-large")
+	return fmt.Sprintf("invalid: message of %d bytes exceeds the limit of %d bytes", n, c.s.cfg.Limits.MaxMessageBytes)
+}
+
+func (c *conn) handleEvent(frame []json.RawMessage, size int, oversize bool) {
+	if len(frame) != 2 {
+		c.notice("invalid: EVENT needs exactly one event")
+		return
+	}
+	var ev nostr.Event
+	if err := json.Unmarshal(frame[1], &ev); err != nil {
+		c.notice("invalid: event is not a NIP-01 event object: " + err.Error())
+		return
+	}
+	switch {
+	case oversize:
+		c.ok(ev.ID, false, c.oversizeRule(size))
+		return
+	case !c.mayWrite:
+		c.s.refused.Inc("foreign-origin")
+		c.ok(ev.ID, false, "restricted: web pages of other origins may not write to this server")
+		return
+	case !c.limiter.take():
+		c.s.refused.Inc("rate-limited")
+		c.ok(ev.ID, false, fmt.Sprintf("rate-limited: more than %g events per second on this connection", c.s.cfg.Limits.EventsPerSecond))
+		return
+	}
+	select {
+	case c.inflight <- struct{}{}:
+	case <-c.ctx.Done():
+		return
+	}
+	err := c.s.cfg.Ingest.Submit(c.ctx, &ev, "push", func(r ingest.Result) {
+		c.ok(r.ID, r.OK, r.Message)
+		<-c.inflight
+	})
+	if err != nil {
+		<-c.inflight
+	}
+}
+
+// ok queues an OK reply. Callers hold an in-flight slot or run on the read
+// loop, so the queue has room.
+func (c *conn) ok(id string, accepted bool, msg string) {
+	b, _ := json.Marshal([]any{"OK", id, accepted, msg})
+	select {
+	case c.oks <- b:
+	case <-c.ctx.Done():
+	}
+}
+
+func (c *conn) closed(subID, reason string) { c.send("CLOSED", subID, reason) }
+
+// parseFilters reads the subscription id and filters of a REQ or COUNT.
+func (c *conn) parseFilters(frame []json.RawMessage) (string, nostr.Filters, string) {
+	if len(frame) < 2 {
+		return "", nil, "invalid: missing subscription id"
+	}
+	var subID string
+	if err := json.Unmarshal(frame[1], &subID); err != nil || subID == "" || len(subID) > 64 {
+		return "", nil, "invalid: subscription id must be a string of 1 to 64 characters"
+	}
+	n := len(frame) - 2
+	if n == 0 {
+		return subID, nil, "invalid: at least one filter is required"
+	}
+	if n > c.s.cfg.Limits.MaxFilters {
+		c.s.refused.Inc("too-many-filters")
+		return subID, nil, fmt.Sprintf("invalid: %d filters exceed the limit of %d per request", n, c.s.cfg.Limits.MaxFilters)
+	}
+	filters := make(nostr.Filters, n)
+	for i, raw := range frame[2:] {
+		if err := json.Unmarshal(raw, &filters[i]); err != nil {
+			return subID, nil, "invalid: filter is not a NIP-01 filter object: " + err.Error()
+		}
+	}
+	return subID, filters, ""
+}
+
+func (c *conn) handleReq(frame []json.RawMessage) {
+	subID, filters, bad := c.parseFilters(frame)
+	if bad != "" {
+		if subID == "" {
+			c.notice(bad)
+		} else {
+			c.closed(subID, bad)
+		}
+		return
+	}
+	sub := &subscription{filters: filters, sent: make(map[string]struct{})}
+	c.mu.Lock()
+	if _, replacing := c.subs[subID]; !replacing && len(c.subs) >= c.s.cfg.Limits.MaxSubscriptions {
+		c.mu.Unlock()
+		c.s.refused.Inc("too-many-subscriptions")
+		c.closed(subID, fmt.Sprintf("invalid: %d open subscriptions is the limit per connection", c.s.cfg.Limits.MaxSubscriptions))
+		return
+	}
+	// registered before the query so that nothing committed meanwhile is missed
+	c.subs[subID] = sub
+	c.mu.Unlock()
+
+	for _, f := range filters {
+		if f.LimitZero {
+			continue
+		}
+		max := c.s.cfg.Limits.MaxLimit
+		evs, err := c.s.cfg.Events.Query(c.ctx, f, max)
+		if err != nil {
+			c.closed(subID, "error: query failed: "+err.Error())
+			c.mu.Lock()
+			delete(c.subs, subID)
+			c.mu.Unlock()
+			return
+		}
+		for _, ev := range evs {
+			if _, dup := sub.sent[ev.ID]; dup {
+				continue
+			}
+			sub.sent[ev.ID] = struct{}{}
+			c.send("EVENT", subID, ev)
+		}
+	}
+	c.send("EOSE", subID)
+	c.mu.Lock()
+	pending := sub.pending
+	sub.pending, sub.live = nil, true
+	c.mu.Unlock()
+	for _, ev := range pending {
+		if _, dup := sub.sent[ev.ID]; !dup {
+			c.send("EVENT", subID, ev)
+		}
+	}
+	sub.sent = nil
+}
+
+func (c *conn) handleCount(frame []json.RawMessage) {
+	subID, filters, bad := c.parseFilters(frame)
+	if bad != "" {
+		if subID == "" {
+			c.notice(bad)
+		} else {
+			c.closed(subID, bad)
+		}
+		return
+	}
+	var total int64
+	for _, f := range filters {
+		n, err := c.s.cfg.Events.Count(c.ctx, f)
+		if err != nil {
+			c.closed(subID, "error: count failed: "+err.Error())
+			return
+		}
+		total += n
+	}
+	c.send("COUNT", subID, map[string]int64{"count": total})
+}
+
+func (c *conn) handleResolve(frame []json.RawMessage) {
+	var reqID string
+	var q ResolveQuery
+	if len(frame) != 3 || json.Unmarshal(frame[1], &reqID) != nil || json.Unmarshal(frame[2], &q) != nil {
+		c.notice(`invalid: RESOLVE is ["RESOLVE", <id>, {"subject": …}]`)
+		return
+	}
+	if c.s.cfg.Resolver == nil {
+		c.send("RESOLVED", reqID, map[string]string{"error": "error: resolver not available"})
+		return
+	}
+	ans, err := c.s.cfg.Resolver.Resolve(c.ctx, q)
+	if err != nil {
+		c.send("RESOLVED", reqID, map[string]string{"error": err.Error()})
+		return
+	}
+	c.send("RESOLVED", reqID, ans)
+}
+
+func (c *conn) handleRoots(frame []json.RawMessage) {
+	var roots []string
+	if len(frame) != 2 || json.Unmarshal(frame[1], &roots) != nil {
+		c.notice(`invalid: ROOTS is ["ROOTS", [<hex pubkey>, …]]`)
+		return
+	}
+	if c.s.cfg.Sessions == nil {
+		c.notice("error: session roots are not available")
+		return
+	}
+	if err := c.s.cfg.Sessions.SetSessionRoots(c.id, roots); err != nil {
+		c.notice(err.Error())
+		return
+	}
+	c.send("ROOTS", map[string]int{"count": len(roots)})
+}
+
+// deliver hands committed events to this connection's live subscriptions.
+// It runs on the ingest writer goroutine, so it never blocks: a client that
+// does not keep up is disconnected and can resubscribe with since.
+func (c *conn) deliver(evs []*nostr.Event) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for subID, sub := range c.subs {
+		for _, ev := range evs {
+			if !sub.filters.Match(ev) {
+				continue
+			}
+			if !sub.live {
+				if len(sub.pending) >= liveBuffer {
+					c.dropTooSlow()
+					return
+				}
+				sub.pending = append(sub.pending, ev)
+				continue
+			}
+			b, err := json.Marshal([]any{"EVENT", subID, ev})
+			if err != nil {
+				continue
+			}
+			select {
+			case c.out <- b:
+			default:
+				c.dropTooSlow()
+				return
+			}
+		}
+	}
+}
+
+func (c *conn) dropTooSlow() {
+	c.tooSlow.Store(true)
+	c.cancel()
+}
+
+// tokenBucket limits pushes per connection.
+type tokenBucket struct {
+	rate, burst, tokens float64
+	last                time.Time
+}
+
+func newTokenBucket(rate float64, burst int) *tokenBucket {
+	return &tokenBucket{rate: rate, burst: float64(burst), tokens: float64(burst), last: time.Now()}
+}
+
+func (b *tokenBucket) take() bool {
+	now := time.Now()
+	b.tokens += now.Sub(b.last).Seconds() * b.rate
+	if b.tokens > b.burst {
+		b.tokens = b.burst
+	}
+	b.last = now
+	if b.tokens < 1 {
+		return false
+	}
+	b.tokens--
+	return true
+}

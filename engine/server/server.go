@@ -1,0 +1,249 @@
+// Package server is the one listener of SPEC §9: a NIP-01 relay over
+// WebSocket on "/", the NIP-11 document, the resolver over WebSocket and
+// HTTP, /api/v1/status and /metrics. It holds no business logic: events go to
+// the ingest pipeline, queries to the store, trust questions to the resolver.
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+
+	"dtp-personal/engine/ingest"
+	"dtp-personal/engine/metrics"
+)
+
+// Ingester takes pushed events; done runs after the commit (see ingest).
+type Ingester interface {
+	Submit(ctx context.Context, ev *nostr.Event, source string, done func(ingest.Result)) error
+}
+
+// EventReader answers REQ and COUNT.
+type EventReader interface {
+	Query(ctx context.Context, f nostr.Filter, max int) ([]*nostr.Event, error)
+	Count(ctx context.Context, f nostr.Filter) (int64, error)
+}
+
+// ResolveQuery is a trust question as clients send it.
+type ResolveQuery struct {
+	Subject string   `json:"subject"`
+	Context string   `json:"context,omitempty"`
+	Scope   string   `json:"scope,omitempty"`
+	Roots   []string `json:"roots,omitempty"`
+}
+
+// Resolver answers trust questions; the answer is marshalled as JSON.
+type Resolver interface {
+	Resolve(ctx context.Context, q ResolveQuery) (any, error)
+}
+
+// Sessions tracks roots registered by live client sessions (SPEC §7).
+type Sessions interface {
+	SetSessionRoots(session string, roots []string) error
+	DropSession(session string)
+}
+
+// StatusSource gives the status document of GET /api/v1/status.
+type StatusSource interface {
+	StatusDocument() any
+}
+
+// Limits bound what one connection may do (SPEC §9).
+type Limits struct {
+	MaxMessageBytes   int     // frames larger than this are refused with a reason
+	MaxFrameBytes     int64   // frames larger than this close the connection
+	MaxSubscriptions  int     // open REQs per connection
+	MaxFilters        int     // filters per REQ
+	MaxLimit          int     // results per query
+	EventsPerSecond   float64 // pushes per connection, sustained
+	EventsBurst       int     // pushes per connection, burst
+	MaxInflightEvents int     // pushed events awaiting OK per connection
+}
+
+// DefaultLimits are the limits a personal server ships with.
+func DefaultLimits() Limits {
+	return Limits{
+		MaxMessageBytes: 128 << 10, MaxFrameBytes: 1 << 20,
+		MaxSubscriptions: 32, MaxFilters: 10, MaxLimit: 5000,
+		EventsPerSecond: 2000, EventsBurst: 20000, MaxInflightEvents: 1024,
+	}
+}
+
+// Config wires a Server.
+type Config struct {
+	Ingest   Ingester
+	Events   EventReader
+	Resolver Resolver
+	Sessions Sessions
+	Status   StatusSource
+	Metrics  *metrics.Registry
+	Limits   Limits
+	// AllowLAN reports, at each request, whether private-network peers may
+	// connect (a setting the user can change while the server runs).
+	AllowLAN func() bool
+	Info     Info
+}
+
+// Info is what the NIP-11 document says about this server.
+type Info struct {
+	Name, Description, Software, Version string
+}
+
+// Server is the HTTP + WebSocket handler. Broadcast must be wired to the
+// ingest pipeline's commits for live subscriptions to work.
+type Server struct {
+	cfg     Config
+	mu      sync.Mutex
+	conns   map[*conn]struct{}
+	nextID  uint64
+	refused metrics.Counter
+}
+
+// New builds a Server.
+func New(cfg Config) *Server {
+	if cfg.Limits == (Limits{}) {
+		cfg.Limits = DefaultLimits()
+	}
+	if cfg.AllowLAN == nil {
+		cfg.AllowLAN = func() bool { return false }
+	}
+	if cfg.Metrics == nil {
+		cfg.Metrics = metrics.New()
+	}
+	return &Server{
+		cfg:     cfg,
+		conns:   make(map[*conn]struct{}),
+		refused: cfg.Metrics.NewCounter("dtp_server_refused_total", "Requests refused by access rules or limits.", "rule"),
+	}
+}
+
+// Broadcast delivers committed events to matching live subscriptions.
+func (s *Server) Broadcast(evs []*nostr.Event) {
+	s.mu.Lock()
+	conns := make([]*conn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	for _, c := range conns {
+		c.deliver(evs)
+	}
+}
+
+// ServeHTTP routes every request of the listener.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !peerAllowed(r.RemoteAddr, s.cfg.AllowLAN()) {
+		s.refused.Inc("peer-not-local")
+		http.Error(w, "forbidden: this server accepts loopback and local-network peers only", http.StatusForbidden)
+		return
+	}
+	switch r.URL.Path {
+	case "/":
+		s.serveRoot(w, r)
+	case "/api/v1/status":
+		writeJSON(w, http.StatusOK, s.cfg.Status.StatusDocument())
+	case "/api/v1/resolve":
+		s.serveResolve(w, r)
+	case "/metrics":
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+		_ = s.cfg.Metrics.WriteText(w)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+func (s *Server) serveRoot(w http.ResponseWriter, r *http.Request) {
+	if r.Header.Get("Upgrade") != "" {
+		s.serveWebSocket(w, r)
+		return
+	}
+	if r.Header.Get("Accept") == "application/nostr+json" {
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		w.Header().Set("Content-Type", "application/nostr+json")
+		_ = json.NewEncoder(w).Encode(s.nip11())
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	_, _ = w.Write([]byte(s.cfg.Info.Name + ": a personal Nostr web-of-trust server. Connect with a Nostr client over WebSocket.\n"))
+}
+
+func (s *Server) nip11() map[string]any {
+	l := s.cfg.Limits
+	return map[string]any{
+		"name":           s.cfg.Info.Name,
+		"description":    s.cfg.Info.Description,
+		"software":       s.cfg.Info.Software,
+		"version":        s.cfg.Info.Version,
+		"supported_nips": []int{1, 11, 45},
+		"limitation": map[string]any{
+			"max_message_length": l.MaxMessageBytes,
+			"max_subscriptions":  l.MaxSubscriptions,
+			"max_filters":        l.MaxFilters,
+			"max_limit":          l.MaxLimit,
+			"auth_required":      false,
+			"payment_required":   false,
+			"restricted_writes":  true,
+		},
+	}
+}
+
+func (s *Server) serveResolve(w http.ResponseWriter, r *http.Request) {
+	q := ResolveQuery{
+		Subject: r.URL.Query().Get("subject"),
+		Context: r.URL.Query().Get("context"),
+		Scope:   r.URL.Query().Get("scope"),
+		Roots:   r.URL.Query()["root"],
+	}
+	if q.Subject == "" {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid: subject is required"})
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
+	defer cancel()
+	ans, err := s.cfg.Resolver.Resolve(ctx, q)
+	if err != nil {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+		return
+	}
+	writeJSON(w, http.StatusOK, ans)
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+}
+
+func (s *Server) register(c *conn) {
+	s.mu.Lock()
+	s.conns[c] = struct{}{}
+	s.mu.Unlock()
+}
+
+func (s *Server) unregister(c *conn) {
+	s.mu.Lock()
+	delete(s.conns, c)
+	s.mu.Unlock()
+	if s.cfg.Sessions != nil {
+		s.cfg.Sessions.DropSession(c.id)
+	}
+}
+
+// CloseAll closes every WebSocket connection (on shutdown).
+func (s *Server) CloseAll() {
+	s.mu.Lock()
+	conns := make([]*conn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	for _, c := range conns {
+		c.cancel()
+	}
+}

@@ -1,0 +1,172 @@
+// Package status holds the engine's status snapshot: the one shape read by
+// `status --json`, GET /api/v1/status and the desktop UI. Field names are a
+// stable interface (SPEC §12): extend, never rename.
+package status
+
+// Strategy ids (SPEC §6.1).
+const (
+	FrontierInterval   = "frontier-interval"
+	FrontierContinuous = "frontier-continuous"
+	GlobalContinuous   = "global-continuous"
+)
+
+// Strategies lists the strategy ids in menu order.
+var Strategies = []string{FrontierInterval, FrontierContinuous, GlobalContinuous}
+
+// StrategyLabel is the user-facing name of a strategy id.
+func StrategyLabel(id string) string {
+	switch id {
+	case FrontierInterval:
+		return "Interval (trusted network)"
+	case FrontierContinuous:
+		return "Continuous (trusted network)"
+	case GlobalContinuous:
+		return "Subscribe all"
+	}
+	return id
+}
+
+// IntervalChoices are the interval strategy's choices in minutes; 0 = manual.
+var IntervalChoices = []int{5, 15, 30, 60, 0}
+
+// Sync states (SPEC §6.5).
+const (
+	StateIdle         = "idle"
+	StateRunning      = "running"
+	StateConnecting   = "connecting"
+	StateLive         = "live"
+	StateReconnecting = "reconnecting"
+	StatePartial      = "partial"
+	StateComplete     = "complete"
+	StateStopped      = "stopped"
+	StateError        = "error"
+)
+
+// Health states of a relay (SPEC §6.5).
+const (
+	HealthHealthy = "healthy"
+	HealthBackoff = "backoff"
+	HealthHourly  = "hourly"
+	HealthDead    = "dead"
+)
+
+// Snapshot is the whole engine status at one moment.
+type Snapshot struct {
+	Strategy        string   `json:"strategy"`
+	IntervalMinutes int      `json:"intervalMinutes"`
+	Paused          bool     `json:"paused"`
+	State           string   `json:"state"`
+	Coverage        Coverage `json:"coverage"`
+	LastSync        int64    `json:"lastSync"` // unix seconds, 0 = never
+	NextSync        int64    `json:"nextSync"` // unix seconds, 0 = not scheduled
+	Relays          []Relay  `json:"relays"`
+	Frontier        Frontier `json:"frontier"`
+	Heap            Heap     `json:"heap"`
+	Progress        Progress `json:"progress"`
+	Ingest          Ingest   `json:"ingest"`
+	Settings        Settings `json:"settings"`
+}
+
+// Coverage says how complete the local copy is, and why not.
+type Coverage struct {
+	State   string   `json:"state"` // "complete" | "partial"
+	Reasons []string `json:"reasons"`
+}
+
+// Relay is one sync relay's health and progress.
+type Relay struct {
+	URL           string `json:"url"`
+	Health        string `json:"health"`
+	State         string `json:"state"`
+	Connected     bool   `json:"connected"`
+	LastSuccess   int64  `json:"lastSuccess"`
+	EventsFetched int64  `json:"eventsFetched"`
+	OldestReached int64  `json:"oldestReached"`
+	NewestReached int64  `json:"newestReached"`
+	Failures      int    `json:"consecutiveFailures"`
+	NextRetry     int64  `json:"nextRetry"`
+	LastError     string `json:"lastError"`
+}
+
+// Frontier is the sync frontier: whose events are fetched.
+type Frontier struct {
+	Roots        []string     `json:"roots"`        // hex pubkeys (configured)
+	SessionRoots []string     `json:"sessionRoots"` // hex pubkeys (live client sessions)
+	Size         int          `json:"size"`
+	ByDepth      []int        `json:"byDepth"`
+	Truncation   []Truncation `json:"truncation"`
+}
+
+// Truncation is one cap that cut the frontier walk, with how much it cut.
+type Truncation struct {
+	Reason string `json:"reason"`
+	Cut    int    `json:"cut"`
+}
+
+// Heap is the in-memory trust graph's size and limits.
+type Heap struct {
+	Nodes        int    `json:"nodes"`
+	Edges        int    `json:"edges"`
+	GraphVersion uint64 `json:"graphVersion"`
+	NodeLimit    int    `json:"nodeLimit"`
+	EdgeLimit    int    `json:"edgeLimit"`
+	LimitReason  string `json:"limitReason,omitempty"` // heap-node-limit | heap-edge-limit
+}
+
+// Progress is the running sync pass.
+type Progress struct {
+	Pass  string `json:"pass"` // trust | ratings | discovery | claims
+	Done  int    `json:"done"`
+	Total int    `json:"total"`
+}
+
+// Ingest counts what the pipeline did.
+type Ingest struct {
+	Accepted         int64       `json:"accepted"`
+	Duplicates       int64       `json:"duplicates"`
+	Rejected         int64       `json:"rejected"`
+	AcceptedPerSec   float64     `json:"acceptedPerSecond"`
+	RecentRejections []Rejection `json:"recentRejections"`
+}
+
+// Rejection is one recently refused event and the rule that refused it.
+type Rejection struct {
+	At      int64  `json:"at"`
+	EventID string `json:"eventId"`
+	Source  string `json:"source"`
+	Reason  string `json:"reason"`
+}
+
+// Settings are the user's settings as the engine holds them.
+type Settings struct {
+	Listen          string `json:"listen"`
+	AllowLAN        bool   `json:"allowLan"`
+	ScopeProfile    string `json:"scopeProfile"`
+	Limits          Limits `json:"limits"`
+	StartAtLogin    bool   `json:"startAtLogin"`
+	RepoSyncService string `json:"repoSyncService"`
+}
+
+// Limits are the frontier caps and heap guardrails (SPEC §4, §5).
+type Limits struct {
+	MaxDepth           int `json:"maxDepth"`
+	MaxAuthorsPerLevel int `json:"maxAuthorsPerLevel"`
+	MaxTotalAuthors    int `json:"maxTotalAuthors"`
+	MaxEvents          int `json:"maxEvents"`
+	MaxRatingEvents    int `json:"maxRatingEvents"`
+	MaxDiscoveryEvents int `json:"maxDiscoveryEvents"`
+	HeapNodeLimit      int `json:"heapNodeLimit"`
+	HeapEdgeLimit      int `json:"heapEdgeLimit"`
+}
+
+// DefaultLimits are SPEC §4/§5 defaults.
+func DefaultLimits() Limits {
+	return Limits{
+		MaxDepth: 4, MaxAuthorsPerLevel: 2000, MaxTotalAuthors: 20000,
+		MaxEvents: 400000, MaxRatingEvents: 400000, MaxDiscoveryEvents: 40000,
+		HeapNodeLimit: 1000000, HeapEdgeLimit: 5000000,
+	}
+}
+
+// MaxDepthHardCap is the deepest frontier walk allowed (SPEC §5).
+const MaxDepthHardCap = 5

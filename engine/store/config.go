@@ -1,0 +1,222 @@
+package store
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Setting returns the value stored under key.
+func (s *Store) Setting(key string) (value string, ok bool, err error) {
+	switch err := s.r.QueryRow(`SELECT value FROM settings WHERE key = ?`, key).Scan(&value); {
+	case errors.Is(err, sql.ErrNoRows):
+		return "", false, nil
+	case err != nil:
+		return "", false, fmt.Errorf("store: setting %q: %w", key, err)
+	}
+	return value, true, nil
+}
+
+// SetSetting stores value under key; the revision increases when the value
+// actually changes.
+func (s *Store) SetSetting(key, value string) error {
+	err := s.configChange(`INSERT INTO settings (key, value) VALUES (?, ?)
+		ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE settings.value IS NOT excluded.value`, key, value)
+	if err != nil {
+		return fmt.Errorf("store: set setting %q: %w", key, err)
+	}
+	return nil
+}
+
+// Revision is a counter that increases with every change to settings, relays
+// or roots, from this process or any other sharing the file.
+func (s *Store) Revision() (int64, error) {
+	var n int64
+	if err := s.r.QueryRow(`SELECT n FROM revision WHERE id = 1`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("store: revision: %w", err)
+	}
+	return n, nil
+}
+
+// configChange runs one configuration statement and, when it changed a row,
+// bumps the revision in the same transaction.
+func (s *Store) configChange(query string, args ...any) error {
+	return s.writeTx(func(tx *sql.Tx) error {
+		res, err := tx.Exec(query, args...)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return err
+		}
+		return bumpRevision(tx)
+	})
+}
+
+func bumpRevision(tx *sql.Tx) error {
+	_, err := tx.Exec(`UPDATE revision SET n = n + 1 WHERE id = 1`)
+	return err
+}
+
+// AddRelay adds a sync relay; adding one already present changes nothing.
+func (s *Store) AddRelay(url string) error {
+	if url == "" {
+		return errors.New("store: add relay: empty url")
+	}
+	err := s.configChange(`INSERT INTO relays (url, added_at) VALUES (?, ?) ON CONFLICT (url) DO NOTHING`, url, time.Now().Unix())
+	if err != nil {
+		return fmt.Errorf("store: add relay %s: %w", url, err)
+	}
+	return nil
+}
+
+// RemoveRelay removes a sync relay together with its cursors and health.
+func (s *Store) RemoveRelay(url string) error {
+	err := s.writeTx(func(tx *sql.Tx) error {
+		res, err := tx.Exec(`DELETE FROM relays WHERE url = ?`, url)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(`DELETE FROM cursors WHERE relay = ?`, url); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(`DELETE FROM relay_health WHERE url = ?`, url); err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return err
+		}
+		return bumpRevision(tx)
+	})
+	if err != nil {
+		return fmt.Errorf("store: remove relay %s: %w", url, err)
+	}
+	return nil
+}
+
+// Relays lists the sync relays, sorted.
+func (s *Store) Relays() ([]string, error) {
+	relays, err := s.strings(`SELECT url FROM relays ORDER BY url`)
+	if err != nil {
+		return nil, fmt.Errorf("store: relays: %w", err)
+	}
+	return relays, nil
+}
+
+// RelayHealth is the persisted connection health of one relay (SPEC §6.5).
+type RelayHealth struct {
+	URL                 string
+	State               string // healthy | backoff | hourly | dead
+	ConsecutiveFailures int
+	FirstFailureAt      int64
+	LastAttemptAt       int64
+	LastSuccessAt       int64
+	LastConnectedAt     int64
+	NextRetryAt         int64
+	LastError           string
+	EventsFetched       int64
+	OldestReached       int64
+	NewestReached       int64
+}
+
+// SaveRelayHealth upserts h. Any relay may have health, listed in Relays or
+// not (repository sync relays are not).
+func (s *Store) SaveRelayHealth(h RelayHealth) error {
+	err := s.writeTx(func(tx *sql.Tx) error {
+		_, err := tx.Exec(`INSERT INTO relay_health (url, state, consecutive_failures, first_failure_at,
+				last_attempt_at, last_success_at, last_connected_at, next_retry_at, last_error,
+				events_fetched, oldest_reached, newest_reached)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (url) DO UPDATE SET state = excluded.state,
+				consecutive_failures = excluded.consecutive_failures, first_failure_at = excluded.first_failure_at,
+				last_attempt_at = excluded.last_attempt_at, last_success_at = excluded.last_success_at,
+				last_connected_at = excluded.last_connected_at, next_retry_at = excluded.next_retry_at,
+				last_error = excluded.last_error, events_fetched = excluded.events_fetched,
+				oldest_reached = excluded.oldest_reached, newest_reached = excluded.newest_reached`,
+			h.URL, h.State, h.ConsecutiveFailures, h.FirstFailureAt, h.LastAttemptAt, h.LastSuccessAt,
+			h.LastConnectedAt, h.NextRetryAt, h.LastError, h.EventsFetched, h.OldestReached, h.NewestReached)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store: save health of %s: %w", h.URL, err)
+	}
+	return nil
+}
+
+// RelayHealth returns the saved health of url; ok is false if none was saved.
+func (s *Store) RelayHealth(url string) (RelayHealth, bool, error) {
+	h := RelayHealth{URL: url}
+	err := s.r.QueryRow(`SELECT state, consecutive_failures, first_failure_at, last_attempt_at,
+			last_success_at, last_connected_at, next_retry_at, last_error, events_fetched,
+			oldest_reached, newest_reached
+		FROM relay_health WHERE url = ?`, url).Scan(&h.State, &h.ConsecutiveFailures, &h.FirstFailureAt,
+		&h.LastAttemptAt, &h.LastSuccessAt, &h.LastConnectedAt, &h.NextRetryAt, &h.LastError,
+		&h.EventsFetched, &h.OldestReached, &h.NewestReached)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return RelayHealth{}, false, nil
+	case err != nil:
+		return RelayHealth{}, false, fmt.Errorf("store: health of %s: %w", url, err)
+	}
+	return h, true, nil
+}
+
+// AddRoot adds a configured root (64 lower-case hex characters).
+func (s *Store) AddRoot(hex string) error {
+	if !isHex64(hex) {
+		return fmt.Errorf("store: add root %q: not a 64-character lower-case hex pubkey", hex)
+	}
+	if err := s.configChange(`INSERT INTO roots (pubkey) VALUES (?) ON CONFLICT (pubkey) DO NOTHING`, hex); err != nil {
+		return fmt.Errorf("store: add root %s: %w", hex, err)
+	}
+	return nil
+}
+
+// RemoveRoot removes a configured root; removing an absent one changes nothing.
+func (s *Store) RemoveRoot(hex string) error {
+	if err := s.configChange(`DELETE FROM roots WHERE pubkey = ?`, hex); err != nil {
+		return fmt.Errorf("store: remove root %s: %w", hex, err)
+	}
+	return nil
+}
+
+// Roots lists the configured roots, sorted.
+func (s *Store) Roots() ([]string, error) {
+	roots, err := s.strings(`SELECT pubkey FROM roots ORDER BY pubkey`)
+	if err != nil {
+		return nil, fmt.Errorf("store: roots: %w", err)
+	}
+	return roots, nil
+}
+
+// strings runs a one-column query on the read pool.
+func (s *Store) strings(query string, args ...any) ([]string, error) {
+	rows, err := s.r.Query(query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+func isHex64(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}

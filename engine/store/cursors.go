@@ -1,0 +1,111 @@
+package store
+
+import (
+	"database/sql"
+	"fmt"
+	"slices"
+)
+
+// authorChunk bounds the bound parameters per cursor statement.
+const authorChunk = 500
+
+// CursorKey names a cursor: one per relay, filter family ("trust", "ratings",
+// "discovery", "claims") and author (for discovery: the X subject).
+type CursorKey struct{ Relay, Scope, Author string }
+
+// Cursor is how far a (relay, scope, author) has been synced, plus the retry
+// state of its last failure (SPEC §6.4).
+type Cursor struct {
+	CursorKey
+	LastSeenCreatedAt int64
+	LastEoseAt        int64
+	Attempts          int
+	NextRetryAt       int64
+	LastError         string
+}
+
+// Cursors returns the saved cursors of relay and scope for the given authors,
+// keyed by author; authors without one are absent. An empty authors list
+// returns every cursor of that relay and scope.
+func (s *Store) Cursors(relay, scope string, authors []string) (map[string]Cursor, error) {
+	const cols = `SELECT author, last_seen_created_at, last_eose_at, attempts, next_retry_at, last_error
+		FROM cursors WHERE relay = ? AND scope = ?`
+	out := make(map[string]Cursor)
+	read := func(query string, args ...any) error {
+		rows, err := s.r.Query(query, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			c := Cursor{CursorKey: CursorKey{Relay: relay, Scope: scope}}
+			if err := rows.Scan(&c.Author, &c.LastSeenCreatedAt, &c.LastEoseAt, &c.Attempts, &c.NextRetryAt, &c.LastError); err != nil {
+				return err
+			}
+			out[c.Author] = c
+		}
+		return rows.Err()
+	}
+	var err error
+	if len(authors) == 0 {
+		err = read(cols, relay, scope)
+	}
+	for chunk := range slices.Chunk(authors, authorChunk) {
+		if err = read(cols+" AND author IN ("+placeholders(len(chunk))+")", append([]any{relay, scope}, anySlice(chunk)...)...); err != nil {
+			break
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: cursors of %s/%s: %w", relay, scope, err)
+	}
+	return out, nil
+}
+
+// SaveCursors upserts cs in one transaction.
+func (s *Store) SaveCursors(cs []Cursor) error {
+	if len(cs) == 0 {
+		return nil
+	}
+	err := s.writeTx(func(tx *sql.Tx) error {
+		st, err := tx.Prepare(`INSERT INTO cursors (relay, scope, author, last_seen_created_at, last_eose_at,
+				attempts, next_retry_at, last_error)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (relay, scope, author) DO UPDATE SET
+				last_seen_created_at = excluded.last_seen_created_at, last_eose_at = excluded.last_eose_at,
+				attempts = excluded.attempts, next_retry_at = excluded.next_retry_at, last_error = excluded.last_error`)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		for _, c := range cs {
+			if _, err := st.Exec(c.Relay, c.Scope, c.Author, c.LastSeenCreatedAt, c.LastEoseAt, c.Attempts, c.NextRetryAt, c.LastError); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("store: save %d cursors: %w", len(cs), err)
+	}
+	return nil
+}
+
+// DeleteCursorsForAuthors drops every cursor (all relays and scopes) of the
+// given authors, so their return triggers a full fetch.
+func (s *Store) DeleteCursorsForAuthors(authors []string) error {
+	if len(authors) == 0 {
+		return nil
+	}
+	err := s.writeTx(func(tx *sql.Tx) error {
+		for chunk := range slices.Chunk(authors, authorChunk) {
+			if _, err := tx.Exec(`DELETE FROM cursors WHERE author IN (`+placeholders(len(chunk))+`)`, anySlice(chunk)...); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("store: delete cursors of %d authors: %w", len(authors), err)
+	}
+	return nil
+}

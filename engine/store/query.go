@@ -1,0 +1,209 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/nbd-wtf/go-nostr"
+)
+
+const eventColumns = `e.id, e.pubkey, e.created_at, e.kind, e.tags, e.content, e.sig`
+
+// scanPageSize bounds how many events Scan holds in memory between callbacks.
+const scanPageSize = 2000
+
+// whereClause is a parameterised SQL condition over events aliased "e".
+type whereClause struct {
+	conds []string
+	args  []any
+	// none is set when the filter can match nothing (an empty, non-nil list,
+	// or a tag key that is not a single letter and so is never indexed).
+	none bool
+}
+
+func (w *whereClause) in(column string, values []any) {
+	if len(values) == 0 {
+		w.none = true
+		return
+	}
+	w.conds = append(w.conds, column+" IN ("+placeholders(len(values))+")")
+	w.args = append(w.args, values...)
+}
+
+func (w *whereClause) sql() string {
+	if len(w.conds) == 0 {
+		return ""
+	}
+	return " WHERE " + strings.Join(w.conds, " AND ")
+}
+
+// filterWhere translates NIP-01 filter fields (everything but limit) into SQL.
+// A nil list means "any"; a non-nil empty list matches nothing, as in
+// nostr.Filter.Matches. Values inside one field are ORed, fields are ANDed.
+func filterWhere(f nostr.Filter) whereClause {
+	var w whereClause
+	if f.IDs != nil {
+		w.in("e.id", anySlice(f.IDs))
+	}
+	if f.Authors != nil {
+		w.in("e.pubkey", anySlice(f.Authors))
+	}
+	if f.Kinds != nil {
+		w.in("e.kind", anySlice(f.Kinds))
+	}
+	for name, values := range f.Tags {
+		if values == nil {
+			continue
+		}
+		if !isTagLetter(name) || len(values) == 0 {
+			w.none = true
+			continue
+		}
+		w.conds = append(w.conds, "e.rid IN (SELECT t.rid FROM event_tags t WHERE t.name = ? AND t.value IN ("+placeholders(len(values))+"))")
+		w.args = append(w.args, name)
+		w.args = append(w.args, anySlice(values)...)
+	}
+	if f.Since != nil {
+		w.conds = append(w.conds, "e.created_at >= ?")
+		w.args = append(w.args, int64(*f.Since))
+	}
+	if f.Until != nil {
+		w.conds = append(w.conds, "e.created_at <= ?")
+		w.args = append(w.args, int64(*f.Until))
+	}
+	return w
+}
+
+// Query returns the events matching f, newest first, ties by id ascending.
+// At most min(f.Limit, max) events are returned, where an unset f.Limit or a
+// max <= 0 does not cap; "limit":0 (f.LimitZero) returns nothing.
+func (s *Store) Query(ctx context.Context, f nostr.Filter, max int) ([]*nostr.Event, error) {
+	limit := -1 // SQLite: no limit
+	if max > 0 {
+		limit = max
+	}
+	if f.Limit > 0 && (limit < 0 || f.Limit < limit) {
+		limit = f.Limit
+	}
+	w := filterWhere(f)
+	if w.none || (f.LimitZero && f.Limit == 0) {
+		return nil, nil
+	}
+	q := "SELECT " + eventColumns + " FROM events e" + w.sql() + " ORDER BY e.created_at DESC, e.id ASC LIMIT ?"
+	evs, err := s.queryEvents(ctx, q, append(w.args, limit)...)
+	if err != nil {
+		return nil, fmt.Errorf("store: query %s: %w", f, err)
+	}
+	return evs, nil
+}
+
+// Count returns how many stored events match f (its limit is ignored).
+func (s *Store) Count(ctx context.Context, f nostr.Filter) (int64, error) {
+	w := filterWhere(f)
+	if w.none {
+		return 0, nil
+	}
+	var n int64
+	if err := s.r.QueryRowContext(ctx, "SELECT COUNT(*) FROM events e"+w.sql(), w.args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("store: count %s: %w", f, err)
+	}
+	return n, nil
+}
+
+// Scan calls fn for every stored event whose kind is in kinds (nil kinds:
+// every event), in storage order. It reads in pages and calls fn with no
+// database resources held, so fn may use the Store; it is not a snapshot:
+// events written during the scan may or may not be seen. An error from fn
+// stops the scan and is returned.
+func (s *Store) Scan(ctx context.Context, kinds []int, fn func(*nostr.Event) error) error {
+	var w whereClause
+	if kinds != nil {
+		w.in("e.kind", anySlice(kinds))
+	}
+	if w.none {
+		return nil
+	}
+	w.conds = append(w.conds, "e.rid > ?")
+	q := "SELECT e.rid, " + eventColumns + " FROM events e" + w.sql() + " ORDER BY e.rid LIMIT ?"
+	var after int64
+	for {
+		page, lastRID, err := s.scanPage(ctx, q, append(w.args, after, scanPageSize)...)
+		if err != nil {
+			return fmt.Errorf("store: scan kinds %v: %w", kinds, err)
+		}
+		for _, ev := range page {
+			if err := fn(ev); err != nil {
+				return err
+			}
+		}
+		if len(page) < scanPageSize {
+			return nil
+		}
+		after = lastRID
+	}
+}
+
+func (s *Store) scanPage(ctx context.Context, q string, args ...any) ([]*nostr.Event, int64, error) {
+	rows, err := s.r.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	var evs []*nostr.Event
+	var rid int64
+	for rows.Next() {
+		ev, err := scanEvent(rows, &rid)
+		if err != nil {
+			return nil, 0, err
+		}
+		evs = append(evs, ev)
+	}
+	return evs, rid, rows.Err()
+}
+
+func (s *Store) queryEvents(ctx context.Context, q string, args ...any) ([]*nostr.Event, error) {
+	rows, err := s.r.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var evs []*nostr.Event
+	for rows.Next() {
+		ev, err := scanEvent(rows)
+		if err != nil {
+			return nil, err
+		}
+		evs = append(evs, ev)
+	}
+	return evs, rows.Err()
+}
+
+// scanEvent reads eventColumns, preceded by any extra destinations.
+func scanEvent(rows interface{ Scan(...any) error }, extra ...any) (*nostr.Event, error) {
+	var ev nostr.Event
+	var createdAt int64
+	var tagsJSON string
+	dst := append(extra, &ev.ID, &ev.PubKey, &createdAt, &ev.Kind, &tagsJSON, &ev.Content, &ev.Sig)
+	if err := rows.Scan(dst...); err != nil {
+		return nil, err
+	}
+	ev.CreatedAt = nostr.Timestamp(createdAt)
+	if err := json.Unmarshal([]byte(tagsJSON), &ev.Tags); err != nil {
+		return nil, fmt.Errorf("stored tags of %s: %w", ev.ID, err)
+	}
+	return &ev, nil
+}
+
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
+}
+
+func anySlice[T any](values []T) []any {
+	out := make([]any, len(values))
+	for i, v := range values {
+		out[i] = v
+	}
+	return out
+}

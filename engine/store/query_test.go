@@ -1,0 +1,220 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// queryFixture stores a mixed set of events and returns the ones held.
+func queryFixture(t *testing.T, s *Store) []*nostr.Event {
+	t.Helper()
+	authors := []string{hex64("a0"), hex64("a1"), hex64("a2"), hex64("a3")}
+	var evs []*nostr.Event
+	for i := 0; i < 60; i++ {
+		author := authors[i%len(authors)]
+		at := int64(1000 + i%9) // many created_at ties
+		tags := []nostr.Tag{{"p", authors[(i+1)%len(authors)]}}
+		if i%2 == 0 {
+			tags = append(tags, nostr.Tag{"s", "x.com"})
+		}
+		if i%5 == 0 {
+			tags = append(tags, nostr.Tag{"i", fmt.Sprintf("user:id:%d", i%3)}, nostr.Tag{"I", "upper"})
+		}
+		tags = append(tags, nostr.Tag{"alt", "not indexed"}, nostr.Tag{"t"})
+		switch i % 4 {
+		case 0, 1:
+			evs = append(evs, mkEvent(1, author, at, tags...))
+		case 2:
+			tags = append(tags, nostr.Tag{"d", fmt.Sprint("slot", i)})
+			evs = append(evs, mkEvent(32009, author, at, tags...))
+		case 3:
+			evs = append(evs, mkEvent(10011, author, at, tags...)) // one winner per author survives
+		}
+	}
+	res := save(t, s, evs...)
+	gone := map[string]bool{}
+	for i, r := range res {
+		if r.Outcome != Stored {
+			gone[evs[i].ID] = true
+		}
+		gone[r.Replaced] = true
+	}
+	var held []*nostr.Event
+	for _, ev := range evs {
+		if !gone[ev.ID] {
+			held = append(held, ev)
+		}
+	}
+	return held
+}
+
+// reference answers a query with go-nostr's own matcher over held events.
+func reference(held []*nostr.Event, f nostr.Filter, max int) []string {
+	var out []*nostr.Event
+	for _, ev := range held {
+		if f.Matches(ev) {
+			out = append(out, ev)
+		}
+	}
+	slices.SortFunc(out, func(a, b *nostr.Event) int {
+		if a.CreatedAt != b.CreatedAt {
+			return int(b.CreatedAt - a.CreatedAt)
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	limit := len(out)
+	if max > 0 {
+		limit = min(limit, max)
+	}
+	if f.Limit > 0 {
+		limit = min(limit, f.Limit)
+	}
+	if f.LimitZero && f.Limit == 0 {
+		limit = 0
+	}
+	return ids(out[:limit])
+}
+
+func TestQueryFilters(t *testing.T) {
+	s, _ := openTemp(t)
+	held := queryFixture(t, s)
+	a0, a1, a2 := hex64("a0"), hex64("a1"), hex64("a2")
+	ts := func(v int64) *nostr.Timestamp { x := nostr.Timestamp(v); return &x }
+
+	cases := []struct {
+		name      string
+		f         nostr.Filter
+		max       int
+		wantEmpty bool
+	}{
+		{"all", nostr.Filter{}, 0, false},
+		{"ids", nostr.Filter{IDs: []string{held[0].ID, held[7].ID, hex64("absent")}}, 0, false},
+		{"authors", nostr.Filter{Authors: []string{a0, a2}}, 0, false},
+		{"kinds", nostr.Filter{Kinds: []int{1, 10011}}, 0, false},
+		{"tag one value", nostr.Filter{Tags: nostr.TagMap{"p": {a1}}}, 0, false},
+		{"tag OR values", nostr.Filter{Tags: nostr.TagMap{"p": {a1, a2}}}, 0, false},
+		{"tags AND keys", nostr.Filter{Tags: nostr.TagMap{"p": {a1, a2}, "s": {"x.com"}}}, 0, false},
+		{"upper-case tag", nostr.Filter{Tags: nostr.TagMap{"I": {"upper"}}}, 0, false},
+		{"since", nostr.Filter{Since: ts(1005)}, 0, false},
+		{"until", nostr.Filter{Until: ts(1002)}, 0, false},
+		{"since and until", nostr.Filter{Since: ts(1003), Until: ts(1004)}, 0, false},
+		{"limit", nostr.Filter{Limit: 7}, 0, false},
+		{"max caps limit", nostr.Filter{Limit: 20}, 5, false},
+		{"limit under max", nostr.Filter{Limit: 4}, 50, false},
+		{"max without limit", nostr.Filter{}, 9, false},
+		{"combined", nostr.Filter{Authors: []string{a0, a1, a2}, Kinds: []int{1, 32009},
+			Tags: nostr.TagMap{"s": {"x.com"}, "i": {"user:id:0", "user:id:1", "user:id:2"}}, Since: ts(1001), Until: ts(1008), Limit: 3}, 10, false},
+		{"empty ids matches nothing", nostr.Filter{IDs: []string{}}, 0, true},
+		{"empty tag values match nothing", nostr.Filter{Tags: nostr.TagMap{"p": {}}}, 0, true},
+		{"limit zero", nostr.Filter{Limit: 0, LimitZero: true}, 0, true},
+		{"no match", nostr.Filter{Authors: []string{hex64("nobody")}}, 0, true},
+	}
+	ctx := context.Background()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			want := reference(held, c.f, c.max)
+			if (len(want) == 0) != c.wantEmpty {
+				t.Fatalf("fixture gives %d expected events", len(want))
+			}
+			got, err := s.Query(ctx, c.f, c.max)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(ids(got), want) {
+				t.Fatalf("Query = %d events %v\nwant %d events %v", len(got), ids(got), len(want), want)
+			}
+			n, err := s.Count(ctx, c.f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			all := c.f
+			all.Limit, all.LimitZero = 0, false
+			if wantN := len(reference(held, all, 0)); n != int64(wantN) {
+				t.Fatalf("Count = %d, want %d", n, wantN)
+			}
+		})
+	}
+}
+
+func TestQueryNonLetterTagMatchesNothing(t *testing.T) {
+	s, _ := openTemp(t)
+	save(t, s, mkEvent(1, hex64("a"), 1, nostr.Tag{"alt", "x"}, nostr.Tag{"p", hex64("b")}))
+	got, err := s.Query(context.Background(), nostr.Filter{Tags: nostr.TagMap{"alt": {"x"}}}, 0)
+	if err != nil || len(got) != 0 {
+		t.Fatalf("multi-letter tag key: %d events, err %v; only single-letter tags are indexed", len(got), err)
+	}
+}
+
+func TestQueryOrderNewestFirstTiesByID(t *testing.T) {
+	s, _ := openTemp(t)
+	a := hex64("a")
+	evs := []*nostr.Event{mkEvent(1, a, 5), mkEvent(1, a, 7), mkEvent(1, a, 7), mkEvent(1, a, 7), mkEvent(1, a, 6)}
+	save(t, s, evs...)
+	got, err := s.Query(context.Background(), nostr.Filter{}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tied := sortedCopy([]string{evs[1].ID, evs[2].ID, evs[3].ID})
+	want := append(tied, evs[4].ID, evs[0].ID)
+	if !slices.Equal(ids(got), want) {
+		t.Fatalf("order %v, want %v", ids(got), want)
+	}
+}
+
+func TestScan(t *testing.T) {
+	s, _ := openTemp(t)
+	a := hex64("a")
+	// More than one scan page of kind 1, interleaved with another kind.
+	var notes []*nostr.Event
+	var batch []*nostr.Event
+	for i := 0; i < scanPageSize+150; i++ {
+		ev := mkEvent(1, a, int64(i))
+		notes = append(notes, ev)
+		batch = append(batch, ev)
+		if i%100 == 0 {
+			batch = append(batch, mkEvent(7, a, int64(i)))
+		}
+	}
+	save(t, s, batch...)
+	ctx := context.Background()
+
+	var seen []string
+	if err := s.Scan(ctx, []int{1}, func(ev *nostr.Event) error {
+		if ev.Kind != 1 {
+			t.Fatalf("scanned kind %d", ev.Kind)
+		}
+		seen = append(seen, ev.ID)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(sortedCopy(seen), sortedCopy(ids(notes))) {
+		t.Fatalf("scanned %d kind-1 events, want %d", len(seen), len(notes))
+	}
+
+	all := 0
+	if err := s.Scan(ctx, nil, func(*nostr.Event) error { all++; return nil }); err != nil || all != len(batch) {
+		t.Fatalf("scan of every kind saw %d (err %v), want %d", all, err, len(batch))
+	}
+
+	stop := errors.New("stop")
+	calls := 0
+	err := s.Scan(ctx, []int{7}, func(*nostr.Event) error { calls++; return stop })
+	if !errors.Is(err, stop) || calls != 1 {
+		t.Fatalf("callback error: err %v after %d calls, want stop after 1", err, calls)
+	}
+
+	// The callback may write to the store while scanning.
+	if err := s.Scan(ctx, []int{7}, func(ev *nostr.Event) error {
+		_, err := s.SaveBatch([]*nostr.Event{mkEvent(9, a, int64(ev.CreatedAt))})
+		return err
+	}); err != nil {
+		t.Fatalf("writing from the callback: %v", err)
+	}
+}

@@ -1,0 +1,142 @@
+package store
+
+import (
+	"database/sql"
+	"fmt"
+)
+
+// migrations are applied in order, each in its own transaction; PRAGMA
+// user_version records how many have been applied. Append new steps, never
+// edit a released one.
+var migrations = []string{
+	// 1: events, tag index, slots, configuration, sync state.
+	`
+CREATE TABLE events (
+	rid        INTEGER PRIMARY KEY,
+	id         TEXT    NOT NULL UNIQUE,
+	pubkey     TEXT    NOT NULL,
+	created_at INTEGER NOT NULL,
+	kind       INTEGER NOT NULL,
+	tags       TEXT    NOT NULL, -- JSON array of arrays
+	content    TEXT    NOT NULL,
+	sig        TEXT    NOT NULL
+);
+CREATE INDEX events_created ON events(created_at);
+CREATE INDEX events_kind_created ON events(kind, created_at);
+CREATE INDEX events_pubkey_kind_created ON events(pubkey, kind, created_at);
+
+-- One row per distinct single-letter tag (name, first value) of an event,
+-- the tags NIP-01 '#x' filters select on. Triggers keep it in step with
+-- events, so no write path can forget it.
+CREATE TABLE event_tags (
+	name  TEXT    NOT NULL,
+	value TEXT    NOT NULL,
+	rid   INTEGER NOT NULL,
+	PRIMARY KEY (name, value, rid)
+) WITHOUT ROWID;
+CREATE TRIGGER events_index_tags AFTER INSERT ON events BEGIN
+	INSERT OR IGNORE INTO event_tags (name, value, rid)
+	SELECT t.value ->> 0, t.value ->> 1, NEW.rid FROM json_each(NEW.tags) t
+	WHERE json_array_length(t.value) >= 2 AND (t.value ->> 0) GLOB '[A-Za-z]';
+END;
+-- Deletes by primary key from the deleted event's own tags (no rid index).
+CREATE TRIGGER events_unindex_tags AFTER DELETE ON events BEGIN
+	DELETE FROM event_tags
+	WHERE rid = OLD.rid AND (name, value) IN (SELECT t.value ->> 0, t.value ->> 1 FROM json_each(OLD.tags) t);
+END;
+
+-- Current winner of each replaceable / addressable slot.
+CREATE TABLE slots (
+	slot       TEXT    PRIMARY KEY, -- "kind:pubkey" or "kind:pubkey:d"
+	event_id   TEXT    NOT NULL,
+	created_at INTEGER NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE settings (
+	key   TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+) WITHOUT ROWID;
+
+-- Bumped in the same transaction as every settings / relays / roots change.
+CREATE TABLE revision (
+	id INTEGER PRIMARY KEY CHECK (id = 1),
+	n  INTEGER NOT NULL
+);
+INSERT INTO revision (id, n) VALUES (1, 0);
+
+CREATE TABLE relays (
+	url      TEXT    PRIMARY KEY,
+	added_at INTEGER NOT NULL
+) WITHOUT ROWID;
+
+-- Health is kept for any relay we talk to (repository sync relays are not in
+-- relays), so no foreign key; RemoveRelay deletes it explicitly.
+CREATE TABLE relay_health (
+	url                  TEXT    PRIMARY KEY,
+	state                TEXT    NOT NULL,
+	consecutive_failures INTEGER NOT NULL,
+	first_failure_at     INTEGER NOT NULL,
+	last_attempt_at      INTEGER NOT NULL,
+	last_success_at      INTEGER NOT NULL,
+	last_connected_at    INTEGER NOT NULL,
+	next_retry_at        INTEGER NOT NULL,
+	last_error           TEXT    NOT NULL,
+	events_fetched       INTEGER NOT NULL,
+	oldest_reached       INTEGER NOT NULL,
+	newest_reached       INTEGER NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE roots (
+	pubkey TEXT PRIMARY KEY
+) WITHOUT ROWID;
+
+CREATE TABLE cursors (
+	relay                TEXT    NOT NULL,
+	scope                TEXT    NOT NULL,
+	author               TEXT    NOT NULL,
+	last_seen_created_at INTEGER NOT NULL,
+	last_eose_at         INTEGER NOT NULL,
+	attempts             INTEGER NOT NULL,
+	next_retry_at        INTEGER NOT NULL,
+	last_error           TEXT    NOT NULL,
+	PRIMARY KEY (relay, scope, author)
+) WITHOUT ROWID;
+CREATE INDEX cursors_author ON cursors(author);
+`,
+}
+
+// migrate brings the schema up to date. Each step re-reads user_version inside
+// its write transaction, so two processes opening a fresh file at once apply
+// every step exactly once.
+func migrate(db *sql.DB) error {
+	for {
+		tx, err := db.Begin()
+		if err != nil {
+			return err
+		}
+		var version int
+		if err := tx.QueryRow("PRAGMA user_version").Scan(&version); err != nil {
+			tx.Rollback()
+			return err
+		}
+		if version > len(migrations) {
+			tx.Rollback()
+			return fmt.Errorf("schema version %d is newer than this program supports (%d)", version, len(migrations))
+		}
+		if version == len(migrations) {
+			return tx.Rollback()
+		}
+		if _, err := tx.Exec(migrations[version]); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("migration %d: %w", version+1, err)
+		}
+		// PRAGMA takes no bound parameters; version is our own integer.
+		if _, err := tx.Exec(fmt.Sprintf("PRAGMA user_version = %d", version+1)); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("migration %d: %w", version+1, err)
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("migration %d: %w", version+1, err)
+		}
+	}
+}

@@ -1,0 +1,108 @@
+// Package store keeps events, slot winners, settings, relays, roots, relay
+// health and sync cursors in one SQLite file (modernc.org/sqlite, WAL,
+// synchronous=FULL). All writes go through a single connection; reads use a
+// separate query-only pool. Several processes may open the same file: a
+// running server and a CLI command share it, and Revision tells the server
+// that configuration changed underneath it.
+package store
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// busyTimeoutMillis bounds how long a connection waits for another process's
+// write lock before failing with SQLITE_BUSY.
+const busyTimeoutMillis = 10000
+
+// readPoolSize is the number of concurrent read connections.
+const readPoolSize = 4
+
+// Store is the database handle. It is safe for concurrent use.
+type Store struct {
+	w     *sql.DB // exactly one connection: every write is serialised through it
+	r     *sql.DB // query_only pool
+	stmts writeStmts
+}
+
+// Open opens (creating if needed) the database at path and applies pending
+// schema migrations.
+func Open(path string) (*Store, error) {
+	if path == "" || strings.ContainsRune(path, '?') {
+		return nil, fmt.Errorf("store: unusable database path %q", path)
+	}
+	// Every connection gets the same durability settings. _txlock=immediate
+	// makes each write transaction take the write lock at BEGIN, so two
+	// processes never deadlock upgrading read locks.
+	common := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)", busyTimeoutMillis)
+	w, err := sql.Open("sqlite", path+"?"+common+"&_pragma=cache_size(-32768)&_pragma=temp_store(memory)&_txlock=immediate")
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxLifetime(0)
+	w.SetConnMaxIdleTime(0)
+	if err := migrate(w); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("store: migrate %s: %w", path, err)
+	}
+	r, err := sql.Open("sqlite", path+"?"+common+"&_pragma=query_only(1)")
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("store: open %s for reading: %w", path, err)
+	}
+	r.SetMaxOpenConns(readPoolSize)
+	r.SetMaxIdleConns(readPoolSize)
+	s := &Store{w: w, r: r}
+	if err := s.stmts.prepare(w); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("store: prepare statements: %w", err)
+	}
+	return s, nil
+}
+
+// Close releases both pools. The last connection to close checkpoints the WAL.
+func (s *Store) Close() error {
+	s.stmts.close()
+	return errors.Join(s.r.Close(), s.w.Close())
+}
+
+// IntegrityCheck runs SQLite's integrity_check and returns its report, "ok"
+// when the file is clean.
+func (s *Store) IntegrityCheck() (string, error) {
+	rows, err := s.r.Query("PRAGMA integrity_check")
+	if err != nil {
+		return "", fmt.Errorf("store: integrity check: %w", err)
+	}
+	defer rows.Close()
+	var lines []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return "", fmt.Errorf("store: integrity check: %w", err)
+		}
+		lines = append(lines, line)
+	}
+	if err := rows.Err(); err != nil {
+		return "", fmt.Errorf("store: integrity check: %w", err)
+	}
+	return strings.Join(lines, "\n"), nil
+}
+
+// writeTx runs fn inside one write transaction, committing when fn returns nil.
+func (s *Store) writeTx(fn func(tx *sql.Tx) error) error {
+	tx, err := s.w.Begin()
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}

@@ -1,0 +1,95 @@
+package sync
+
+import (
+	"maps"
+	"slices"
+	stdsync "sync"
+	"sync/atomic"
+	"time"
+
+	"dtp-personal/engine/status"
+)
+
+// Metrics is a point-in-time copy of the sync counters (SPEC §11). Suggested
+// Prometheus names, label relay="<url>":
+//
+//	dtp_relay_connected (gauge), dtp_relay_connection_attempts_total{result="ok|failed"},
+//	dtp_relay_health_state{state} (gauge 0/1), dtp_relay_consecutive_failures (gauge),
+//	dtp_relay_events_received_total{source="pass|live"}, dtp_relay_gap_events_total,
+//	dtp_relay_garbage_frames_total, dtp_relays_tracked, dtp_relays_connected, dtp_relays_dead,
+//	dtp_sync_passes_total, dtp_sync_pass_duration_seconds (last pass).
+type Metrics struct {
+	Relays              []RelayMetrics
+	RelaysTracked       int
+	RelaysConnected     int
+	RelaysDead          int
+	Passes              int64
+	PassDurationSeconds float64 // last pass
+}
+
+// RelayMetrics are one relay's counters.
+type RelayMetrics struct {
+	URL                 string
+	Connected           bool
+	Health              string
+	ConsecutiveFailures int
+	AttemptsOK          int64
+	AttemptsFailed      int64
+	EventsPass          int64 // events received by interval passes
+	EventsLive          int64 // events received by live subscriptions
+	GapEvents           int64 // events re-read to fill a gap after a drop or back-pressure
+}
+
+type metrics struct {
+	mu       stdsync.Mutex
+	relays   map[string]*relayCounters
+	passes   atomic.Int64
+	lastPass atomic.Int64 // nanoseconds
+}
+
+type relayCounters struct {
+	attemptsOK, attemptsFailed      atomic.Int64
+	eventsPass, eventsLive, gapFill atomic.Int64
+}
+
+func (m *metrics) relay(url string) *relayCounters {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	rc, ok := m.relays[url]
+	if !ok {
+		rc = &relayCounters{}
+		m.relays[url] = rc
+	}
+	return rc
+}
+
+func (m *metrics) passDone(d time.Duration) {
+	m.passes.Add(1)
+	m.lastPass.Store(int64(d))
+}
+
+// Metrics returns the counters of every configured relay.
+func (r *Runner) Metrics() Metrics {
+	st := r.Status()
+	out := Metrics{
+		Passes:              r.metrics.passes.Load(),
+		PassDurationSeconds: time.Duration(r.metrics.lastPass.Load()).Seconds(),
+		RelaysTracked:       len(st.Relays),
+	}
+	for _, rs := range st.Relays {
+		rc := r.metrics.relay(rs.URL)
+		out.Relays = append(out.Relays, RelayMetrics{
+			URL: rs.URL, Connected: rs.Connected, Health: rs.Health, ConsecutiveFailures: rs.Failures,
+			AttemptsOK: rc.attemptsOK.Load(), AttemptsFailed: rc.attemptsFailed.Load(),
+			EventsPass: rc.eventsPass.Load(), EventsLive: rc.eventsLive.Load(), GapEvents: rc.gapFill.Load(),
+		})
+		if rs.Connected {
+			out.RelaysConnected++
+		}
+		if rs.Health == status.HealthDead {
+			out.RelaysDead++
+		}
+	}
+	_ = slices.Sorted(maps.Keys(r.metrics.relays))
+	return out
+}

@@ -1,0 +1,380 @@
+package sync
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	stdsync "sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+
+	"dtp-personal/engine/relay"
+	"dtp-personal/engine/status"
+	"dtp-personal/engine/store"
+)
+
+// errCapReached stops a family once its event cap is used up.
+var errCapReached = errors.New("event cap reached")
+
+// pass is one bounded frontier pass over every relay (SPEC §6.2-6.4).
+type pass struct {
+	r      *Runner
+	manual bool // a user asked: relays in backoff are tried, deferred retries too
+	limits status.Limits
+	start  time.Time
+
+	conns []*passConn
+
+	seenMu stdsync.Mutex
+	seen   map[[32]byte]struct{} // event ids handed to the sink in this pass
+
+	mu      stdsync.Mutex
+	reasons map[string]bool
+	counts  map[string]int             // events admitted per family scope
+	cut     map[string]map[string]bool // cap reason -> keys left unfetched
+}
+
+// passConn is one relay's connection during a pass.
+type passConn struct {
+	link    *relay.Link
+	conn    *relay.Conn
+	failure error // set once the relay failed; later batches are skipped
+}
+
+// Pass runs one frontier pass now. manual passes ignore health backoff and
+// retry delays (the user asked for them).
+func (r *Runner) Pass(ctx context.Context, manual bool) (status.Coverage, error) {
+	r.passMu.Lock()
+	defer r.passMu.Unlock()
+	p := &pass{
+		r: r, manual: manual, limits: r.cfg.Settings.Limits(), start: r.cfg.Clock.Now(),
+		seen: map[[32]byte]struct{}{}, reasons: map[string]bool{}, counts: map[string]int{}, cut: map[string]map[string]bool{},
+	}
+	r.setState(status.StateRunning)
+	cov, err := p.run(ctx)
+	elapsed := r.cfg.Clock.Now().Sub(p.start)
+	r.metrics.passDone(elapsed)
+	r.passFinished(cov, err)
+	return cov, err
+}
+
+func (p *pass) run(ctx context.Context) (status.Coverage, error) {
+	urls, err := p.r.cfg.Store.Relays()
+	if err != nil {
+		return status.Coverage{}, err
+	}
+	p.r.pruneLinks(urls)
+	if len(urls) == 0 {
+		return status.Coverage{State: status.StatePartial, Reasons: []string{"no-relays"}}, nil
+	}
+	p.connect(ctx, urls)
+	defer p.release()
+	if err := p.walk(ctx); err != nil {
+		return status.Coverage{}, err
+	}
+	var truncs []status.Truncation
+	for _, reason := range []string{"maxEvents", "maxRatingEvents", "maxDiscoveryEvents"} {
+		if keys, ok := p.cut[reason]; ok {
+			truncs = append(truncs, status.Truncation{Reason: reason, Cut: len(keys)})
+			p.reasons["frontier-truncated"] = true
+		}
+	}
+	p.r.cfg.Frontier.SetEventTruncations(truncs)
+	for _, pc := range p.conns {
+		if pc.failure != nil {
+			p.reasons["relay-failed:"+pc.link.URL()] = true
+		}
+	}
+	cov := status.Coverage{State: status.StateComplete, Reasons: []string{}}
+	for reason := range p.reasons {
+		cov.Reasons = append(cov.Reasons, reason)
+	}
+	if len(cov.Reasons) > 0 {
+		cov.State = status.StatePartial
+		slices.Sort(cov.Reasons)
+	}
+	return cov, nil
+}
+
+// connect opens every relay whose health allows an attempt (all of them on a
+// manual pass), in parallel.
+func (p *pass) connect(ctx context.Context, urls []string) {
+	var wg stdsync.WaitGroup
+	for _, url := range urls {
+		link := p.r.link(url)
+		pc := &passConn{link: link}
+		p.conns = append(p.conns, pc)
+		h := link.Health()
+		if !p.manual && !h.Due(p.start) {
+			pc.failure = fmt.Errorf("in %s until %s", h.State, time.Unix(h.NextRetryAt, 0).UTC().Format(time.RFC3339))
+			continue
+		}
+		wg.Go(func() {
+			p.r.setRelayState(url, status.StateConnecting)
+			pc.conn, pc.failure = p.r.connect(ctx, link)
+			if pc.failure == nil {
+				p.r.setRelayState(url, status.StateRunning)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func (p *pass) release() {
+	for _, pc := range p.conns {
+		if pc.conn != nil {
+			failure := pc.failure
+			if failure != nil && !relay.ConnectionError(failure) {
+				failure = nil // the relay answered; a batch failed
+			}
+			pc.link.Release(pc.conn, failure)
+		}
+		state := status.StateComplete
+		if pc.failure != nil {
+			state = status.StateError
+		}
+		p.r.setRelayState(pc.link.URL(), state)
+		p.r.persistHealth(pc.link.Health(), true)
+	}
+}
+
+// walk fetches trust level by level while the frontier grows, then X-subject
+// discovery and identity claims (which can bind X accounts and so grow the
+// frontier again), and finally the ratings of the whole frontier.
+func (p *pass) walk(ctx context.Context) error {
+	fetched := map[*family]map[string]bool{
+		&trustFamily: {}, &discoveryFamily: {}, &claimsFamily: {},
+	}
+	fresh := func(f *family, keys []string) []string {
+		var out []string
+		for _, k := range f.normalizeKeys(keys) {
+			if !fetched[f][k] {
+				fetched[f][k] = true
+				out = append(out, k)
+			}
+		}
+		return out
+	}
+	frontier := p.r.cfg.Frontier
+	for {
+		for {
+			todo := fresh(&trustFamily, frontier.Authors())
+			if len(todo) == 0 {
+				break
+			}
+			if err := p.fetch(ctx, &trustFamily, todo); err != nil {
+				return err
+			}
+			if err := frontier.Refresh(ctx); err != nil {
+				return err
+			}
+		}
+		subjects := fresh(&discoveryFamily, frontier.DiscoverySubjects())
+		claims := fresh(&claimsFamily, frontier.ClaimCandidates())
+		if len(subjects) == 0 && len(claims) == 0 {
+			break
+		}
+		if err := p.fetch(ctx, &discoveryFamily, subjects); err != nil {
+			return err
+		}
+		if err := p.fetch(ctx, &claimsFamily, claims); err != nil {
+			return err
+		}
+		if err := frontier.Refresh(ctx); err != nil {
+			return err
+		}
+	}
+	return p.fetch(ctx, &ratingsFamily, ratingsFamily.normalizeKeys(frontier.Authors()))
+}
+
+// fetch pulls one family for keys from every live relay in parallel.
+func (p *pass) fetch(ctx context.Context, f *family, keys []string) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	var live []*passConn
+	for _, pc := range p.conns {
+		if pc.failure == nil {
+			live = append(live, pc)
+		}
+	}
+	var done atomic.Int64
+	total := len(keys) * len(live)
+	p.r.setProgress(status.Progress{Pass: f.scope, Total: total})
+	progress := func(n int) {
+		p.r.setProgress(status.Progress{Pass: f.scope, Done: int(done.Add(int64(n))), Total: total})
+	}
+	errs := make(chan error, len(live))
+	var wg stdsync.WaitGroup
+	for _, pc := range live {
+		wg.Go(func() { errs <- p.fetchRelay(ctx, pc, f, keys, progress) })
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fetchRelay runs a family's batches on one relay, a few REQs at a time. It
+// returns an error only for what ends the pass (sink or store failure,
+// cancellation); relay failures are recorded on pc.
+func (p *pass) fetchRelay(ctx context.Context, pc *passConn, f *family, keys []string, progress func(int)) error {
+	url := pc.link.URL()
+	store := p.r.cfg.Store
+	cursors, err := store.Cursors(url, f.scope, keys)
+	if err != nil {
+		return err
+	}
+	batches, deferred := plan(keys, cursors, p.start, p.manual, 0)
+	if len(deferred) > 0 {
+		p.reason("relay-failed:" + url)
+		progress(len(deferred))
+	}
+	work := make(chan batch)
+	var fatal error
+	var fatalOnce stdsync.Once
+	var wg stdsync.WaitGroup
+	for range p.r.cfg.Parallel {
+		wg.Go(func() {
+			for b := range work {
+				if err := p.runBatch(ctx, pc, f, b, cursors); err != nil {
+					fatalOnce.Do(func() { fatal = err })
+				}
+				progress(len(b.keys))
+			}
+		})
+	}
+	for _, b := range batches {
+		if ctx.Err() != nil {
+			break
+		}
+		work <- b
+	}
+	close(work)
+	wg.Wait()
+	if fatal == nil {
+		fatal = ctx.Err()
+	}
+	return fatal
+}
+
+// runBatch fetches one batch and moves its cursors: forward after EOSE on
+// an unsaturated final page, retry state otherwise.
+func (p *pass) runBatch(ctx context.Context, pc *passConn, f *family, b batch, cursors map[string]store.Cursor) error {
+	url := pc.link.URL()
+	if p.relayFailed(pc) || p.capped(f, b.keys) {
+		return nil
+	}
+	filter := f.filter(b.keys)
+	filter.Since = b.since
+	reqStart := p.r.cfg.Clock.Now()
+	var sinkErr error
+	st, err := pc.conn.Fetch(ctx, filter, func(evs []*nostr.Event) error {
+		evs, capErr := p.admit(f, evs)
+		if len(evs) > 0 {
+			if _, sinkErr = p.r.cfg.Sink.Ingest(ctx, url, evs); sinkErr != nil {
+				return sinkErr
+			}
+			p.r.metrics.relay(url).eventsPass.Add(int64(len(evs)))
+		}
+		return capErr
+	})
+	pc.link.Fetched(st)
+	now := p.r.cfg.Clock.Now()
+	switch {
+	case sinkErr != nil:
+		return fmt.Errorf("ingest from %s: %w", url, sinkErr)
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case errors.Is(err, errCapReached):
+		p.capped(f, b.keys)
+		return nil
+	case err != nil:
+		if relay.ConnectionError(err) {
+			p.failRelay(pc, err)
+		}
+		p.reason("relay-failed:" + url)
+		return p.r.cfg.Store.SaveCursors(failed(url, f.scope, b.keys, cursors, now, err))
+	}
+	return p.r.cfg.Store.SaveCursors(completed(url, f.scope, b.keys, cursors, reqStart, now))
+}
+
+// admit drops events already handed to the sink by another relay in this
+// pass and applies the family's event cap.
+func (p *pass) admit(f *family, evs []*nostr.Event) ([]*nostr.Event, error) {
+	p.seenMu.Lock()
+	defer p.seenMu.Unlock()
+	out := evs[:0:0]
+	for _, ev := range evs {
+		var id [32]byte
+		if n, err := hex.Decode(id[:], []byte(ev.ID)); err != nil || n != 32 {
+			out = append(out, ev) // malformed id: the sink rejects it, naming the rule
+			continue
+		}
+		if _, dup := p.seen[id]; dup {
+			continue
+		}
+		p.seen[id] = struct{}{}
+		out = append(out, ev)
+	}
+	if f.cap == nil {
+		return out, nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	room := max(f.cap(p.limits)-p.counts[f.scope], 0)
+	if len(out) > room {
+		p.counts[f.scope] += room
+		return out[:room], errCapReached
+	}
+	p.counts[f.scope] += len(out)
+	return out, nil
+}
+
+// capped reports whether f's event cap is used up, and if so records keys
+// as cut by it.
+func (p *pass) capped(f *family, keys []string) bool {
+	if f.cap == nil {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.counts[f.scope] < f.cap(p.limits) {
+		return false
+	}
+	if p.cut[f.capReason] == nil {
+		p.cut[f.capReason] = map[string]bool{}
+	}
+	for _, k := range keys {
+		p.cut[f.capReason][k] = true
+	}
+	return true
+}
+
+func (p *pass) reason(r string) {
+	p.mu.Lock()
+	p.reasons[r] = true
+	p.mu.Unlock()
+}
+
+func (p *pass) relayFailed(pc *passConn) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return pc.failure != nil
+}
+
+func (p *pass) failRelay(pc *passConn, err error) {
+	p.mu.Lock()
+	if pc.failure == nil {
+		pc.failure = err
+	}
+	p.mu.Unlock()
+}

@@ -1,0 +1,183 @@
+package sync
+
+import (
+	"cmp"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+
+	"dtp-personal/engine/status"
+	"dtp-personal/engine/store"
+	"dtp-personal/engine/validation"
+)
+
+// Planning constants of SPEC §6.2 and §6.4.
+const (
+	BatchSize       = 20               // authors (or subjects) per filter
+	Overlap         = 60 * time.Second // re-read this much before a cursor
+	retryBase       = 30 * time.Second // first retry of a failed batch
+	retryCap        = time.Hour
+	reconnectWindow = 15 * time.Minute // re-read after a live connection drop
+)
+
+// family is one filter family: a cursor scope and how its filters look.
+type family struct {
+	scope     string
+	filter    func(keys []string) nostr.Filter
+	validKey  func(string) bool
+	capReason string // event cap of this family, "" = none
+	cap       func(status.Limits) int
+}
+
+var (
+	trustFamily = family{
+		scope:     "trust",
+		filter:    func(keys []string) nostr.Filter { return nostr.Filter{Kinds: []int{validation.KindTrust}, Authors: keys} },
+		validKey:  isHexKey,
+		capReason: "maxEvents",
+		cap:       func(l status.Limits) int { return l.MaxEvents },
+	}
+	ratingsFamily = family{
+		scope: "ratings",
+		filter: func(keys []string) nostr.Filter {
+			return nostr.Filter{Kinds: []int{validation.KindRating}, Authors: keys, Tags: nostr.TagMap{"s": {"x.com"}}}
+		},
+		validKey:  isHexKey,
+		capReason: "maxRatingEvents",
+		cap:       func(l status.Limits) int { return l.MaxRatingEvents },
+	}
+	discoveryFamily = family{
+		scope: "discovery",
+		filter: func(keys []string) nostr.Filter {
+			return nostr.Filter{Kinds: []int{validation.KindTrust}, Tags: nostr.TagMap{"k": {"user:id"}, "i": keys}}
+		},
+		validKey:  isXSubject,
+		capReason: "maxDiscoveryEvents",
+		cap:       func(l status.Limits) int { return l.MaxDiscoveryEvents },
+	}
+	claimsFamily = family{
+		scope:    "claims",
+		filter:   func(keys []string) nostr.Filter { return nostr.Filter{Kinds: []int{validation.KindClaims}, Authors: keys} },
+		validKey: isHexKey,
+	}
+)
+
+func isHexKey(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+func isXSubject(s string) bool {
+	digits, ok := strings.CutPrefix(s, "user:id:")
+	if !ok || digits == "" {
+		return false
+	}
+	for _, c := range []byte(digits) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// normalizeKeys lower-cases (hex keys only), drops invalid keys, dedupes and sorts.
+func (f family) normalizeKeys(keys []string) []string {
+	out := make([]string, 0, len(keys))
+	for _, k := range keys {
+		if isHexKey(strings.ToLower(k)) {
+			k = strings.ToLower(k)
+		}
+		if f.validKey(k) {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// batch is one REQ: up to BatchSize keys sharing a since (nil = full fetch).
+type batch struct {
+	keys  []string
+	since *nostr.Timestamp
+}
+
+// plan splits keys into batches. Keys needing a full fetch (no cursor, or a
+// cursor last completed on an earlier UTC day: the daily full refresh) are
+// batched apart from incremental ones, which are grouped by cursor so one
+// new author does not turn a whole batch into a full fetch. Keys in retry
+// backoff are returned as deferred unless force is set. floor, when not 0,
+// raises every incremental since to at least that time (live reconnects).
+func plan(keys []string, cursors map[string]store.Cursor, now time.Time, force bool, floor int64) (batches []batch, deferred []string) {
+	today := utcDay(now.Unix())
+	var full, incremental []string
+	for _, k := range keys {
+		c, ok := cursors[k]
+		switch {
+		case ok && !force && c.NextRetryAt > now.Unix():
+			deferred = append(deferred, k)
+		case !ok || c.LastEoseAt == 0 || utcDay(c.LastEoseAt) != today:
+			full = append(full, k)
+		default:
+			incremental = append(incremental, k)
+		}
+	}
+	for chunk := range slices.Chunk(full, BatchSize) {
+		batches = append(batches, batch{keys: chunk})
+	}
+	slices.SortStableFunc(incremental, func(a, b string) int {
+		return cmp.Compare(cursors[a].LastSeenCreatedAt, cursors[b].LastSeenCreatedAt)
+	})
+	for chunk := range slices.Chunk(incremental, BatchSize) {
+		since := cursors[chunk[0]].LastSeenCreatedAt - int64(Overlap/time.Second)
+		since = max(since, floor, 0)
+		ts := nostr.Timestamp(since)
+		batches = append(batches, batch{keys: slices.Sorted(slices.Values(chunk)), since: &ts})
+	}
+	return batches, deferred
+}
+
+func utcDay(unix int64) int64 { return unix / 86400 }
+
+// completed returns the cursors of a batch that reached EOSE on an
+// unsaturated final page: everything created up to the REQ's start is held.
+func completed(relay, scope string, keys []string, prev map[string]store.Cursor, reqStart, now time.Time) []store.Cursor {
+	out := make([]store.Cursor, len(keys))
+	for i, k := range keys {
+		out[i] = store.Cursor{
+			CursorKey:         store.CursorKey{Relay: relay, Scope: scope, Author: k},
+			LastSeenCreatedAt: max(prev[k].LastSeenCreatedAt, reqStart.Unix()),
+			LastEoseAt:        now.Unix(),
+		}
+	}
+	return out
+}
+
+// failed keeps a batch's cursors and records the retry state: exponential
+// backoff from 30 s to 1 h with ±20 % jitter.
+func failed(relay, scope string, keys []string, prev map[string]store.Cursor, now time.Time, err error) []store.Cursor {
+	out := make([]store.Cursor, len(keys))
+	for i, k := range keys {
+		c := prev[k]
+		c.CursorKey = store.CursorKey{Relay: relay, Scope: scope, Author: k}
+		c.Attempts++
+		delay := retryCap
+		if shift := c.Attempts - 1; shift < 12 && retryBase<<shift < retryCap {
+			delay = retryBase << shift
+		}
+		delay = time.Duration(float64(delay) * (0.8 + 0.4*rand.Float64()))
+		c.NextRetryAt = now.Add(delay).Unix()
+		c.LastError = err.Error()
+		out[i] = c
+	}
+	return out
+}

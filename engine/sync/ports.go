@@ -1,0 +1,55 @@
+// Package sync pulls the web-of-trust events of the sync frontier from the
+// configured relays (SPEC §6): bounded interval passes, live subscriptions
+// (frontier or global), and the runner that switches strategies at run time.
+//
+// It never stores events itself: fetched events go to a Sink (the ingest
+// pipeline), cursors and relay health to a Store, and whose events to fetch
+// comes from a Frontier. The engine adapts its parts to these ports.
+package sync
+
+import (
+	"context"
+
+	"github.com/nbd-wtf/go-nostr"
+
+	"dtp-personal/engine/status"
+	"dtp-personal/engine/store"
+)
+
+// Sink takes fetched events. It returns only after they are committed (or
+// rejected); stored counts the events newly stored.
+type Sink interface {
+	Ingest(ctx context.Context, relay string, evs []*nostr.Event) (stored int, err error)
+}
+
+// Store holds cursors and relay health (a subset of *store.Store).
+type Store interface {
+	Relays() ([]string, error)
+	Cursors(relay, scope string, authors []string) (map[string]store.Cursor, error)
+	SaveCursors(cs []store.Cursor) error
+	RelayHealth(url string) (store.RelayHealth, bool, error)
+	SaveRelayHealth(h store.RelayHealth) error
+}
+
+// Frontier says whose events to fetch. It grows as trust arrives: after
+// Refresh returns, Authors reflects every event ingested so far.
+type Frontier interface {
+	Authors() []string           // hex pubkeys, sorted
+	DiscoverySubjects() []string // "user:id:N" X accounts named in held statements
+	ClaimCandidates() []string   // hex pubkeys whose 10011 claims are wanted
+	Changed() <-chan struct{}    // fires after the frontier was recomputed
+	Refresh(ctx context.Context) error
+	// SetEventTruncations reports the event caps (maxEvents,
+	// maxRatingEvents, maxDiscoveryEvents) that cut the last pass, with the
+	// number of authors or subjects left unfetched; empty = none.
+	SetEventTruncations(ts []status.Truncation)
+}
+
+// Settings are the user's sync settings; re-read when SettingsChanged fires.
+type Settings interface {
+	Strategy() (id string, intervalMinutes int) // status.FrontierInterval, …; 0 = manual
+	Paused() bool
+	Limits() status.Limits
+	AuthKey() string // hex secret key for NIP-42, generated once per data directory
+	SettingsChanged() <-chan struct{}
+}

@@ -1,0 +1,324 @@
+package sync
+
+import (
+	"context"
+	"log/slog"
+	"maps"
+	"slices"
+	stdsync "sync"
+	"time"
+
+	"dtp-personal/engine/relay"
+	"dtp-personal/engine/status"
+	"dtp-personal/engine/store"
+)
+
+// Config wires a Runner. Zero values take the defaults.
+type Config struct {
+	Store    Store
+	Sink     Sink
+	Frontier Frontier
+	Settings Settings
+
+	Clock       relay.Clock   // default: the wall clock
+	Log         *slog.Logger  // default: slog.Default()
+	Parallel    int           // REQs in flight per relay during a pass; default 4
+	PageTimeout time.Duration // longest wait for one page; default 30 s
+	QueueCap    int           // live back-pressure threshold; default 100 events
+	Resubscribe time.Duration // live debounce after a frontier change; default 1.5 s
+}
+
+// Runner runs the active strategy and answers status and metrics.
+type Runner struct {
+	cfg     Config
+	metrics metrics
+	syncNow chan struct{}
+	passMu  stdsync.Mutex // one pass at a time
+
+	mu         stdsync.Mutex
+	links      map[string]*relay.Link
+	saved      map[string]relay.Health // last persisted health per relay
+	relayState map[string]string
+	st         Status
+}
+
+// Status is the sync part of the engine's status snapshot.
+type Status struct {
+	Strategy        string
+	IntervalMinutes int
+	Paused          bool
+	State           string // status.State…
+	Coverage        status.Coverage
+	LastSync        int64 // unix seconds of the last finished pass, 0 = never
+	NextSync        int64 // unix seconds of the next scheduled pass, 0 = none
+	Progress        status.Progress
+	Relays          []status.Relay
+}
+
+// New makes a Runner; nothing runs until Run, Pass or RunOnce.
+func New(cfg Config) *Runner {
+	if cfg.Clock == nil {
+		cfg.Clock = relay.SystemClock{}
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.Parallel <= 0 {
+		cfg.Parallel = 4
+	}
+	if cfg.QueueCap <= 0 {
+		cfg.QueueCap = 100
+	}
+	if cfg.Resubscribe <= 0 {
+		cfg.Resubscribe = 1500 * time.Millisecond
+	}
+	return &Runner{
+		cfg: cfg, metrics: metrics{relays: map[string]*relayCounters{}}, syncNow: make(chan struct{}, 1),
+		links: map[string]*relay.Link{}, saved: map[string]relay.Health{}, relayState: map[string]string{},
+		st: Status{State: status.StateIdle, Coverage: status.Coverage{State: status.StatePartial, Reasons: []string{"never-synced"}}},
+	}
+}
+
+// RunOnce runs one manual frontier pass (`sync --once`) and returns its
+// coverage: exit 0 when complete, 3 when partial, 1 on error.
+func (r *Runner) RunOnce(ctx context.Context) (status.Coverage, error) {
+	return r.Pass(ctx, true)
+}
+
+// SyncNow asks the running strategy for a pass as soon as possible.
+func (r *Runner) SyncNow() {
+	select {
+	case r.syncNow <- struct{}{}:
+	default:
+	}
+}
+
+// Run runs the configured strategy until ctx ends, switching when the
+// settings change.
+func (r *Runner) Run(ctx context.Context) error {
+	for {
+		id, interval := r.cfg.Settings.Strategy()
+		paused := r.cfg.Settings.Paused()
+		relays := r.relays()
+		r.mu.Lock()
+		r.st.Strategy, r.st.IntervalMinutes, r.st.Paused = id, interval, paused
+		r.mu.Unlock()
+		runCtx, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			r.runStrategy(runCtx, id, interval, paused)
+		}()
+		for changed := false; !changed; {
+			select {
+			case <-ctx.Done():
+				cancel()
+				<-done
+				r.setState(status.StateStopped)
+				return ctx.Err()
+			case <-r.cfg.Settings.SettingsChanged():
+				nid, ninterval := r.cfg.Settings.Strategy()
+				changed = nid != id || ninterval != interval || r.cfg.Settings.Paused() != paused ||
+					!slices.Equal(r.relays(), relays)
+			}
+		}
+		cancel()
+		<-done
+	}
+}
+
+func (r *Runner) runStrategy(ctx context.Context, id string, interval int, paused bool) {
+	if paused {
+		r.setState(status.StateStopped)
+		<-ctx.Done()
+		return
+	}
+	switch id {
+	case status.FrontierContinuous, status.GlobalContinuous:
+		r.runContinuous(ctx, id == status.GlobalContinuous)
+	default:
+		r.runInterval(ctx, time.Duration(interval)*time.Minute)
+	}
+}
+
+// runInterval passes every interval (0 = on request only), and at least once
+// per UTC day so the daily full refresh happens even in manual mode.
+func (r *Runner) runInterval(ctx context.Context, interval time.Duration) {
+	for {
+		r.runPass(ctx)
+		next := nextUTCDay(r.cfg.Clock.Now())
+		if interval > 0 {
+			next = r.cfg.Clock.Now().Add(interval)
+		}
+		if !r.wait(ctx, next) {
+			return
+		}
+	}
+}
+
+// runContinuous catches up with one pass (it also covers discovery and
+// claims), then keeps live subscriptions open; a pass runs again at each
+// UTC day change (full refresh) or on request.
+func (r *Runner) runContinuous(ctx context.Context, global bool) {
+	r.runPass(ctx)
+	liveCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	l := newLive(r, global)
+	go l.run(liveCtx)
+	for r.wait(ctx, nextUTCDay(r.cfg.Clock.Now())) {
+		r.runPass(ctx)
+		r.setState(status.StateLive)
+	}
+}
+
+// wait sleeps until at (or a SyncNow); false when ctx ended.
+func (r *Runner) wait(ctx context.Context, at time.Time) bool {
+	r.mu.Lock()
+	r.st.NextSync = at.Unix()
+	r.mu.Unlock()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-r.syncNow:
+	case <-r.cfg.Clock.After(at.Sub(r.cfg.Clock.Now())):
+	}
+	return true
+}
+
+func (r *Runner) runPass(ctx context.Context) {
+	if _, err := r.Pass(ctx, false); err != nil && ctx.Err() == nil {
+		r.cfg.Log.Warn("sync pass failed", "err", err)
+	}
+}
+
+func nextUTCDay(now time.Time) time.Time {
+	return time.Unix((utcDay(now.Unix())+1)*86400, 0)
+}
+
+// link returns the relay's Link, created from its stored health.
+func (r *Runner) link(url string) *relay.Link {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if l, ok := r.links[url]; ok {
+		return l
+	}
+	h := relay.NewHealth(url)
+	if stored, ok, err := r.cfg.Store.RelayHealth(url); err != nil {
+		r.cfg.Log.Warn("read relay health", "relay", url, "err", err)
+	} else if ok {
+		h = relay.Health(stored)
+		h.URL = url
+	}
+	opts := relay.Options{AuthKey: r.cfg.Settings.AuthKey(), PageTimeout: r.cfg.PageTimeout}
+	l := relay.NewLink(h, opts, r.cfg.Clock, func(h relay.Health) { r.persistHealth(h, false) })
+	r.links[url] = l
+	r.saved[url] = h
+	return l
+}
+
+// connect dials through the link, counting attempts by result.
+func (r *Runner) connect(ctx context.Context, l *relay.Link) (*relay.Conn, error) {
+	c, err := l.Connect(ctx)
+	rc := r.metrics.relay(l.URL())
+	if err != nil {
+		rc.attemptsFailed.Add(1)
+	} else {
+		rc.attemptsOK.Add(1)
+	}
+	return c, err
+}
+
+// persistHealth saves health changes that matter (state, failures, retry
+// time, connection) at once and progress figures at most every 10 s, so an
+// EOSE does not cost a database write.
+func (r *Runner) persistHealth(h relay.Health, force bool) {
+	r.mu.Lock()
+	prev := r.saved[h.URL]
+	if !force && prev.State == h.State && prev.ConsecutiveFailures == h.ConsecutiveFailures &&
+		prev.NextRetryAt == h.NextRetryAt && prev.LastConnectedAt == h.LastConnectedAt &&
+		prev.LastError == h.LastError && h.LastSuccessAt-prev.LastSuccessAt < 10 {
+		r.mu.Unlock()
+		return
+	}
+	r.saved[h.URL] = h
+	r.mu.Unlock()
+	if err := r.cfg.Store.SaveRelayHealth(store.RelayHealth(h)); err != nil {
+		r.cfg.Log.Warn("save relay health", "relay", h.URL, "err", err)
+	}
+}
+
+func (r *Runner) setState(state string) {
+	r.mu.Lock()
+	r.st.State = state
+	r.mu.Unlock()
+}
+
+func (r *Runner) setRelayState(url, state string) {
+	r.mu.Lock()
+	r.relayState[url] = state
+	r.mu.Unlock()
+}
+
+func (r *Runner) setProgress(p status.Progress) {
+	r.mu.Lock()
+	r.st.Progress = p
+	r.mu.Unlock()
+}
+
+func (r *Runner) passFinished(cov status.Coverage, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err != nil {
+		r.st.State = status.StateError
+		return
+	}
+	r.st.Coverage = cov
+	r.st.State = cov.State
+	r.st.LastSync = r.cfg.Clock.Now().Unix()
+}
+
+// Status is the current sync status.
+func (r *Runner) Status() Status {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st := r.st
+	st.Coverage.Reasons = slices.Clone(st.Coverage.Reasons)
+	st.Relays = nil
+	for _, url := range slices.Sorted(maps.Keys(r.links)) {
+		l := r.links[url]
+		h := l.Health()
+		state := r.relayState[url]
+		if state == "" {
+			state = status.StateIdle
+		}
+		st.Relays = append(st.Relays, status.Relay{
+			URL: url, Health: h.State, State: state, Connected: l.Connected(),
+			LastSuccess: h.LastSuccessAt, EventsFetched: h.EventsFetched,
+			OldestReached: h.OldestReached, NewestReached: h.NewestReached,
+			Failures: h.ConsecutiveFailures, NextRetry: h.NextRetryAt, LastError: h.LastError,
+		})
+	}
+	return st
+}
+
+// pruneLinks forgets relays no longer configured.
+func (r *Runner) pruneLinks(urls []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for url := range r.links {
+		if !slices.Contains(urls, url) {
+			delete(r.links, url)
+			delete(r.saved, url)
+			delete(r.relayState, url)
+		}
+	}
+}
+
+// relays reads the configured relays, logging a failure as none.
+func (r *Runner) relays() []string {
+	urls, err := r.cfg.Store.Relays()
+	if err != nil {
+		r.cfg.Log.Warn("read relays", "err", err)
+	}
+	return urls
+}

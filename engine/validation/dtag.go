@@ -1,0 +1,41 @@
+package validation
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"slices"
+	"strings"
+)
+
+// CanonicalScope is the scope string of `d` material: unique `s` values,
+// sorted, joined with ","; "" when there are none.
+func CanonicalScope(scopes []string) string {
+	if len(scopes) == 0 {
+		return ""
+	}
+	if len(scopes) == 1 {
+		return scopes[0]
+	}
+	sorted := slices.Clone(scopes)
+	slices.Sort(sorted)
+	return strings.Join(slices.Compact(sorted), ",")
+}
+
+// Material is the text hashed into `d` for a 32009 / 32014 slot. The colons
+// are always present so an empty scope or context cannot collide with a
+// neighbour field. subjectTag is 'p', 'e' or 'i'.
+func Material(subjectTag byte, subject string, scopes []string, context string) string {
+	scope := CanonicalScope(scopes)
+	if subjectTag == 'i' {
+		return subject + ":" + scope + ":" + context
+	}
+	return string(subjectTag) + ":" + subject + ":" + scope + ":" + context
+}
+
+// StatementD is the `d` tag value a valid 32009 / 32014 event must carry:
+// lowercase hex SHA-256 of Material. Hints, value, labels, x/y and content
+// never enter it.
+func StatementD(subjectTag byte, subject string, scopes []string, context string) string {
+	sum := sha256.Sum256([]byte(Material(subjectTag, subject, scopes, context)))
+	return hex.EncodeToString(sum[:])
+}

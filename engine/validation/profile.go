@@ -1,0 +1,55 @@
+package validation
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// DefaultScope is the scope profile the product ships with.
+const DefaultScope = "x.com"
+
+// Profile is the scope profile that decides which valid statements this
+// server keeps (SPEC §2.2).
+type Profile struct {
+	Scope string
+}
+
+// DefaultProfile is the `x.com` profile.
+func DefaultProfile() Profile { return Profile{Scope: DefaultScope} }
+
+// Check decides whether an event may be kept, short of signature work
+// (VerifyEvent): the kind must be one this server keeps, pass its kind's
+// checklist, and — for statements — be eligible under the profile scope.
+func (p Profile) Check(ev *nostr.Event) error {
+	switch ev.Kind {
+	case KindTrust, KindRating:
+		st, err := ParseStatement(ev)
+		if err != nil {
+			return err
+		}
+		return p.Eligible(st)
+	case KindClaims:
+		_, err := ParseClaims(ev)
+		return err
+	}
+	return &Rejection{Prefix: "blocked", Rule: fmt.Sprintf("kind %d is not kept by this server", ev.Kind)}
+}
+
+// Eligible applies scope eligibility to an already parsed statement, so a
+// caller that needs the Statement parses once: 32009 needs no `s` or one
+// `s` equal to the profile scope; 32014 needs an `s` equal to it.
+func (p Profile) Eligible(st *Statement) error {
+	inScope := slices.Contains(st.Scopes, p.Scope)
+	if st.Kind == KindTrust && (len(st.Scopes) == 0 || inScope) {
+		return nil
+	}
+	if st.Kind == KindRating && inScope {
+		return nil
+	}
+	if st.Kind == KindRating {
+		return &Rejection{Prefix: "blocked", Rule: fmt.Sprintf("kind 32014 needs s=%s", p.Scope)}
+	}
+	return &Rejection{Prefix: "blocked", Rule: fmt.Sprintf("kind 32009 scope is neither empty nor %s", p.Scope)}
+}

@@ -1,0 +1,80 @@
+package ui
+
+import (
+	"fmt"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"dtp-personal/engine/status"
+)
+
+// activityView is the Activity tab: the running pass's progress, what the
+// ingest pipeline did, and the latest rejections with their rules.
+type activityView struct {
+	root fyne.CanvasObject
+
+	pass       *widget.Label
+	progress   *widget.ProgressBar
+	accepted   *widget.Label
+	rate       *widget.Label
+	duplicates *widget.Label
+	rejected   *widget.Label
+	rejections *textTable
+	g          *GUI
+}
+
+func newActivityView(g *GUI) *activityView {
+	v := &activityView{
+		pass:       widget.NewLabel(""),
+		progress:   widget.NewProgressBar(),
+		accepted:   widget.NewLabel(""),
+		rate:       widget.NewLabel(""),
+		duplicates: widget.NewLabel(""),
+		rejected:   widget.NewLabel(""),
+		rejections: newTextTable([]string{"Time", "Event", "Source", "Rule"}, []float32{150, 160, 220, 380}),
+		g:          g,
+	}
+	ingest := widget.NewForm(
+		widget.NewFormItem("Accepted", v.accepted),
+		widget.NewFormItem("Accept rate", v.rate),
+		widget.NewFormItem("Duplicates", v.duplicates),
+		widget.NewFormItem("Rejected", v.rejected),
+	)
+	top := container.NewVBox(
+		widget.NewCard("Sync pass", "", container.NewVBox(v.pass, v.progress)),
+		widget.NewCard("Ingest", "", ingest),
+		widget.NewLabelWithStyle("Recent rejections", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+	)
+	v.root = container.NewBorder(top, nil, nil, nil, v.rejections.table)
+	return v
+}
+
+func (v *activityView) render(s status.Snapshot) {
+	p := s.Progress
+	if p.Total > 0 {
+		v.pass.SetText(fmt.Sprintf("%s pass: %s of %s", p.Pass, count(p.Done), count(p.Total)))
+		v.progress.Max = float64(p.Total)
+		v.progress.SetValue(float64(min(p.Done, p.Total)))
+	} else {
+		v.pass.SetText("No pass running")
+		v.progress.Max = 1
+		v.progress.SetValue(0)
+	}
+	in := s.Ingest
+	v.accepted.SetText(count(in.Accepted))
+	v.rate.SetText(fmt.Sprintf("%.1f events/s", in.AcceptedPerSec))
+	v.duplicates.SetText(count(in.Duplicates))
+	v.rejected.SetText(count(in.Rejected))
+
+	rows := make([][]string, len(in.RecentRejections))
+	for i, r := range in.RecentRejections {
+		id := r.EventID
+		if len(id) > 16 {
+			id = id[:16] + "…"
+		}
+		rows[i] = []string{v.g.clock.stamp(r.At, "—"), id, r.Source, r.Reason}
+	}
+	v.rejections.setRows(rows)
+}

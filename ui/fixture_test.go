@@ -1,0 +1,186 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"dtp-personal/engine/status"
+)
+
+// fakeEngine records the commands it is given; err, if set, fails them all.
+type fakeEngine struct {
+	mu         sync.Mutex
+	calls      []string
+	err        error
+	snap       status.Snapshot
+	subscriber func(status.Snapshot)
+	cancelled  bool
+}
+
+func (f *fakeEngine) record(call string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, call)
+	return f.err
+}
+
+func (f *fakeEngine) recorded() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.calls...)
+}
+
+func (f *fakeEngine) Status() status.Snapshot {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.snap
+}
+
+func (f *fakeEngine) Subscribe(fn func(status.Snapshot)) func() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.subscriber = fn
+	return func() {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.cancelled = true
+	}
+}
+
+func (f *fakeEngine) SetStrategy(id string) error  { return f.record("SetStrategy " + id) }
+func (f *fakeEngine) SetInterval(m int) error      { return f.record(fmt.Sprint("SetInterval ", m)) }
+func (f *fakeEngine) SyncNow() error               { return f.record("SyncNow") }
+func (f *fakeEngine) SetPaused(p bool) error       { return f.record(fmt.Sprint("SetPaused ", p)) }
+func (f *fakeEngine) AddRelay(u string) error      { return f.record("AddRelay " + u) }
+func (f *fakeEngine) RemoveRelay(u string) error   { return f.record("RemoveRelay " + u) }
+func (f *fakeEngine) AddRoot(k string) error       { return f.record("AddRoot " + k) }
+func (f *fakeEngine) RemoveRoot(k string) error    { return f.record("RemoveRoot " + k) }
+func (f *fakeEngine) SetLimits(l status.Limits) error {
+	return f.record(fmt.Sprintf("SetLimits %+v", l))
+}
+func (f *fakeEngine) SetListen(a string, lan bool) error {
+	return f.record(fmt.Sprint("SetListen ", a, " ", lan))
+}
+func (f *fakeEngine) SetScopeProfile(s string) error { return f.record("SetScopeProfile " + s) }
+func (f *fakeEngine) SetStartAtLogin(on bool) error  { return f.record(fmt.Sprint("SetStartAtLogin ", on)) }
+
+var errRefused = errors.New("relay refused by engine")
+
+const (
+	rootHex  = "7e7e9c42a91bfef19fa929e5fda1b72e0ebc1a4c1141673e2794234d86addf4e"
+	rootNpub = "npub10elfcs4fr0l0r8af98jlmgdh9c8tcxjvz9qkw038js35mp4dma8qzvjptg"
+	root2Hex = "3bf0c63fcb93463407af97a5e5ee64fa883d107ef9e558472c4eb9aaaefa459d"
+)
+
+// fixtureNow is the fixed "now" the fixture's times are relative to.
+var fixtureNow = time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
+
+// fixture is a busy engine: an interval pass 42% through, one relay in
+// backoff, a frontier cut by two caps, recent rejections.
+func fixture() status.Snapshot {
+	now := fixtureNow.Unix()
+	limits := status.DefaultLimits()
+	return status.Snapshot{
+		Strategy: status.FrontierInterval, IntervalMinutes: 15,
+		State:    status.StateRunning,
+		Coverage: status.Coverage{State: status.StatePartial, Reasons: []string{"relay-dead: wss://gone.example", "maxTotalAuthors"}},
+		LastSync: now - 300, NextSync: now + 600,
+		Relays: []status.Relay{
+			{URL: "wss://relay.damus.io", Health: status.HealthHealthy, State: status.StateRunning, Connected: true,
+				LastSuccess: now - 60, EventsFetched: 123456, OldestReached: 1672531200, NewestReached: now - 60},
+			{URL: "wss://gone.example", Health: status.HealthBackoff, State: status.StateReconnecting,
+				Failures: 3, NextRetry: now + 20, LastError: "dial tcp: connection refused"},
+		},
+		Frontier: status.Frontier{
+			Roots: []string{rootHex, root2Hex}, SessionRoots: []string{root2Hex},
+			Size: 20000, ByDepth: []int{2, 150, 4800, 15048},
+			Truncation: []status.Truncation{{Reason: "maxTotalAuthors", Cut: 1234}, {Reason: "maxAuthorsPerLevel", Cut: 56}},
+		},
+		Heap:     status.Heap{Nodes: 1234, Edges: 98765, GraphVersion: 77, NodeLimit: limits.HeapNodeLimit, EdgeLimit: limits.HeapEdgeLimit},
+		Progress: status.Progress{Pass: "trust", Done: 420, Total: 1000},
+		Ingest: status.Ingest{Accepted: 5000, Duplicates: 700, Rejected: 2, AcceptedPerSec: 12.5,
+			RecentRejections: []status.Rejection{
+				{At: now - 30, EventID: "ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12", Source: "wss://relay.damus.io", Reason: "signature: invalid schnorr signature"},
+				{At: now - 10, EventID: "ff00", Source: "ingest 127.0.0.1", Reason: "scope: scope not in profile x.com"},
+			}},
+		Settings: status.Settings{Listen: "127.0.0.1:7447", ScopeProfile: "x.com", Limits: limits},
+	}
+}
+
+// newTestGUI is a GUI over a fake engine in a test app, showing the fixture.
+func newTestGUI(t *testing.T) (*GUI, *fakeEngine) {
+	t.Helper()
+	app := test.NewTempApp(t)
+	eng := &fakeEngine{snap: fixture()}
+	g := New(app, eng, nil)
+	g.clock = clock{now: func() time.Time { return fixtureNow }, zone: time.UTC}
+	g.win.Resize(fyne.NewSize(1200, 800))
+	g.render(fixture())
+	return g, eng
+}
+
+// settle waits for the engine commands in flight and their UI updates.
+func (g *GUI) settle() { g.calls.Wait() }
+
+// shownTexts is the text of every visible label and text in o as laid out.
+func shownTexts(o fyne.CanvasObject) map[string]bool {
+	texts := map[string]bool{}
+	for _, obj := range test.LaidOutObjects(o) {
+		if !obj.Visible() {
+			continue
+		}
+		switch x := obj.(type) {
+		case *widget.Label:
+			texts[x.Text] = true
+		case *canvas.Text:
+			texts[x.Text] = true
+		}
+	}
+	return texts
+}
+
+func assertShows(t *testing.T, o fyne.CanvasObject, want ...string) {
+	t.Helper()
+	texts := shownTexts(o)
+	for _, w := range want {
+		if !texts[w] {
+			t.Errorf("%q not shown; shown: %v", w, keys(texts))
+		}
+	}
+}
+
+func keys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func assertCalls(t *testing.T, eng *fakeEngine, want ...string) {
+	t.Helper()
+	got := eng.recorded()
+	if len(got) == 0 && len(want) == 0 {
+		return
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("engine calls = %q, want %q", got, want)
+	}
+}
+
+func fyneCell(row int) widget.TableCellID { return widget.TableCellID{Row: row, Col: 0} }
+
+// displayKeyOK is displayKey that also says whether the key converted.
+func displayKeyOK(hexKey string) (string, bool) {
+	k := displayKey(hexKey)
+	return k, k != hexKey
+}

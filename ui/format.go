@@ -1,0 +1,131 @@
+package ui
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"dtp-personal/engine/status"
+	"dtp-personal/ui/npub"
+)
+
+// clock is the time and zone the views format timestamps against.
+type clock struct {
+	now  func() time.Time
+	zone *time.Location
+}
+
+func systemClock() clock { return clock{now: time.Now, zone: time.Local} }
+
+// stamp shows a unix time as a local date and time; 0 shows none.
+func (c clock) stamp(unix int64, none string) string {
+	if unix == 0 {
+		return none
+	}
+	return time.Unix(unix, 0).In(c.zone).Format("2006-01-02 15:04")
+}
+
+// relative shows a unix time as "5 min ago" / "in 5 min"; 0 shows none.
+func (c clock) relative(unix int64, none string) string {
+	if unix == 0 {
+		return none
+	}
+	d := time.Unix(unix, 0).Sub(c.now()).Round(time.Second)
+	switch {
+	case d < -time.Second:
+		return roughDuration(-d) + " ago"
+	case d > time.Second:
+		return "in " + roughDuration(d)
+	}
+	return "now"
+}
+
+func roughDuration(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%d s", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%d min", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%d h", int(d.Hours()))
+	}
+	return fmt.Sprintf("%d days", int(d.Hours()/24))
+}
+
+// count writes n with thousands separators: 1234567 -> "1,234,567".
+func count[N int | int64](n N) string {
+	digits := strconv.FormatInt(int64(n), 10)
+	sign := ""
+	if digits[0] == '-' {
+		sign, digits = "-", digits[1:]
+	}
+	var b strings.Builder
+	for i, d := range digits {
+		if i > 0 && (len(digits)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(d)
+	}
+	return sign + b.String()
+}
+
+// percent is done/total as a whole percentage, 0 when total is unknown.
+func percent(p status.Progress) int {
+	if p.Total <= 0 {
+		return 0
+	}
+	return min(100, p.Done*100/p.Total)
+}
+
+// intervalLabel names an interval choice in minutes; 0 is manual.
+func intervalLabel(minutes int) string {
+	if minutes == 0 {
+		return "Manual only"
+	}
+	return fmt.Sprintf("Every %d min", minutes)
+}
+
+// displayKey shows a hex public key in npub form, or as given if it is not
+// a valid key (the engine's word is shown rather than hidden).
+func displayKey(hexKey string) string {
+	if n, err := npub.Encode(hexKey); err == nil {
+		return n
+	}
+	return hexKey
+}
+
+// stateLabel is the one-line state for the tray title and tooltip:
+// paused, error, syncing 42%, partial: reason, or the sync state.
+func stateLabel(s status.Snapshot) string {
+	switch {
+	case s.Paused:
+		return "paused"
+	case s.State == status.StateError:
+		if len(s.Coverage.Reasons) > 0 {
+			return "error: " + s.Coverage.Reasons[0]
+		}
+		return "error"
+	case s.State == status.StateRunning:
+		if s.Progress.Total > 0 {
+			return fmt.Sprintf("syncing %d%%", percent(s.Progress))
+		}
+		return "syncing"
+	case s.State == status.StatePartial || s.Coverage.State == status.StatePartial:
+		return "partial" + reasonSuffix(s.Coverage.Reasons)
+	case s.State == "":
+		return "starting"
+	}
+	return s.State
+}
+
+// reasonSuffix is ": first reason (+N more)" for a state line.
+func reasonSuffix(reasons []string) string {
+	switch len(reasons) {
+	case 0:
+		return ""
+	case 1:
+		return ": " + reasons[0]
+	}
+	return fmt.Sprintf(": %s (+%d more)", reasons[0], len(reasons)-1)
+}

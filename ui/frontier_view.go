@@ -1,0 +1,82 @@
+package ui
+
+import (
+	"fmt"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"dtp-personal/engine/status"
+)
+
+// frontierView is the Frontier tab: the roots, how many authors the walk
+// reached at each depth, and which caps cut it.
+type frontierView struct {
+	root fyne.CanvasObject
+
+	roots        *widget.Label
+	sessionRoots *widget.Label
+	size         *widget.Label
+	byDepth      *textTable
+	truncation   *textTable
+	notCut       *widget.Label
+}
+
+func newFrontierView(*GUI) *frontierView {
+	v := &frontierView{
+		roots:        widget.NewLabel(""),
+		sessionRoots: widget.NewLabel(""),
+		size:         widget.NewLabel(""),
+		byDepth:      newTextTable([]string{"Depth", "Authors"}, []float32{80, 120}),
+		truncation:   newTextTable([]string{"Truncated by", "Cut"}, []float32{200, 120}),
+		notCut:       widget.NewLabel("The walk was not cut by any cap."),
+	}
+	v.roots.TextStyle.Monospace = true
+	summary := widget.NewForm(
+		widget.NewFormItem("Roots", v.roots),
+		widget.NewFormItem("Client session roots", v.sessionRoots),
+		widget.NewFormItem("Frontier size", v.size),
+	)
+	tables := container.NewGridWithColumns(2,
+		widget.NewCard("Size per depth", "", v.byDepth.table),
+		widget.NewCard("Truncation", "", container.NewBorder(v.notCut, nil, nil, nil, v.truncation.table)),
+	)
+	v.root = container.NewBorder(summary, nil, nil, nil, tables)
+	return v
+}
+
+func (v *frontierView) render(s status.Snapshot) {
+	f := s.Frontier
+	if len(f.Roots) == 0 {
+		v.roots.SetText("none configured (add one in Settings)")
+	} else {
+		text := ""
+		for i, r := range f.Roots {
+			if i > 0 {
+				text += "\n"
+			}
+			text += displayKey(r)
+		}
+		v.roots.SetText(text)
+	}
+	v.sessionRoots.SetText(fmt.Sprintf("%d from connected clients", len(f.SessionRoots)))
+	v.size.SetText(count(f.Size) + " authors")
+
+	depths := make([][]string, len(f.ByDepth))
+	for depth, n := range f.ByDepth {
+		depths[depth] = []string{fmt.Sprint(depth), count(n)}
+	}
+	v.byDepth.setRows(depths)
+
+	cuts := make([][]string, len(f.Truncation))
+	for i, t := range f.Truncation {
+		cuts[i] = []string{t.Reason, count(t.Cut)}
+	}
+	v.truncation.setRows(cuts)
+	if len(cuts) == 0 {
+		v.notCut.Show()
+	} else {
+		v.notCut.Hide()
+	}
+}

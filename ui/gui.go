@@ -1,0 +1,183 @@
+package ui
+
+import (
+	"log/slog"
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"dtp-personal/engine/status"
+)
+
+// refreshInterval bounds how often engine snapshots reach the views.
+const refreshInterval = 250 * time.Millisecond
+
+// GUI is the app's window and tray, bound to one engine.
+type GUI struct {
+	app   fyne.App
+	eng   Engine
+	quit  func()
+	clock clock
+
+	win    fyne.Window
+	notice *inlineError // failures of commands given from the tray or tabs
+	tabs   *container.AppTabs
+
+	status   *statusView
+	relays   *relaysView
+	frontier *frontierView
+	activity *activityView
+	settings *settingsView
+	tray     *tray
+
+	last     status.Snapshot // what the views show; read and written on the UI thread only
+	calls    sync.WaitGroup  // engine commands in flight
+	throttle *throttle[status.Snapshot]
+	cancel   func()
+	quitOnce sync.Once
+}
+
+// New builds the window for eng in app a; nothing is shown or subscribed
+// until Start. quit, if not nil, is called once when the user chooses Quit,
+// before the app stops.
+func New(a fyne.App, eng Engine, quit func()) *GUI {
+	g := &GUI{app: a, eng: eng, quit: quit, clock: systemClock()}
+	g.win = a.NewWindow("DTP Personal Server")
+	g.notice = newInlineError()
+	g.status = newStatusView(g)
+	g.relays = newRelaysView(g)
+	g.frontier = newFrontierView(g)
+	g.activity = newActivityView(g)
+	g.settings = newSettingsView(g)
+	g.tabs = container.NewAppTabs(
+		container.NewTabItem("Status", g.status.root),
+		container.NewTabItem("Relays", g.relays.root),
+		container.NewTabItem("Frontier", g.frontier.root),
+		container.NewTabItem("Activity", g.activity.root),
+		container.NewTabItem("Settings", g.settings.root),
+	)
+	g.win.SetContent(container.NewBorder(nil, g.notice.label, nil, nil, g.tabs))
+	g.win.Resize(fyne.NewSize(960, 620))
+	g.render(status.Snapshot{})
+	return g
+}
+
+// Window is the main window.
+func (g *GUI) Window() fyne.Window { return g.win }
+
+// Start shows the engine's current status and follows its updates,
+// at most a few per second.
+func (g *GUI) Start() {
+	g.throttle = newThrottle(refreshInterval, func(s status.Snapshot) {
+		fyne.Do(func() { g.render(s) })
+	})
+	g.cancel = g.eng.Subscribe(g.throttle.Push)
+	go func() { g.throttle.Push(g.eng.Status()) }()
+}
+
+// Stop ends the subscription started by Start.
+func (g *GUI) Stop() {
+	if g.cancel != nil {
+		g.cancel()
+	}
+	if g.throttle != nil {
+		g.throttle.Stop()
+	}
+}
+
+// ShowWindow brings the main window up.
+func (g *GUI) ShowWindow() {
+	g.win.Show()
+	g.win.RequestFocus()
+}
+
+// Quit stops the subscription, calls the quit callback off the UI thread,
+// then stops the app.
+func (g *GUI) Quit() {
+	g.quitOnce.Do(func() {
+		g.Stop()
+		go func() {
+			if g.quit != nil {
+				g.quit()
+			}
+			fyne.Do(g.app.Quit)
+		}()
+	})
+}
+
+// render shows a snapshot in every view; UI thread only.
+func (g *GUI) render(s status.Snapshot) {
+	g.last = s
+	g.status.render(s)
+	g.relays.render(s)
+	g.frontier.render(s)
+	g.activity.render(s)
+	g.settings.render(s)
+	if g.tray != nil {
+		g.tray.render(s)
+	}
+}
+
+// call runs an engine command off the UI thread, then hands its error to
+// done on the UI thread. A nil done reports failures in the window's notice
+// line, prefixed with what the user asked for.
+func (g *GUI) call(what string, command func() error, done func(error)) {
+	if done == nil {
+		done = func(err error) {
+			if err != nil {
+				g.notice.set(what + ": " + err.Error())
+			}
+		}
+	}
+	g.calls.Add(1)
+	go func() {
+		defer g.calls.Done()
+		err := command()
+		if err != nil {
+			slog.Warn("engine command failed", "command", what, "err", err)
+		}
+		fyne.Do(func() { done(err) })
+	}()
+}
+
+// inlineError is a red message line, hidden while there is nothing to say.
+type inlineError struct{ label *widget.Label }
+
+func newInlineError() *inlineError {
+	l := widget.NewLabel("")
+	l.Importance = widget.DangerImportance
+	l.Wrapping = fyne.TextWrapWord
+	l.Hide()
+	return &inlineError{label: l}
+}
+
+func (e *inlineError) set(msg string) {
+	e.label.SetText(msg)
+	if msg == "" {
+		e.label.Hide()
+	} else {
+		e.label.Show()
+	}
+}
+
+func (e *inlineError) clear() { e.set("") }
+
+// setErr shows err, or clears the line when err is nil.
+func (e *inlineError) setErr(err error) {
+	if err == nil {
+		e.clear()
+		return
+	}
+	e.set(err.Error())
+}
+
+// text is the message shown, "" when hidden.
+func (e *inlineError) text() string {
+	if !e.label.Visible() {
+		return ""
+	}
+	return e.label.Text
+}

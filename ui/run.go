@@ -1,0 +1,82 @@
+package ui
+
+import (
+	"errors"
+	"log/slog"
+	"os"
+	"runtime"
+
+	"fyne.io/fyne/v2"
+	fyneapp "fyne.io/fyne/v2/app"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/systray"
+	"github.com/godbus/dbus/v5"
+
+	"dtp-personal/assets"
+)
+
+// AppID is the app's unique id (also in FyneApp.toml).
+const AppID = "org.dtp.personal"
+
+// ErrNoDisplay is returned by Run when there is no display to open a window on.
+var ErrNoDisplay = errors.New("no display (DISPLAY and WAYLAND_DISPLAY are unset): run `dtp-personal serve --headless` instead")
+
+// Run shows the window and tray for eng and returns when the app stops:
+// after the user chooses Quit (quit, if not nil, is called first and should
+// stop the engine) or when the desktop session ends the app.
+func Run(eng Engine, quit func()) error {
+	if runtime.GOOS == "linux" && os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
+		return ErrNoDisplay
+	}
+	a := fyneapp.NewWithID(AppID)
+	a.SetIcon(fyne.NewStaticResource("dtp-personal.png", assets.IconPNG))
+	g := New(a, eng, quit)
+	if desk, ok := a.(desktop.App); ok {
+		g.AttachTray(NewSystemTray(desk))
+		desk.SetSystemTrayIcon(fyne.NewStaticResource("dtp-personal-tray.png", assets.TrayPNG))
+		if trayWatched() {
+			// Closing the window hides it; the tray's "Open window" brings it back.
+			desk.SetSystemTrayWindow(g.Window())
+		} else {
+			slog.Info("no system tray on this desktop: closing the window quits")
+			g.Window().SetCloseIntercept(g.Quit)
+		}
+	} else {
+		g.Window().SetCloseIntercept(g.Quit)
+	}
+	g.Start()
+	defer g.Stop()
+	g.Window().Show()
+	a.Run()
+	return nil
+}
+
+// systemTray is the desktop's tray: Fyne's menu, and the title and tooltip
+// of the StatusNotifierItem (which Fyne does not expose).
+type systemTray struct{ desk desktop.App }
+
+// NewSystemTray is the TrayHost of a desktop Fyne app.
+func NewSystemTray(desk desktop.App) TrayHost { return systemTray{desk: desk} }
+
+func (t systemTray) SetSystemTrayMenu(menu *fyne.Menu) { t.desk.SetSystemTrayMenu(menu) }
+
+func (t systemTray) SetStatus(text string) {
+	systray.SetTitle(text)
+	systray.SetTooltip(text)
+}
+
+// trayWatched reports whether a StatusNotifierWatcher (the desktop's tray
+// host) is on the session bus; without one the tray icon never shows.
+func trayWatched() bool {
+	if runtime.GOOS != "linux" && runtime.GOOS != "freebsd" && runtime.GOOS != "openbsd" && runtime.GOOS != "netbsd" {
+		return true // macOS and Windows always have a tray
+	}
+	conn, err := dbus.ConnectSessionBus()
+	if err != nil {
+		return false
+	}
+	defer conn.Close()
+	var owned bool
+	err = conn.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, "org.kde.StatusNotifierWatcher").Store(&owned)
+	return err == nil && owned
+}

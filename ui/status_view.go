@@ -1,0 +1,133 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"dtp-personal/engine/status"
+)
+
+// statusView is the Status tab: strategy, state, coverage, sync times, heap.
+type statusView struct {
+	g    *GUI
+	root fyne.CanvasObject
+
+	strategy *widget.RadioGroup
+	syncNow  *widget.Button
+	pause    *widget.Button
+
+	state, coverage, reasons   *widget.Label
+	lastSync, nextSync, period *widget.Label
+	nodes, edges, heapLimit    *widget.Label
+	graphVersion               *widget.Label
+}
+
+func newStatusView(g *GUI) *statusView {
+	v := &statusView{g: g}
+	labels := make([]string, len(status.Strategies))
+	for i, id := range status.Strategies {
+		labels[i] = status.StrategyLabel(id)
+	}
+	v.strategy = widget.NewRadioGroup(labels, v.chooseStrategy)
+	v.strategy.Required = true
+	v.syncNow = widget.NewButton("Sync now", func() {
+		g.call("Sync now", g.eng.SyncNow, nil)
+	})
+	v.pause = widget.NewButton("Pause sync", v.togglePause)
+
+	for _, l := range []**widget.Label{
+		&v.state, &v.coverage, &v.reasons, &v.lastSync, &v.nextSync, &v.period,
+		&v.nodes, &v.edges, &v.heapLimit, &v.graphVersion,
+	} {
+		*l = widget.NewLabel("")
+		(*l).Wrapping = fyne.TextWrapWord
+	}
+	form := widget.NewForm(
+		widget.NewFormItem("State", v.state),
+		widget.NewFormItem("Coverage", v.coverage),
+		widget.NewFormItem("Why partial", v.reasons),
+		widget.NewFormItem("Last sync", v.lastSync),
+		widget.NewFormItem("Next sync", v.nextSync),
+		widget.NewFormItem("Interval", v.period),
+		widget.NewFormItem("Heap nodes", v.nodes),
+		widget.NewFormItem("Heap edges", v.edges),
+		widget.NewFormItem("Heap limit", v.heapLimit),
+		widget.NewFormItem("Graph version", v.graphVersion),
+	)
+	v.root = container.NewVScroll(container.NewVBox(
+		widget.NewCard("Sync strategy", "", container.NewVBox(
+			v.strategy,
+			container.NewHBox(v.syncNow, v.pause),
+		)),
+		form,
+	))
+	return v
+}
+
+func (v *statusView) chooseStrategy(label string) {
+	for _, id := range status.Strategies {
+		if status.StrategyLabel(id) == label && id != v.g.last.Strategy {
+			v.g.call("Switch strategy", func() error { return v.g.eng.SetStrategy(id) }, func(err error) {
+				if err != nil {
+					v.g.notice.set("Switch strategy: " + err.Error())
+					v.render(v.g.last) // show the engine's strategy again
+				}
+			})
+		}
+	}
+}
+
+func (v *statusView) togglePause() {
+	paused := !v.g.last.Paused
+	what := "Pause sync"
+	if !paused {
+		what = "Resume sync"
+	}
+	v.g.call(what, func() error { return v.g.eng.SetPaused(paused) }, nil)
+}
+
+func (v *statusView) render(s status.Snapshot) {
+	// Set the radio without OnChanged: showing the engine's choice is not a new choice.
+	v.strategy.Selected = status.StrategyLabel(s.Strategy)
+	v.strategy.Refresh()
+	if s.Paused {
+		v.pause.SetText("Resume sync")
+	} else {
+		v.pause.SetText("Pause sync")
+	}
+
+	state := s.State
+	if s.Paused {
+		state += " (paused)"
+	}
+	if s.State == status.StateRunning && s.Progress.Total > 0 {
+		state += fmt.Sprintf(" — %s pass %d%%", s.Progress.Pass, percent(s.Progress))
+	}
+	v.state.SetText(state)
+	v.coverage.SetText(s.Coverage.State)
+	if len(s.Coverage.Reasons) == 0 {
+		v.reasons.SetText("—")
+	} else {
+		v.reasons.SetText(strings.Join(s.Coverage.Reasons, ", "))
+	}
+	c := v.g.clock
+	v.lastSync.SetText(c.relative(s.LastSync, "never"))
+	v.nextSync.SetText(c.relative(s.NextSync, "not scheduled"))
+	if s.Strategy == status.FrontierInterval {
+		v.period.SetText(intervalLabel(s.IntervalMinutes))
+	} else {
+		v.period.SetText("— (continuous strategy)")
+	}
+	v.nodes.SetText(count(s.Heap.Nodes) + " of " + count(s.Heap.NodeLimit))
+	v.edges.SetText(count(s.Heap.Edges) + " of " + count(s.Heap.EdgeLimit))
+	if s.Heap.LimitReason == "" {
+		v.heapLimit.SetText("not reached")
+	} else {
+		v.heapLimit.SetText("reached: " + s.Heap.LimitReason)
+	}
+	v.graphVersion.SetText(fmt.Sprint(s.Heap.GraphVersion))
+}

@@ -1,0 +1,100 @@
+package ui
+
+import (
+	"fmt"
+
+	"fyne.io/fyne/v2"
+
+	"dtp-personal/engine/status"
+)
+
+// TrayHost is where the tray menu and state line go: the desktop's system
+// tray in the app (see NewSystemTray), a recorder in tests.
+type TrayHost interface {
+	SetSystemTrayMenu(menu *fyne.Menu)
+	// SetStatus shows a one-line state as the tray item's title and tooltip.
+	SetStatus(text string)
+}
+
+// tray keeps the tray menu and state line in step with the snapshots.
+type tray struct {
+	g      *GUI
+	host   TrayHost
+	menu   *fyne.Menu
+	shown  string // menu key last built, see menuKey
+	status string
+}
+
+// AttachTray puts the app's menu in host and keeps it current. Call it
+// before the app runs.
+func (g *GUI) AttachTray(host TrayHost) {
+	g.tray = &tray{g: g, host: host}
+	g.tray.render(g.last)
+}
+
+// menuKey is what the menu shows from a snapshot: the menu is rebuilt only
+// when it changes (a rebuild resets the desktop's copy of the menu).
+func menuKey(s status.Snapshot) string {
+	return fmt.Sprintf("%s|%d|%t", s.Strategy, s.IntervalMinutes, s.Paused)
+}
+
+func (t *tray) render(s status.Snapshot) {
+	if key := menuKey(s); t.menu == nil || key != t.shown {
+		t.shown = key
+		t.menu = t.build(s)
+		t.host.SetSystemTrayMenu(t.menu)
+	}
+	if line := "DTP Personal: " + stateLabel(s); line != t.status {
+		t.status = line
+		t.host.SetStatus(line)
+	}
+}
+
+// build makes the tray menu for a snapshot.
+func (t *tray) build(s status.Snapshot) *fyne.Menu {
+	g := t.g
+	var items []*fyne.MenuItem
+	for _, id := range status.Strategies {
+		item := fyne.NewMenuItem(status.StrategyLabel(id), func() {
+			if id != g.last.Strategy {
+				g.call("Switch strategy", func() error { return g.eng.SetStrategy(id) }, nil)
+			}
+		})
+		item.Checked = id == s.Strategy
+		items = append(items, item)
+	}
+
+	var intervals []*fyne.MenuItem
+	for _, m := range status.IntervalChoices {
+		item := fyne.NewMenuItem(intervalLabel(m), func() {
+			if m != g.last.IntervalMinutes {
+				g.call("Set interval", func() error { return g.eng.SetInterval(m) }, nil)
+			}
+		})
+		item.Checked = m == s.IntervalMinutes
+		intervals = append(intervals, item)
+	}
+	interval := fyne.NewMenuItem("Interval", nil)
+	interval.ChildMenu = fyne.NewMenu("", intervals...)
+
+	pauseLabel := "Pause sync"
+	if s.Paused {
+		pauseLabel = "Resume sync"
+	}
+	paused := !s.Paused
+	quit := fyne.NewMenuItem("Quit", g.Quit)
+	quit.IsQuit = true
+
+	items = append(items,
+		interval,
+		fyne.NewMenuItemSeparator(),
+		fyne.NewMenuItem("Sync now", func() { g.call("Sync now", g.eng.SyncNow, nil) }),
+		fyne.NewMenuItem(pauseLabel, func() {
+			g.call(pauseLabel, func() error { return g.eng.SetPaused(paused) }, nil)
+		}),
+		fyne.NewMenuItemSeparator(),
+		fyne.NewMenuItem("Open window", g.ShowWindow),
+		quit,
+	)
+	return fyne.NewMenu("DTP Personal", items...)
+}

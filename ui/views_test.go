@@ -1,0 +1,278 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"dtp-personal/engine/status"
+)
+
+func TestStatusViewShowsSnapshot(t *testing.T) {
+	g, eng := newTestGUI(t)
+	v := g.status
+	checks := map[string]string{
+		"state":         v.state.Text,
+		"coverage":      v.coverage.Text,
+		"reasons":       v.reasons.Text,
+		"last sync":     v.lastSync.Text,
+		"next sync":     v.nextSync.Text,
+		"interval":      v.period.Text,
+		"heap nodes":    v.nodes.Text,
+		"heap edges":    v.edges.Text,
+		"heap limit":    v.heapLimit.Text,
+		"graph version": v.graphVersion.Text,
+		"strategy":      v.strategy.Selected,
+		"pause button":  v.pause.Text,
+	}
+	want := map[string]string{
+		"state":         "running — trust pass 42%",
+		"coverage":      "partial",
+		"reasons":       "relay-dead: wss://gone.example, maxTotalAuthors",
+		"last sync":     "5 min ago",
+		"next sync":     "in 10 min",
+		"interval":      "Every 15 min",
+		"heap nodes":    "1,234 of 1,000,000",
+		"heap edges":    "98,765 of 5,000,000",
+		"heap limit":    "not reached",
+		"graph version": "77",
+		"strategy":      "Interval (trusted network)",
+		"pause button":  "Pause sync",
+	}
+	for k, w := range want {
+		if checks[k] != w {
+			t.Errorf("%s = %q, want %q", k, checks[k], w)
+		}
+	}
+	g.tabs.SelectIndex(0)
+	assertShows(t, g.win.Content(), "Subscribe all", "running — trust pass 42%", "Graph version")
+
+	s := fixture()
+	s.Paused, s.Strategy, s.State = true, status.GlobalContinuous, status.StateLive
+	s.Heap.LimitReason = "heap-node-limit"
+	g.render(s)
+	if v.pause.Text != "Resume sync" || v.state.Text != "live (paused)" || v.heapLimit.Text != "reached: heap-node-limit" ||
+		v.strategy.Selected != "Subscribe all" || v.period.Text != "— (continuous strategy)" {
+		t.Errorf("paused live snapshot shown as pause=%q state=%q heap=%q strategy=%q interval=%q",
+			v.pause.Text, v.state.Text, v.heapLimit.Text, v.strategy.Selected, v.period.Text)
+	}
+	g.settle()
+	assertCalls(t, eng) // showing the engine's state is not a command
+}
+
+func TestStatusViewCommands(t *testing.T) {
+	g, eng := newTestGUI(t)
+	g.status.strategy.SetSelected(status.StrategyLabel(status.FrontierContinuous))
+	test.Tap(g.status.syncNow)
+	test.Tap(g.status.pause)
+	g.settle()
+	assertCalls(t, eng, "SetStrategy frontier-continuous", "SyncNow", "SetPaused true")
+}
+
+func TestStatusViewStrategyFailureRevertsChoice(t *testing.T) {
+	g, eng := newTestGUI(t)
+	eng.err = errRefused
+	g.status.strategy.SetSelected(status.StrategyLabel(status.GlobalContinuous))
+	g.settle()
+	if got := g.status.strategy.Selected; got != status.StrategyLabel(status.FrontierInterval) {
+		t.Errorf("after a refused switch the radio shows %q, want the engine's strategy", got)
+	}
+	if got := g.notice.text(); !strings.Contains(got, errRefused.Error()) {
+		t.Errorf("notice = %q, want the engine's error", got)
+	}
+}
+
+func TestRelaysViewShowsHealthAndProgress(t *testing.T) {
+	g, _ := newTestGUI(t)
+	v := g.relays
+	if len(v.table.rows) != 2 {
+		t.Fatalf("%d relay rows, want 2", len(v.table.rows))
+	}
+	wantRows := [][]string{
+		{"wss://relay.damus.io", "healthy", "running", "yes", "2026-03-14 11:59", "123,456", "2023-01-01 00:00", "2026-03-14 11:59", "0", "—"},
+		{"wss://gone.example", "backoff, retry in 20 s", "reconnecting", "no", "never", "0", "—", "—", "3", "dial tcp: connection refused"},
+	}
+	for i, want := range wantRows {
+		if got := v.table.rows[i]; strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("row %d:\n got %q\nwant %q", i, got, want)
+		}
+	}
+	g.tabs.SelectIndex(1)
+	w := test.NewWindow(v.root)
+	defer w.Close()
+	w.Resize(fyne.NewSize(1800, 400))
+	assertShows(t, v.root, "Relay", "Last error", "wss://relay.damus.io", "backoff, retry in 20 s", "123,456", "dial tcp: connection refused")
+}
+
+func TestAddInvalidRelayShowsErrorAndCallsNothing(t *testing.T) {
+	g, eng := newTestGUI(t)
+	v := g.relays
+	for input, msg := range map[string]string{
+		"":                        "enter a relay URL",
+		"https://relay.example":   "ws:// or wss://",
+		"relay.example.com":       "ws:// or wss://",
+		"wss://":                  "no host",
+		"wss://me:pw@relay.x":     "user name",
+		"wss://relay.example/#me": "fragment",
+	} {
+		v.entry.SetText(input)
+		test.Tap(v.add)
+		g.settle()
+		if got := v.addError.text(); !strings.Contains(got, msg) {
+			t.Errorf("input %q: inline error %q, want it to mention %q", input, got, msg)
+		}
+		if v.entry.Text != input {
+			t.Errorf("input %q was changed to %q", input, v.entry.Text)
+		}
+	}
+	assertCalls(t, eng)
+}
+
+func TestAddRelayCallsEngineAndShowsItsError(t *testing.T) {
+	g, eng := newTestGUI(t)
+	v := g.relays
+	v.addError.set("old message")
+	v.entry.SetText("  wss://relay.example.com  ")
+	test.Tap(v.add)
+	g.settle()
+	assertCalls(t, eng, "AddRelay wss://relay.example.com")
+	if v.entry.Text != "" || v.addError.text() != "" || v.add.Disabled() {
+		t.Errorf("after success: entry %q, error %q, add disabled %t", v.entry.Text, v.addError.text(), v.add.Disabled())
+	}
+
+	eng.err = errRefused
+	v.entry.SetText("wss://bad.example")
+	test.Tap(v.add)
+	g.settle()
+	if v.addError.text() != errRefused.Error() || v.entry.Text != "wss://bad.example" {
+		t.Errorf("after refusal: error %q, entry %q", v.addError.text(), v.entry.Text)
+	}
+}
+
+func TestRemoveSelectedRelay(t *testing.T) {
+	g, eng := newTestGUI(t)
+	v := g.relays
+	if !v.remove.Disabled() {
+		t.Fatal("remove is enabled with no relay selected")
+	}
+	v.table.table.Select(fyneCell(1))
+	if v.remove.Disabled() || v.remove.Text != "Remove wss://gone.example" {
+		t.Fatalf("after selecting row 1: remove disabled=%t text=%q", v.remove.Disabled(), v.remove.Text)
+	}
+	// The selection follows its relay when the rows move, and goes when it goes.
+	s := fixture()
+	s.Relays[0], s.Relays[1] = s.Relays[1], s.Relays[0]
+	g.render(s)
+	if v.remove.Text != "Remove wss://gone.example" {
+		t.Fatalf("after reorder: remove text %q", v.remove.Text)
+	}
+	test.Tap(v.remove)
+	g.settle()
+	assertCalls(t, eng, "RemoveRelay wss://gone.example")
+
+	s.Relays = s.Relays[1:]
+	g.render(s)
+	if !v.remove.Disabled() {
+		t.Error("remove still enabled after the selected relay left the list")
+	}
+}
+
+func TestFrontierViewShowsRootsDepthsAndTruncation(t *testing.T) {
+	g, _ := newTestGUI(t)
+	v := g.frontier
+	root2, _ := displayKeyOK(root2Hex)
+	if want := rootNpub + "\n" + root2; v.roots.Text != want {
+		t.Errorf("roots = %q, want %q", v.roots.Text, want)
+	}
+	if v.size.Text != "20,000 authors" || v.sessionRoots.Text != "1 from connected clients" {
+		t.Errorf("size %q, session roots %q", v.size.Text, v.sessionRoots.Text)
+	}
+	if got := v.byDepth.rows; len(got) != 4 || got[3][0] != "3" || got[3][1] != "15,048" {
+		t.Errorf("by depth rows = %q", got)
+	}
+	if got := v.truncation.rows; len(got) != 2 || got[0][0] != "maxTotalAuthors" || got[0][1] != "1,234" {
+		t.Errorf("truncation rows = %q", got)
+	}
+	if v.notCut.Visible() {
+		t.Error("'not cut' shown while the walk was cut")
+	}
+	w := test.NewWindow(v.root)
+	defer w.Close()
+	w.Resize(fyne.NewSize(1000, 600))
+	assertShows(t, v.root, rootNpub+"\n"+root2, "maxAuthorsPerLevel", "56", "15,048")
+
+	s := fixture()
+	s.Frontier = status.Frontier{}
+	g.render(s)
+	if !v.notCut.Visible() || len(v.truncation.rows) != 0 || !strings.HasPrefix(v.roots.Text, "none configured") {
+		t.Errorf("empty frontier: notCut visible %t, rows %q, roots %q", v.notCut.Visible(), v.truncation.rows, v.roots.Text)
+	}
+}
+
+func TestActivityViewShowsProgressAndRejections(t *testing.T) {
+	g, _ := newTestGUI(t)
+	v := g.activity
+	if v.progress.Value != 420 || v.progress.Max != 1000 {
+		t.Errorf("progress bar %v of %v, want 420 of 1000", v.progress.Value, v.progress.Max)
+	}
+	if v.pass.Text != "trust pass: 420 of 1,000" || v.rate.Text != "12.5 events/s" || v.accepted.Text != "5,000" ||
+		v.duplicates.Text != "700" || v.rejected.Text != "2" {
+		t.Errorf("pass %q rate %q accepted %q duplicates %q rejected %q",
+			v.pass.Text, v.rate.Text, v.accepted.Text, v.duplicates.Text, v.rejected.Text)
+	}
+	want := [][]string{
+		{"2026-03-14 11:59", "ab12cd34ef56ab12…", "wss://relay.damus.io", "signature: invalid schnorr signature"},
+		{"2026-03-14 11:59", "ff00", "ingest 127.0.0.1", "scope: scope not in profile x.com"},
+	}
+	for i := range want {
+		if strings.Join(v.rejections.rows[i], "|") != strings.Join(want[i], "|") {
+			t.Errorf("rejection row %d = %q, want %q", i, v.rejections.rows[i], want[i])
+		}
+	}
+	w := test.NewWindow(v.root)
+	defer w.Close()
+	w.Resize(fyne.NewSize(1000, 600))
+	assertShows(t, v.root, "42%", "signature: invalid schnorr signature", "Rule")
+
+	s := fixture()
+	s.Progress = status.Progress{}
+	g.render(s)
+	if v.progress.Value != 0 || v.pass.Text != "No pass running" {
+		t.Errorf("idle: progress %v, pass %q", v.progress.Value, v.pass.Text)
+	}
+}
+
+func TestStateLabel(t *testing.T) {
+	base := fixture()
+	cases := []struct {
+		name   string
+		change func(*status.Snapshot)
+		want   string
+	}{
+		{"syncing", func(*status.Snapshot) {}, "syncing 42%"},
+		{"syncing without total", func(s *status.Snapshot) { s.Progress.Total = 0 }, "syncing"},
+		{"live", func(s *status.Snapshot) { s.State, s.Coverage = status.StateLive, status.Coverage{State: "complete"} }, "live"},
+		{"partial", func(s *status.Snapshot) { s.State = status.StateLive }, "partial: relay-dead: wss://gone.example (+1 more)"},
+		{"error", func(s *status.Snapshot) { s.State = status.StateError; s.Coverage.Reasons = []string{"database locked"} }, "error: database locked"},
+		{"paused", func(s *status.Snapshot) { s.Paused = true }, "paused"},
+		{"not started", func(s *status.Snapshot) { *s = status.Snapshot{} }, "starting"},
+	}
+	for _, c := range cases {
+		s := base
+		s.Coverage.Reasons = append([]string(nil), base.Coverage.Reasons...)
+		c.change(&s)
+		if got := stateLabel(s); got != c.want {
+			t.Errorf("%s: stateLabel = %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+func TestCount(t *testing.T) {
+	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", -1234567: "-1,234,567", 1000000: "1,000,000"} {
+		if got := count(n); got != want {
+			t.Errorf("count(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
