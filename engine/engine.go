@@ -22,6 +22,7 @@ import (
 	"dtp-personal/engine/server"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
+	syncer "dtp-personal/engine/sync"
 	"dtp-personal/engine/validation"
 )
 
@@ -50,6 +51,11 @@ type Engine struct {
 	server  *server.Server
 	metrics *metrics.Registry
 	stats   *ingestStats
+	trust   trust
+	sync    *syncer.Runner
+	authKey string // NIP-42 key of this data directory; never used to publish
+
+	settingsChanged chan struct{} // tells the sync runner to re-read settings
 
 	mu       sync.Mutex
 	settings Settings
@@ -91,6 +97,8 @@ func Open(opts Options) (*Engine, error) {
 		subs:    make(map[int]func(status.Snapshot)),
 		changed: make(chan struct{}, 1),
 		stop:    make(chan struct{}),
+
+		settingsChanged: make(chan struct{}, 1),
 	}
 	if err := e.reloadSettings(); err != nil {
 		e.closeStore()
@@ -101,9 +109,22 @@ func Open(opts Options) (*Engine, error) {
 	e.ingest = ingest.New(st, profile, validation.VerifyEvent, opts.Ingest)
 	e.ingest.OnReject(e.stats.rejected)
 	e.ingest.OnCommit(e.stats.committed)
+	if e.authKey, err = loadAuthKey(st); err != nil {
+		e.Close()
+		return nil, err
+	}
+	if err := e.buildTrust(); err != nil {
+		e.Close()
+		return nil, err
+	}
+	e.sync = e.newSyncRunner()
+	e.registerMetrics()
 	e.server = server.New(server.Config{
 		Ingest:   e.ingest,
 		Events:   st,
+		Resolver: resolverPort{e},
+		Sessions: e,
+		SyncNow:  e.SyncNow,
 		Status:   statusDocument{e},
 		Metrics:  e.metrics,
 		Limits:   opts.ServerLimits,
@@ -152,9 +173,19 @@ func (e *Engine) Serve(ctx context.Context) error {
 	go func() { served <- httpSrv.Serve(ln) }()
 	e.log.Info("serving", "listen", e.listen, "data", e.opts.DataDir)
 
-	e.wg.Add(2)
+	e.wg.Add(4)
 	go e.watchSettings(ctx)
 	go e.publishStatus(ctx)
+	go func() {
+		defer e.wg.Done()
+		e.trust.frontier.Run(ctx)
+	}()
+	go func() {
+		defer e.wg.Done()
+		if err := e.sync.Run(ctx); err != nil && ctx.Err() == nil {
+			e.log.Error("sync stopped", "err", err)
+		}
+	}()
 
 	select {
 	case <-ctx.Done():
@@ -187,7 +218,9 @@ func (e *Engine) Close() error {
 	default:
 		close(e.stop)
 	}
-	e.ingest.Close()
+	if e.ingest != nil {
+		e.ingest.Close()
+	}
 	return e.closeStore()
 }
 
@@ -252,7 +285,19 @@ func (e *Engine) watchSettings(ctx context.Context) {
 }
 
 // applySettings hands changed settings to the parts that act on them.
-func (e *Engine) applySettings() {}
+func (e *Engine) applySettings() {
+	s := e.Settings()
+	if roots, err := e.store.Roots(); err != nil {
+		e.log.Warn("read roots", "err", err)
+	} else {
+		e.trust.frontier.SetRoots(roots)
+	}
+	e.trust.frontier.SetLimits(s.Limits)
+	select {
+	case e.settingsChanged <- struct{}{}:
+	default:
+	}
+}
 
 // notify marks the status as changed; publishStatus coalesces bursts.
 func (e *Engine) notify() {

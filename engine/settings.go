@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/nbd-wtf/go-nostr"
+
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
 )
@@ -147,4 +149,15 @@ func SetScopeProfile(st *store.Store, scope string) error {
 // SetStartAtLogin records the start-at-login choice.
 func SetStartAtLogin(st *store.Store, on bool) error {
 	return st.SetSetting(keyStartAtLogin, strconv.FormatBool(on))
+}
+
+// loadAuthKey returns the data directory's NIP-42 key, generating it on
+// first use. The server has no identity of its own: this key only answers
+// relays that ask for AUTH before serving reads.
+func loadAuthKey(st *store.Store) (string, error) {
+	if k, ok, err := st.Setting(keyAuthKey); err != nil || ok {
+		return k, err
+	}
+	k := nostr.GeneratePrivateKey()
+	return k, st.SetSetting(keyAuthKey, k)
 }

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"slices"
+
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/validation"
 )
@@ -16,13 +18,19 @@ func (d statusDocument) StatusDocument() any { return d.e.Status() }
 // Status assembles the engine's status snapshot (SPEC §12).
 func (e *Engine) Status() status.Snapshot {
 	s := e.Settings()
+	sy := e.sync.Status()
 	snap := status.Snapshot{
 		Strategy:        s.Strategy,
 		IntervalMinutes: s.IntervalMinutes,
 		Paused:          s.Paused,
-		State:           status.StateIdle,
-		Coverage:        status.Coverage{State: "complete", Reasons: []string{}},
-		Relays:          e.relayStatus(),
+		State:           sy.State,
+		Coverage:        e.coverage(),
+		LastSync:        sy.LastSync,
+		NextSync:        sy.NextSync,
+		Relays:          e.relayStatus(sy.Relays),
+		Frontier:        e.trust.frontier.Status(),
+		Heap:            e.trust.heap.Stats(),
+		Progress:        sy.Progress,
 		Ingest:          e.stats.snapshot(e.ingest.Duplicates()),
 		Settings: status.Settings{
 			Listen: s.Listen, AllowLAN: s.AllowLAN, ScopeProfile: s.ScopeProfile,
@@ -32,25 +40,38 @@ func (e *Engine) Status() status.Snapshot {
 	if s.Paused {
 		snap.State = status.StateStopped
 	}
-	roots, err := e.store.Roots()
-	if err != nil {
-		e.log.Warn("read roots", "err", err)
-	}
-	snap.Frontier.Roots = nonNil(roots)
-	snap.Frontier.SessionRoots = []string{}
-	snap.Frontier.ByDepth = []int{}
-	snap.Frontier.Truncation = []status.Truncation{}
-	snap.Heap.NodeLimit, snap.Heap.EdgeLimit = s.Limits.HeapNodeLimit, s.Limits.HeapEdgeLimit
 	return snap
 }
 
-func (e *Engine) relayStatus() []status.Relay {
+// coverage is the overall coverage: the sync's outcome plus what the trust
+// side knows (frontier truncated, heap at a limit).
+func (e *Engine) coverage() status.Coverage {
+	reasons := e.SyncCoverage()
+	if len(e.trust.frontier.Status().Truncation) > 0 {
+		reasons = append(reasons, "frontier-truncated")
+	}
+	if e.trust.heap.Stats().LimitReason != "" {
+		reasons = append(reasons, "heap-limit")
+	}
+	if len(reasons) == 0 {
+		return status.Coverage{State: status.StateComplete, Reasons: []string{}}
+	}
+	return status.Coverage{State: status.StatePartial, Reasons: reasons}
+}
+
+// relayStatus lists every configured relay: live figures from the sync for
+// the relays it has touched, stored health for the others.
+func (e *Engine) relayStatus(live []status.Relay) []status.Relay {
 	urls, err := e.store.Relays()
 	if err != nil {
 		e.log.Warn("read relays", "err", err)
 	}
 	out := make([]status.Relay, 0, len(urls))
 	for _, u := range urls {
+		if i := slices.IndexFunc(live, func(r status.Relay) bool { return r.URL == u }); i >= 0 {
+			out = append(out, live[i])
+			continue
+		}
 		r := status.Relay{URL: u, Health: status.HealthHealthy, State: status.StateIdle}
 		if h, ok, err := e.store.RelayHealth(u); err == nil && ok {
 			r.Health = h.State
@@ -64,11 +85,4 @@ func (e *Engine) relayStatus() []status.Relay {
 		out = append(out, r)
 	}
 	return out
-}
-
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }

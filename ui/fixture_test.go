@@ -56,14 +56,14 @@ func (f *fakeEngine) Subscribe(fn func(status.Snapshot)) func() {
 	}
 }
 
-func (f *fakeEngine) SetStrategy(id string) error  { return f.record("SetStrategy " + id) }
-func (f *fakeEngine) SetInterval(m int) error      { return f.record(fmt.Sprint("SetInterval ", m)) }
-func (f *fakeEngine) SyncNow() error               { return f.record("SyncNow") }
-func (f *fakeEngine) SetPaused(p bool) error       { return f.record(fmt.Sprint("SetPaused ", p)) }
-func (f *fakeEngine) AddRelay(u string) error      { return f.record("AddRelay " + u) }
-func (f *fakeEngine) RemoveRelay(u string) error   { return f.record("RemoveRelay " + u) }
-func (f *fakeEngine) AddRoot(k string) error       { return f.record("AddRoot " + k) }
-func (f *fakeEngine) RemoveRoot(k string) error    { return f.record("RemoveRoot " + k) }
+func (f *fakeEngine) SetStrategy(id string) error { return f.record("SetStrategy " + id) }
+func (f *fakeEngine) SetInterval(m int) error     { return f.record(fmt.Sprint("SetInterval ", m)) }
+func (f *fakeEngine) SyncNow() error              { return f.record("SyncNow") }
+func (f *fakeEngine) SetPaused(p bool) error      { return f.record(fmt.Sprint("SetPaused ", p)) }
+func (f *fakeEngine) AddRelay(u string) error     { return f.record("AddRelay " + u) }
+func (f *fakeEngine) RemoveRelay(u string) error  { return f.record("RemoveRelay " + u) }
+func (f *fakeEngine) AddRoot(k string) error      { return f.record("AddRoot " + k) }
+func (f *fakeEngine) RemoveRoot(k string) error   { return f.record("RemoveRoot " + k) }
 func (f *fakeEngine) SetLimits(l status.Limits) error {
 	return f.record(fmt.Sprintf("SetLimits %+v", l))
 }
@@ -71,7 +71,9 @@ func (f *fakeEngine) SetListen(a string, lan bool) error {
 	return f.record(fmt.Sprint("SetListen ", a, " ", lan))
 }
 func (f *fakeEngine) SetScopeProfile(s string) error { return f.record("SetScopeProfile " + s) }
-func (f *fakeEngine) SetStartAtLogin(on bool) error  { return f.record(fmt.Sprint("SetStartAtLogin ", on)) }
+func (f *fakeEngine) SetStartAtLogin(on bool) error {
+	return f.record(fmt.Sprint("SetStartAtLogin ", on))
+}
 
 var errRefused = errors.New("relay refused by engine")
 
@@ -123,20 +125,52 @@ func newTestGUI(t *testing.T) (*GUI, *fakeEngine) {
 	eng := &fakeEngine{snap: fixture()}
 	g := New(app, eng, nil)
 	g.clock = clock{now: func() time.Time { return fixtureNow }, zone: time.UTC}
+	g.onUI = uiQueue.post
 	g.win.Resize(fyne.NewSize(1200, 800))
 	g.render(fixture())
 	return g, eng
 }
 
-// settle waits for the engine commands in flight and their UI updates.
-func (g *GUI) settle() { g.calls.Wait() }
+// uiThread stands in for the desktop driver's UI thread: work posted from
+// other goroutines waits until the test runs it on its own goroutine.
+type uiThread struct {
+	mu      sync.Mutex
+	pending []func()
+}
 
-// shownTexts is the text of every visible label and text in o as laid out.
+var uiQueue uiThread
+
+func (u *uiThread) post(fn func()) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.pending = append(u.pending, fn)
+}
+
+func (u *uiThread) run() {
+	u.mu.Lock()
+	work := u.pending
+	u.pending = nil
+	u.mu.Unlock()
+	for _, fn := range work {
+		fn()
+	}
+}
+
+// settle waits for the engine commands in flight, then runs the UI work
+// they posted.
+func (g *GUI) settle() {
+	g.calls.Wait()
+	uiQueue.run()
+}
+
+// shownTexts is the text of every visible label and text under o, as
+// currently rendered (without laying it out again).
 func shownTexts(o fyne.CanvasObject) map[string]bool {
 	texts := map[string]bool{}
-	for _, obj := range test.LaidOutObjects(o) {
-		if !obj.Visible() {
-			continue
+	var walk func(fyne.CanvasObject)
+	walk = func(obj fyne.CanvasObject) {
+		if obj == nil || !obj.Visible() {
+			return
 		}
 		switch x := obj.(type) {
 		case *widget.Label:
@@ -144,8 +178,42 @@ func shownTexts(o fyne.CanvasObject) map[string]bool {
 		case *canvas.Text:
 			texts[x.Text] = true
 		}
+		switch x := obj.(type) {
+		case *fyne.Container:
+			for _, child := range x.Objects {
+				walk(child)
+			}
+		case fyne.Widget:
+			for _, child := range test.WidgetRenderer(x).Objects() {
+				walk(child)
+			}
+		}
 	}
+	walk(o)
 	return texts
+}
+
+// showTab brings tab i of the window up at the given size, drawn as a
+// desktop driver would after a resize (tables fill their cells on refresh).
+func (g *GUI) showTab(i int, width, height float32) {
+	g.tabs.SelectIndex(i)
+	g.win.Resize(fyne.NewSize(width, height))
+	refreshTables(g.win.Content())
+}
+
+func refreshTables(o fyne.CanvasObject) {
+	switch x := o.(type) {
+	case *widget.Table:
+		x.Refresh()
+	case *fyne.Container:
+		for _, child := range x.Objects {
+			refreshTables(child)
+		}
+	case fyne.Widget:
+		for _, child := range test.WidgetRenderer(x).Objects() {
+			refreshTables(child)
+		}
+	}
 }
 
 func assertShows(t *testing.T, o fyne.CanvasObject, want ...string) {

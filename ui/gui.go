@@ -21,6 +21,9 @@ type GUI struct {
 	eng   Engine
 	quit  func()
 	clock clock
+	// onUI runs a function on the UI thread (fyne.Do); tests replace it to
+	// run UI work on the test's goroutine, as the desktop driver would.
+	onUI func(func())
 
 	win    fyne.Window
 	notice *inlineError // failures of commands given from the tray or tabs
@@ -34,7 +37,10 @@ type GUI struct {
 	tray     *tray
 
 	last     status.Snapshot // what the views show; read and written on the UI thread only
-	calls    sync.WaitGroup  // engine commands in flight
+	calls    sync.WaitGroup  // engine commands queued or running
+	queueMu  sync.Mutex
+	queue    []func() // engine commands waiting, run one at a time in order
+	draining bool     // a goroutine is running the queue
 	throttle *throttle[status.Snapshot]
 	cancel   func()
 	quitOnce sync.Once
@@ -44,7 +50,7 @@ type GUI struct {
 // until Start. quit, if not nil, is called once when the user chooses Quit,
 // before the app stops.
 func New(a fyne.App, eng Engine, quit func()) *GUI {
-	g := &GUI{app: a, eng: eng, quit: quit, clock: systemClock()}
+	g := &GUI{app: a, eng: eng, quit: quit, clock: systemClock(), onUI: fyne.Do}
 	g.win = a.NewWindow("DTP Personal Server")
 	g.notice = newInlineError()
 	g.status = newStatusView(g)
@@ -72,10 +78,11 @@ func (g *GUI) Window() fyne.Window { return g.win }
 // at most a few per second.
 func (g *GUI) Start() {
 	g.throttle = newThrottle(refreshInterval, func(s status.Snapshot) {
-		fyne.Do(func() { g.render(s) })
+		g.onUI(func() { g.render(s) })
 	})
+	// Current status first: a later push is newer and must win.
+	g.throttle.Push(g.eng.Status())
 	g.cancel = g.eng.Subscribe(g.throttle.Push)
-	go func() { g.throttle.Push(g.eng.Status()) }()
 }
 
 // Stop ends the subscription started by Start.
@@ -103,7 +110,7 @@ func (g *GUI) Quit() {
 			if g.quit != nil {
 				g.quit()
 			}
-			fyne.Do(g.app.Quit)
+			g.onUI(g.app.Quit)
 		}()
 	})
 }
@@ -122,8 +129,9 @@ func (g *GUI) render(s status.Snapshot) {
 }
 
 // call runs an engine command off the UI thread, then hands its error to
-// done on the UI thread. A nil done reports failures in the window's notice
-// line, prefixed with what the user asked for.
+// done on the UI thread. Commands run one at a time in the order given, so
+// "pause" then "resume" cannot arrive swapped. A nil done reports failures in
+// the window's notice line, prefixed with what the user asked for.
 func (g *GUI) call(what string, command func() error, done func(error)) {
 	if done == nil {
 		done = func(err error) {
@@ -133,14 +141,37 @@ func (g *GUI) call(what string, command func() error, done func(error)) {
 		}
 	}
 	g.calls.Add(1)
-	go func() {
+	g.queueMu.Lock()
+	g.queue = append(g.queue, func() {
 		defer g.calls.Done()
 		err := command()
 		if err != nil {
 			slog.Warn("engine command failed", "command", what, "err", err)
 		}
-		fyne.Do(func() { done(err) })
-	}()
+		g.onUI(func() { done(err) })
+	})
+	start := !g.draining
+	g.draining = true
+	g.queueMu.Unlock()
+	if start {
+		go g.drain()
+	}
+}
+
+// drain runs queued commands until the queue is empty.
+func (g *GUI) drain() {
+	for {
+		g.queueMu.Lock()
+		if len(g.queue) == 0 {
+			g.draining = false
+			g.queueMu.Unlock()
+			return
+		}
+		next := g.queue[0]
+		g.queue = g.queue[1:]
+		g.queueMu.Unlock()
+		next()
+	}
 }
 
 // inlineError is a red message line, hidden while there is nothing to say.

@@ -37,7 +37,8 @@ func newRelaysView(g *GUI) *relaysView {
 	v.entry.SetPlaceHolder("wss://relay.example.com")
 	v.entry.OnSubmitted = func(string) { v.addRelay() }
 	v.add = widget.NewButton("Add relay", v.addRelay)
-	v.table = newTextTable(relayColumns, []float32{220, 80, 100, 90, 140, 110, 140, 140, 70, 240})
+	v.table = newTextTable(relayColumns, []float32{210, 170, 110, 90, 140, 110, 140, 140, 70, 300})
+	v.table.table.StickyColumnCount = 1 // the relay's URL stays in view while scrolling sideways
 	v.remove = widget.NewButton("Remove selected relay", v.removeRelay)
 	v.remove.Disable()
 	v.table.onSelect = func(key string) {
@@ -81,7 +82,8 @@ func validRelayURL(raw string) (string, error) {
 }
 
 func (v *relaysView) addRelay() {
-	relay, err := validRelayURL(v.entry.Text)
+	typed := v.entry.Text
+	relay, err := validRelayURL(typed)
 	if err != nil {
 		v.addError.set(err.Error())
 		return
@@ -94,7 +96,9 @@ func (v *relaysView) addRelay() {
 			v.addError.set(err.Error())
 			return
 		}
-		v.entry.SetText("")
+		if v.entry.Text == typed { // unless the user typed on meanwhile
+			v.entry.SetText("")
+		}
 	})
 }
 

@@ -4,12 +4,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"image/color"
 	"math"
 	"net"
 	"strconv"
 	"strings"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
@@ -72,7 +74,7 @@ func newSettingsView(g *GUI) *settingsView {
 	v.rootEntry = widget.NewEntry()
 	v.rootEntry.SetPlaceHolder("npub1… or 64-character hex public key")
 	v.rootEntry.OnSubmitted = func(string) { v.addRoot() }
-	v.roots = newTextTable([]string{"Root (npub)", "Hex"}, []float32{520, 520})
+	v.roots = newTextTable([]string{"Root (npub)", "Hex"}, []float32{500, 560})
 	v.removeRoot = widget.NewButton("Remove selected root", v.removeSelectedRoot)
 	v.removeRoot.Disable()
 	v.roots.onSelect = func(key string) {
@@ -82,7 +84,9 @@ func newSettingsView(g *GUI) *settingsView {
 			v.removeRoot.Enable()
 		}
 	}
-	rootsTable := container.NewGridWrap(fyne.NewSize(900, 160), v.roots.table)
+	rootsHeight := canvas.NewRectangle(color.Transparent)
+	rootsHeight.SetMinSize(fyne.NewSize(0, 150)) // room for a few roots; the table scrolls beyond
+	rootsTable := container.NewStack(rootsHeight, v.roots.table)
 	rootsCard := widget.NewCard("Roots", "Whose web of trust to follow", container.NewVBox(
 		container.NewBorder(nil, nil, nil, widget.NewButton("Add root", v.addRoot), v.rootEntry),
 		v.rootError.label,
@@ -157,7 +161,8 @@ func validRoot(input string) (string, error) {
 }
 
 func (v *settingsView) addRoot() {
-	root, err := validRoot(v.rootEntry.Text)
+	typed := v.rootEntry.Text
+	root, err := validRoot(typed)
 	if err != nil {
 		v.rootError.set(err.Error())
 		return
@@ -168,7 +173,9 @@ func (v *settingsView) addRoot() {
 			v.rootError.set(err.Error())
 			return
 		}
-		v.rootEntry.SetText("")
+		if v.rootEntry.Text == typed { // unless the user typed on meanwhile
+			v.rootEntry.SetText("")
+		}
 	})
 }
 

@@ -43,8 +43,8 @@ func TestThrottleCollapsesBurstsAndKeepsLatest(t *testing.T) {
 	time.Sleep(3 * interval)
 
 	values, times := got.snapshot()
-	if len(values) == 0 || values[0] != 1 {
-		t.Fatalf("first push must go out at once; deliveries = %v", values)
+	if len(values) == 0 || times[0].Sub(start) > interval/2 {
+		t.Fatalf("first push must go out at once; deliveries = %v at %v", values, times)
 	}
 	if last := values[len(values)-1]; last != 1000 {
 		t.Fatalf("last delivery = %d, want the latest push 1000", last)

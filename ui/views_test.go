@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
 	"dtp-personal/engine/status"
@@ -99,10 +98,7 @@ func TestRelaysViewShowsHealthAndProgress(t *testing.T) {
 			t.Errorf("row %d:\n got %q\nwant %q", i, got, want)
 		}
 	}
-	g.tabs.SelectIndex(1)
-	w := test.NewWindow(v.root)
-	defer w.Close()
-	w.Resize(fyne.NewSize(1800, 400))
+	g.showTab(1, 1800, 500)
 	assertShows(t, v.root, "Relay", "Last error", "wss://relay.damus.io", "backoff, retry in 20 s", "123,456", "dial tcp: connection refused")
 }
 
@@ -198,9 +194,7 @@ func TestFrontierViewShowsRootsDepthsAndTruncation(t *testing.T) {
 	if v.notCut.Visible() {
 		t.Error("'not cut' shown while the walk was cut")
 	}
-	w := test.NewWindow(v.root)
-	defer w.Close()
-	w.Resize(fyne.NewSize(1000, 600))
+	g.showTab(2, 1000, 700)
 	assertShows(t, v.root, rootNpub+"\n"+root2, "maxAuthorsPerLevel", "56", "15,048")
 
 	s := fixture()
@@ -231,9 +225,7 @@ func TestActivityViewShowsProgressAndRejections(t *testing.T) {
 			t.Errorf("rejection row %d = %q, want %q", i, v.rejections.rows[i], want[i])
 		}
 	}
-	w := test.NewWindow(v.root)
-	defer w.Close()
-	w.Resize(fyne.NewSize(1000, 600))
+	g.showTab(3, 1000, 700)
 	assertShows(t, v.root, "42%", "signature: invalid schnorr signature", "Rule")
 
 	s := fixture()
@@ -255,7 +247,10 @@ func TestStateLabel(t *testing.T) {
 		{"syncing without total", func(s *status.Snapshot) { s.Progress.Total = 0 }, "syncing"},
 		{"live", func(s *status.Snapshot) { s.State, s.Coverage = status.StateLive, status.Coverage{State: "complete"} }, "live"},
 		{"partial", func(s *status.Snapshot) { s.State = status.StateLive }, "partial: relay-dead: wss://gone.example (+1 more)"},
-		{"error", func(s *status.Snapshot) { s.State = status.StateError; s.Coverage.Reasons = []string{"database locked"} }, "error: database locked"},
+		{"error", func(s *status.Snapshot) {
+			s.State = status.StateError
+			s.Coverage.Reasons = []string{"database locked"}
+		}, "error: database locked"},
 		{"paused", func(s *status.Snapshot) { s.Paused = true }, "paused"},
 		{"not started", func(s *status.Snapshot) { *s = status.Snapshot{} }, "starting"},
 	}

@@ -41,7 +41,7 @@ type Tracker struct {
 	limits    status.Limits
 	roots     []string
 	sessions  map[string][]string
-	walked    *Result             // last walk
+	walked    *Result             // last walk, nil before the first
 	eventCaps []status.Truncation // recorded by the sync pass
 	current   *Result             // walked + eventCaps, what readers see
 	changed   chan struct{}       // closed when current is replaced
@@ -59,7 +59,7 @@ func NewTracker(h *heap.Heap, cfg Config) *Tracker {
 		limits:   cfg.Limits,
 		roots:    normalizeRoots(cfg.Roots),
 		sessions: make(map[string][]string),
-		walked:   &Result{byPubkey: map[string]int32{}, byNode: map[heap.NodeID]int32{}},
+		current:  &Result{byPubkey: map[string]int32{}, byNode: map[heap.NodeID]int32{}},
 		changed:  make(chan struct{}),
 	}
 	if t.debounce <= 0 {
@@ -68,7 +68,6 @@ func NewTracker(h *heap.Heap, cfg Config) *Tracker {
 	if t.now == nil {
 		t.now = time.Now
 	}
-	t.current = t.walked
 	return t
 }
 
@@ -127,7 +126,7 @@ func (t *Tracker) Recompute() {
 	var next *Result
 	t.h.View(func(v heap.View) {
 		if v.LimitReason() != "" {
-			p.Frozen = prev
+			p.Frozen = prev // nil before the first walk: nothing to freeze to yet
 		}
 		next = Walk(v, p)
 	})
@@ -137,7 +136,7 @@ func (t *Tracker) Recompute() {
 	t.publishLocked()
 	t.mu.Unlock()
 
-	if t.onLeft != nil {
+	if t.onLeft != nil && prev != nil {
 		var left []string
 		for pk := range prev.byPubkey {
 			if _, still := next.byPubkey[pk]; !still {
@@ -153,8 +152,12 @@ func (t *Tracker) Recompute() {
 
 // publishLocked installs walked + event caps as current and wakes waiters.
 func (t *Tracker) publishLocked() {
-	r := *t.walked
-	r.Truncation = slices.Concat(t.walked.Truncation, t.eventCaps)
+	walked := t.walked
+	if walked == nil {
+		walked = t.current
+	}
+	r := *walked
+	r.Truncation = slices.Concat(walked.Truncation, t.eventCaps)
 	t.current = &r
 	close(t.changed)
 	t.changed = make(chan struct{})
@@ -178,7 +181,7 @@ func (t *Tracker) Changed() <-chan struct{} {
 // new roots it is Current; otherwise a walk that is not published.
 func (t *Tracker) WithRoots(extra []string) *Result {
 	t.mu.Lock()
-	cur := t.current
+	cur, last := t.current, t.walked
 	roots := t.allRootsLocked()
 	limits := t.limits
 	t.mu.Unlock()
@@ -190,7 +193,7 @@ func (t *Tracker) WithRoots(extra []string) *Result {
 	var r *Result
 	t.h.View(func(v heap.View) {
 		if v.LimitReason() != "" {
-			p.Frozen = cur
+			p.Frozen = last
 		}
 		r = Walk(v, p)
 	})

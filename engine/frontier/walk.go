@@ -4,6 +4,7 @@
 package frontier
 
 import (
+	"cmp"
 	"encoding/hex"
 	"slices"
 	"strings"
@@ -108,6 +109,7 @@ func (r *Result) Truncated() bool { return len(r.Truncation) > 0 }
 // candidate is an author found for the next level.
 type candidate struct {
 	pubkey string // set for roots; other candidates are heap nodes
+	order  uint64 // heap.View.OrderKey of node
 	node   heap.NodeID
 	parent int32
 }
@@ -227,10 +229,13 @@ func Walk(v heap.View, p Params) *Result {
 					continue
 				}
 				marks[t] = markCandidate
-				next = append(next, candidate{node: t, parent: int32(i)})
+				next = append(next, candidate{node: t, order: v.OrderKey(t), parent: int32(i)})
 			}
 		}
 		slices.SortFunc(next, func(a, b candidate) int {
+			if c := cmp.Compare(a.order, b.order); c != 0 {
+				return c
+			}
 			if v.Less(a.node, b.node) {
 				return -1
 			}

@@ -63,3 +63,17 @@ func parseInto(ev *nostr.Event, stmts *[]*validation.Statement, claims *[]*valid
 	}
 	return err
 }
+
+// ApplyEvents parses committed events and applies them: the ingest
+// pipeline's path into the heap. Events of other kinds are ignored.
+func (h *Heap) ApplyEvents(evs []*nostr.Event) Change {
+	var stmts []*validation.Statement
+	var claims []*validation.Claims
+	for _, ev := range evs {
+		switch ev.Kind {
+		case validation.KindTrust, validation.KindRating, validation.KindClaims:
+			_ = parseInto(ev, &stmts, &claims) // validated before commit; a failure cannot occur here
+		}
+	}
+	return h.Apply(stmts, claims)
+}

@@ -93,11 +93,14 @@ type Heap struct {
 
 	nodes   []node
 	nodeIdx map[string]NodeID
-	edges   []edge
-	slots   map[slotKey]uint32
-	extras  []edgeExtra
-	strs    []string
-	strIdx  map[string]uint32
+	edges   edgeStore
+	// slots indexes the slots of authors with more than slotScanMax edges;
+	// smaller authors' slots are found by scanning their out list, which is
+	// faster and saves the map entry for most edges.
+	slots  map[slotKey]uint32
+	extras []edgeExtra
+	strs   []string
+	strIdx map[string]uint32
 
 	ids identities
 }
@@ -170,7 +173,7 @@ func (h *Heap) Stats() status.Heap {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	return status.Heap{
-		Nodes: len(h.nodes), Edges: len(h.edges), GraphVersion: h.version,
+		Nodes: len(h.nodes), Edges: h.edges.n, GraphVersion: h.version,
 		NodeLimit: h.nodeLimit, EdgeLimit: h.edgeLimit, LimitReason: h.limitReason,
 	}
 }
@@ -209,28 +212,31 @@ func (h *Heap) applyStatement(s *validation.Statement) (applied, hops bool) {
 	if _, err := hex.Decode(id[:], []byte(s.ID)); err != nil {
 		return false, false
 	}
-	authorKey, ok := pubkeyKey(s.Author)
+	// Keys are built in stack buffers: map lookups with string(bytes) do
+	// not allocate; only new nodes keep a copy.
+	var authorBuf, subjectBuf [80]byte
+	authorKey, ok := appendKey(authorBuf[:0], 'p', s.Author)
 	if !ok {
 		return false, false
 	}
-	subjectKey, ok := subjectKey(s.SubjectTag, s.Subject)
+	subjectKey, ok := appendKey(subjectBuf[:0], s.SubjectTag, s.Subject)
 	if !ok {
 		return false, false
 	}
 	ctx := h.intern(s.Context)
 	scope := h.intern(validation.CanonicalScope(s.Scopes))
 
-	author, authorHeld := h.nodeIdx[authorKey]
-	subject, subjectHeld := h.nodeIdx[subjectKey]
+	author, authorHeld := h.nodeIdx[string(authorKey)]
+	subject, subjectHeld := h.nodeIdx[string(subjectKey)]
 	if authorHeld && subjectHeld {
 		key := slotKey{author: author, subject: subject, context: ctx, scope: scope, kind: kind}
-		if ei, held := h.slots[key]; held {
+		if ei, held := h.findSlot(key); held {
 			return h.replace(ei, s, id, value)
 		}
 	}
 
 	// A new slot needs an edge and perhaps nodes: respect the guardrails.
-	if len(h.edges) >= h.edgeLimit {
+	if h.edges.n >= h.edgeLimit {
 		h.limitReason = ReasonEdgeLimit
 		return false, false
 	}
@@ -238,28 +244,63 @@ func (h *Heap) applyStatement(s *validation.Statement) (applied, hops bool) {
 	if !authorHeld {
 		missing++
 	}
-	if !subjectHeld && subjectKey != authorKey {
+	if !subjectHeld && string(subjectKey) != string(authorKey) {
 		missing++
 	}
 	if len(h.nodes)+missing > h.nodeLimit {
 		h.limitReason = ReasonNodeLimit
 		return false, false
 	}
-	author = h.addNode(authorKey)
-	subject = h.addNode(subjectKey)
+	if !authorHeld {
+		author = h.addNode(string(authorKey))
+	}
+	if !subjectHeld {
+		subject = h.addNode(string(subjectKey))
+	}
 
-	ei := uint32(len(h.edges))
-	h.edges = append(h.edges, edge{author: author, subject: subject, context: ctx, scope: scope, kind: kind})
-	h.slots[slotKey{author: author, subject: subject, context: ctx, scope: scope, kind: kind}] = ei
+	key := slotKey{author: author, subject: subject, context: ctx, scope: scope, kind: kind}
+	ei := h.edges.add(edge{author: author, subject: subject, context: ctx, scope: scope, kind: kind})
 	h.nodes[author].out = append(h.nodes[author].out, ei)
 	h.nodes[subject].in = append(h.nodes[subject].in, ei)
+	h.indexSlot(key, ei)
 	hops = h.setWinner(ei, s, id, value)
 	return true, hops
 }
 
+// slotScanMax is the out-degree up to which slots are found by scanning.
+const slotScanMax = 16
+
+func (h *Heap) findSlot(k slotKey) (uint32, bool) {
+	out := h.nodes[k.author].out
+	if len(out) > slotScanMax {
+		ei, ok := h.slots[k]
+		return ei, ok
+	}
+	for _, ei := range out {
+		if e := h.edges.at(ei); e.subject == k.subject && e.context == k.context && e.scope == k.scope && e.kind == k.kind {
+			return ei, true
+		}
+	}
+	return 0, false
+}
+
+// indexSlot records new edge ei (already in its author's out list).
+func (h *Heap) indexSlot(k slotKey, ei uint32) {
+	out := h.nodes[k.author].out
+	switch {
+	case len(out) == slotScanMax+1: // the author just outgrew scanning: index all its slots
+		for _, x := range out {
+			e := h.edges.at(x)
+			h.slots[slotKey{author: e.author, subject: e.subject, context: e.context, scope: e.scope, kind: e.kind}] = x
+		}
+	case len(out) > slotScanMax+1:
+		h.slots[k] = ei
+	}
+}
+
 // replace installs s into a held slot when it is the newer winner.
 func (h *Heap) replace(ei uint32, s *validation.Statement, id [32]byte, value int8) (applied, hops bool) {
-	e := &h.edges[ei]
+	e := h.edges.at(ei)
 	if s.CreatedAt < e.createdAt {
 		return false, false
 	}
@@ -275,7 +316,7 @@ func (h *Heap) replace(ei uint32, s *validation.Statement, id [32]byte, value in
 // index. It reports whether the edge is now a potential hop or its hints
 // changed a binding.
 func (h *Heap) setWinner(ei uint32, s *validation.Statement, id [32]byte, value int8) bool {
-	e := &h.edges[ei]
+	e := h.edges.at(ei)
 	e.createdAt, e.activeFrom, e.activeUntil = s.CreatedAt, s.ActiveFrom, s.ActiveUntil
 	e.id, e.value, e.deleted = id, value, s.Deleted()
 
@@ -308,6 +349,29 @@ func (h *Heap) hopSubject(n NodeID) bool {
 	return k[0] == tagPubkey || strings.HasPrefix(k[1:], xAccountPrefix)
 }
 
+// edgeStore holds edges in fixed-size chunks: growth never copies the
+// edges already held and leaves no doubled capacity behind.
+type edgeStore struct {
+	chunks [][]edge
+	n      int
+}
+
+const edgeChunkBits = 14
+
+func (s *edgeStore) at(i uint32) *edge {
+	return &s.chunks[i>>edgeChunkBits][i&(1<<edgeChunkBits-1)]
+}
+
+func (s *edgeStore) add(e edge) uint32 {
+	if s.n>>edgeChunkBits == len(s.chunks) {
+		s.chunks = append(s.chunks, make([]edge, 0, 1<<edgeChunkBits))
+	}
+	last := &s.chunks[len(s.chunks)-1]
+	*last = append(*last, e)
+	s.n++
+	return uint32(s.n - 1)
+}
+
 func (h *Heap) addNode(key string) NodeID {
 	if n, ok := h.nodeIdx[key]; ok {
 		return n
@@ -329,33 +393,56 @@ func (h *Heap) intern(s string) uint32 {
 }
 
 // pubkeyKey is the node key of a 64-char lowercase hex pubkey.
-func pubkeyKey(hexKey string) (string, bool) { return rawKey(tagPubkey, hexKey) }
-
-func rawKey(tag byte, hexKey string) (string, bool) {
-	if len(hexKey) != 64 || strings.ToLower(hexKey) != hexKey {
-		return "", false
-	}
-	var buf [33]byte
-	buf[0] = tag
-	if _, err := hex.Decode(buf[1:], []byte(hexKey)); err != nil {
-		return "", false
-	}
-	return string(buf[:]), true
+func pubkeyKey(hexKey string) (string, bool) {
+	k, ok := appendKey(nil, 'p', hexKey)
+	return string(k), ok
 }
 
+// subjectKey is the node key of a subject as tagged in a statement.
 func subjectKey(tag byte, subject string) (string, bool) {
+	k, ok := appendKey(nil, tag, subject)
+	return string(k), ok
+}
+
+// appendKey appends the node key of a subject tagged 'p' (hex pubkey), 'e'
+// (hex event id) or 'i' (typed subject) to dst.
+func appendKey(dst []byte, tag byte, value string) ([]byte, bool) {
 	switch tag {
-	case 'p':
-		return rawKey(tagPubkey, subject)
-	case 'e':
-		return rawKey(tagEvent, subject)
 	case 'i':
-		if subject == "" {
-			return "", false
+		if value == "" {
+			return nil, false
 		}
-		return string(tagTyped) + subject, true
+		return append(append(dst, tagTyped), value...), true
+	case 'p':
+		dst = append(dst, tagPubkey)
+	case 'e':
+		dst = append(dst, tagEvent)
+	default:
+		return nil, false
 	}
-	return "", false
+	if len(value) != 64 {
+		return nil, false
+	}
+	for i := 0; i < 64; i += 2 {
+		hi, ok1 := unhex(value[i])
+		lo, ok2 := unhex(value[i+1])
+		if !ok1 || !ok2 {
+			return nil, false
+		}
+		dst = append(dst, hi<<4|lo)
+	}
+	return dst, true
+}
+
+// unhex decodes one lowercase hex digit.
+func unhex(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	}
+	return 0, false
 }
 
 // keyText renders a node key as its public form: hex for pubkeys and event

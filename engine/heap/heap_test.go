@@ -427,3 +427,25 @@ func TestEvidenceCarriesSourceFields(t *testing.T) {
 		}
 	})
 }
+
+// An author past slotScanMax moves to the slot map; replacement must work
+// on both sides of the switch.
+func TestManySlotsPerAuthor(t *testing.T) {
+	a := pk(1)
+	h := newHeap()
+	const n = 3 * slotScanMax
+	for i := range n {
+		h.Apply([]*validation.Statement{st(a, "p", pk(100+i), "1", "", 10)}, nil)
+	}
+	for i := range n {
+		h.Apply([]*validation.Statement{st(a, "p", pk(100+i), "-1", "", 5), st(a, "p", pk(100+i), "0", "", 20)}, nil)
+	}
+	if s := h.Stats(); s.Edges != n {
+		t.Fatalf("edges %d, want %d", s.Edges, n)
+	}
+	for i := range n {
+		if got := resolve(h, a, "p", pk(100+i), validation.KindTrust, "", "", 30); got != `0@""` {
+			t.Fatalf("slot %d: %s", i, got)
+		}
+	}
+}

@@ -62,6 +62,13 @@ func (r *Registry) NewGauge(name, help string, labels ...string) Gauge {
 	return Gauge{r, r.family("gauge", name, help, labels)}
 }
 
+// NewCopiedCounter registers a counter family whose values are counted
+// elsewhere and copied in at scrape time (see OnCollect): exposed as a
+// counter, set like a gauge.
+func (r *Registry) NewCopiedCounter(name, help string, labels ...string) Gauge {
+	return Gauge{r, r.family("counter", name, help, labels)}
+}
+
 // OnCollect registers a function that refreshes gauges right before every
 // scrape, for values that are cheaper to read than to track.
 func (r *Registry) OnCollect(fn func(*Registry)) {

@@ -82,6 +82,8 @@ type Config struct {
 	Status   StatusSource
 	Metrics  *metrics.Registry
 	Limits   Limits
+	// SyncNow asks for a sync pass (POST /api/v1/sync); nil = not offered.
+	SyncNow func() error
 	// AllowLAN reports, at each request, whether private-network peers may
 	// connect (a setting the user can change while the server runs).
 	AllowLAN func() bool
@@ -148,6 +150,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, s.cfg.Status.StatusDocument())
 	case "/api/v1/resolve":
 		s.serveResolve(w, r)
+	case "/api/v1/sync":
+		s.serveSync(w, r)
 	case "/metrics":
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
 		_ = s.cfg.Metrics.WriteText(w)
@@ -210,6 +214,27 @@ func (s *Server) serveResolve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, ans)
+}
+
+// serveSync starts a sync pass for `dtp-personal sync --once` against a
+// running server. Only POST, and never from a browser page of another origin.
+func (s *Server) serveSync(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case r.Method != http.MethodPost:
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, "use POST", http.StatusMethodNotAllowed)
+	case !originMayWrite(r):
+		s.refused.Inc("foreign-origin")
+		http.Error(w, "restricted: web pages of other origins may not start a sync", http.StatusForbidden)
+	case s.cfg.SyncNow == nil:
+		http.Error(w, "sync is not available", http.StatusNotFound)
+	default:
+		if err := s.cfg.SyncNow(); err != nil {
+			writeJSON(w, http.StatusConflict, map[string]string{"error": err.Error()})
+			return
+		}
+		writeJSON(w, http.StatusAccepted, map[string]string{"status": "sync requested"})
+	}
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {

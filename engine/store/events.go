@@ -1,6 +1,7 @@
 package store
 
 import (
+	"crypto/sha256"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -43,10 +44,11 @@ type SaveResult struct {
 type writeStmts struct {
 	slotGet, slotPut         *sql.Stmt
 	insertEvent, deleteEvent *sql.Stmt
+	indexTags, unindexTags   *sql.Stmt
 }
 
 func (ws *writeStmts) fields() []**sql.Stmt {
-	return []**sql.Stmt{&ws.slotGet, &ws.slotPut, &ws.insertEvent, &ws.deleteEvent}
+	return []**sql.Stmt{&ws.slotGet, &ws.slotPut, &ws.insertEvent, &ws.deleteEvent, &ws.indexTags, &ws.unindexTags}
 }
 
 // writeSQL is in the order of fields.
@@ -56,7 +58,9 @@ var writeSQL = []string{
 		ON CONFLICT (slot) DO UPDATE SET event_id = excluded.event_id, created_at = excluded.created_at`,
 	`INSERT INTO events (id, pubkey, created_at, kind, tags, content, sig)
 		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-	`DELETE FROM events WHERE id = ?`,
+	`DELETE FROM events WHERE id = ? RETURNING rid, tags`,
+	`INSERT OR IGNORE INTO event_tags (hash, rid) VALUES (?, ?)`,
+	`DELETE FROM event_tags WHERE hash = ? AND rid = ?`,
 }
 
 func (ws *writeStmts) prepare(db *sql.DB) error {
@@ -88,11 +92,11 @@ func (ws *writeStmts) bind(tx *sql.Tx) writeStmts {
 }
 
 // SaveBatch writes evs in ONE transaction: duplicate check, slot reduction
-// (a newer winner deletes the loser; triggers drop its tag rows) and inserts. results[i]
-// belongs to evs[i]. Events are applied in order, so an event losing to an
-// earlier one of the same batch is Superseded, and an earlier one beaten by a
-// later one is reported Stored but named in the later one's Replaced.
-// Nothing is written if an error is returned.
+// (a newer winner deletes the loser and its tag index rows) and inserts.
+// results[i] belongs to evs[i]. Events are applied in order, so an event
+// losing to an earlier one of the same batch is Superseded, and an earlier
+// one beaten by a later one is reported Stored but named in the later one's
+// Replaced. Nothing is written if an error is returned.
 func (s *Store) SaveBatch(evs []*nostr.Event) ([]SaveResult, error) {
 	results := make([]SaveResult, len(evs))
 	if len(evs) == 0 {
@@ -116,7 +120,7 @@ func (s *Store) SaveBatch(evs []*nostr.Event) ([]SaveResult, error) {
 }
 
 func (st writeStmts) save(ev *nostr.Event) (SaveResult, error) {
-	slot, slotted := slotKey(ev)
+	slot, slotted := slotDigest(ev)
 	var loser string
 	if slotted {
 		var winnerID string
@@ -133,18 +137,24 @@ func (st writeStmts) save(ev *nostr.Event) (SaveResult, error) {
 			loser = winnerID
 		}
 	}
-	inserted, err := st.insert(ev)
+	rid, inserted, err := st.insert(ev)
 	if err != nil {
 		return SaveResult{}, err
 	}
 	if !inserted {
 		return SaveResult{Outcome: Duplicate}, nil
 	}
+	for h := range tagHashes(ev.Tags) {
+		if _, err := st.indexTags.Exec(h, rid); err != nil {
+			return SaveResult{}, err
+		}
+	}
 	if slotted {
-		// The winner is inserted before the loser is deleted, so SQLite cannot
-		// hand the loser's rowid to the winner.
+		// The winner is inserted before the loser is deleted, so it never
+		// reuses the loser's rowid, and deleting the loser's tag rows by
+		// (hash, rid) cannot touch the winner's.
 		if loser != "" {
-			if _, err := st.deleteEvent.Exec(loser); err != nil {
+			if err := st.deleteLoser(loser); err != nil {
 				return SaveResult{}, err
 			}
 		}
@@ -155,36 +165,66 @@ func (st writeStmts) save(ev *nostr.Event) (SaveResult, error) {
 	return SaveResult{Outcome: Stored, Replaced: loser}, nil
 }
 
-// insert adds the event row (triggers index its tags); inserted is false
-// when the id is already held.
-func (st writeStmts) insert(ev *nostr.Event) (inserted bool, err error) {
+// insert adds the event row; inserted is false when the id is already held.
+func (st writeStmts) insert(ev *nostr.Event) (rid int64, inserted bool, err error) {
 	tags := ev.Tags
 	if tags == nil {
 		tags = nostr.Tags{}
 	}
 	tagsJSON, err := json.Marshal(tags)
 	if err != nil {
-		return false, err
+		return 0, false, err
 	}
 	// Bound as a string so SQLite stores TEXT, not a BLOB.
 	res, err := st.insertEvent.Exec(ev.ID, ev.PubKey, int64(ev.CreatedAt), ev.Kind, string(tagsJSON), ev.Content, ev.Sig)
 	if err != nil {
-		return false, err
+		return 0, false, err
 	}
-	n, err := res.RowsAffected()
-	return n == 1, err
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return 0, false, err
+	}
+	rid, err = res.LastInsertId()
+	return rid, err == nil, err
 }
 
-// slotKey names the slot of a replaceable ((kind,pubkey)) or addressable
-// ((kind,pubkey,d)) event; ok is false for kinds that keep every event.
-func slotKey(ev *nostr.Event) (key string, ok bool) {
+// deleteLoser removes an event and its tag index rows.
+func (st writeStmts) deleteLoser(id string) error {
+	var rid int64
+	var tagsJSON string
+	switch err := st.deleteEvent.QueryRow(id).Scan(&rid, &tagsJSON); {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil
+	case err != nil:
+		return err
+	}
+	var tags nostr.Tags
+	if err := json.Unmarshal([]byte(tagsJSON), &tags); err != nil {
+		return fmt.Errorf("stored tags of %s: %w", id, err)
+	}
+	for h := range tagHashes(tags) {
+		if _, err := st.unindexTags.Exec(h, rid); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// slotDigest names the slot of a replaceable ((kind,pubkey)) or addressable
+// ((kind,pubkey,d)) event by the first 16 bytes of the SHA-256 of
+// "kind:pubkey[:d]": short index keys, and a collision would need 2^64 slots.
+// ok is false for kinds that keep every event.
+func slotDigest(ev *nostr.Event) (digest []byte, ok bool) {
+	var key string
 	switch {
 	case nostr.IsAddressableKind(ev.Kind):
-		return strconv.Itoa(ev.Kind) + ":" + ev.PubKey + ":" + ev.Tags.GetD(), true
+		key = strconv.Itoa(ev.Kind) + ":" + ev.PubKey + ":" + ev.Tags.GetD()
 	case nostr.IsReplaceableKind(ev.Kind):
-		return strconv.Itoa(ev.Kind) + ":" + ev.PubKey, true
+		key = strconv.Itoa(ev.Kind) + ":" + ev.PubKey
+	default:
+		return nil, false
 	}
-	return "", false
+	sum := sha256.Sum256([]byte(key))
+	return sum[:16], true
 }
 
 // beats reports whether event a wins its slot against b: newer created_at,
@@ -196,8 +236,35 @@ func beats(aAt int64, aID string, bAt int64, bID string) bool {
 	return aID < bID
 }
 
-// isTagLetter reports a tag name the tag index holds: one ASCII letter
-// (the same rule as the events_index_tags trigger).
+// tagHashes yields tagHash of every indexed tag: tags whose name is a single
+// ASCII letter (what NIP-01 '#x' filters select on) and that have a value.
+// Repeats are harmless (INSERT OR IGNORE; deleting twice is a no-op).
+func tagHashes(tags nostr.Tags) func(yield func(int64) bool) {
+	return func(yield func(int64) bool) {
+		for _, t := range tags {
+			if len(t) >= 2 && isTagLetter(t[0]) && !yield(tagHash(t[0], t[1])) {
+				return
+			}
+		}
+	}
+}
+
+// tagHash is the 64-bit FNV-1a hash of name, a zero byte and value, as a
+// signed SQLite INTEGER. It is part of the file format: never change it.
+func tagHash(name, value string) int64 {
+	const offset, prime = 14695981039346656037, 1099511628211
+	h := uint64(offset)
+	for i := 0; i < len(name); i++ {
+		h = (h ^ uint64(name[i])) * prime
+	}
+	h *= prime // the zero separator byte
+	for i := 0; i < len(value); i++ {
+		h = (h ^ uint64(value[i])) * prime
+	}
+	return int64(h)
+}
+
+// isTagLetter reports a tag name the tag index holds: one ASCII letter.
 func isTagLetter(name string) bool {
 	if len(name) != 1 {
 		return false

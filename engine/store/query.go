@@ -16,6 +16,7 @@ const scanPageSize = 2000
 
 // whereClause is a parameterised SQL condition over events aliased "e".
 type whereClause struct {
+	from  string // the events table, with an index hint when one is needed
 	conds []string
 	args  []any
 	// none is set when the filter can match nothing (an empty, non-nil list,
@@ -42,16 +43,29 @@ func (w *whereClause) sql() string {
 // filterWhere translates NIP-01 filter fields (everything but limit) into SQL.
 // A nil list means "any"; a non-nil empty list matches nothing, as in
 // nostr.Filter.Matches. Values inside one field are ORed, fields are ANDed.
+//
+// SQLite has no statistics to pick the driving index (and, left alone,
+// prefers the kind index because it avoids a sort), so the SQL steers it: ids,
+// then authors (INDEXED BY), then tags drive; a term that must not drive is
+// wrapped in unary + (which disables its index) or is a correlated EXISTS.
 func filterWhere(f nostr.Filter) whereClause {
-	var w whereClause
+	w := whereClause{from: "events e"}
+	if f.IDs == nil && f.Authors != nil {
+		w.from = "events e INDEXED BY events_pubkey_kind_created"
+	}
 	if f.IDs != nil {
 		w.in("e.id", anySlice(f.IDs))
 	}
 	if f.Authors != nil {
 		w.in("e.pubkey", anySlice(f.Authors))
 	}
+	tagDriven := f.IDs == nil && f.Authors == nil && hasTagCondition(f.Tags)
 	if f.Kinds != nil {
-		w.in("e.kind", anySlice(f.Kinds))
+		if tagDriven {
+			w.in("+e.kind", anySlice(f.Kinds))
+		} else {
+			w.in("e.kind", anySlice(f.Kinds))
+		}
 	}
 	for name, values := range f.Tags {
 		if values == nil {
@@ -61,25 +75,68 @@ func filterWhere(f nostr.Filter) whereClause {
 			w.none = true
 			continue
 		}
-		w.conds = append(w.conds, "e.rid IN (SELECT t.rid FROM event_tags t WHERE t.name = ? AND t.value IN ("+placeholders(len(values))+"))")
-		w.args = append(w.args, name)
-		w.args = append(w.args, anySlice(values)...)
+		w.tag(name, values, tagDriven)
+	}
+	created := "e.created_at"
+	if tagDriven {
+		created = "+e.created_at"
 	}
 	if f.Since != nil {
-		w.conds = append(w.conds, "e.created_at >= ?")
+		w.conds = append(w.conds, created+" >= ?")
 		w.args = append(w.args, int64(*f.Since))
 	}
 	if f.Until != nil {
-		w.conds = append(w.conds, "e.created_at <= ?")
+		w.conds = append(w.conds, created+" <= ?")
 		w.args = append(w.args, int64(*f.Until))
 	}
 	return w
+}
+
+func hasTagCondition(tags nostr.TagMap) bool {
+	for _, values := range tags {
+		if values != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// tag adds "has a tag name with one of values": candidates come from the
+// hashed tag index (driving the query, or probed per row), and the event's
+// own tags confirm the match so hash collisions cannot leak through.
+func (w *whereClause) tag(name string, values []string, drive bool) {
+	hashes := make([]any, len(values))
+	for i, v := range values {
+		hashes[i] = tagHash(name, v)
+	}
+	if drive {
+		w.conds = append(w.conds, "e.rid IN (SELECT t.rid FROM event_tags t WHERE t.hash IN ("+placeholders(len(hashes))+"))")
+	} else {
+		w.conds = append(w.conds, "EXISTS (SELECT 1 FROM event_tags t WHERE t.rid = e.rid AND t.hash IN ("+placeholders(len(hashes))+"))")
+	}
+	w.args = append(w.args, hashes...)
+	w.conds = append(w.conds, "EXISTS (SELECT 1 FROM json_each(e.tags) j WHERE j.value ->> 0 = ? AND j.value ->> 1 IN ("+placeholders(len(values))+"))")
+	w.args = append(w.args, name)
+	w.args = append(w.args, anySlice(values)...)
 }
 
 // Query returns the events matching f, newest first, ties by id ascending.
 // At most min(f.Limit, max) events are returned, where an unset f.Limit or a
 // max <= 0 does not cap; "limit":0 (f.LimitZero) returns nothing.
 func (s *Store) Query(ctx context.Context, f nostr.Filter, max int) ([]*nostr.Event, error) {
+	q, args, ok := querySQL(f, max)
+	if !ok {
+		return nil, nil
+	}
+	evs, err := s.queryEvents(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: query %s: %w", f, err)
+	}
+	return evs, nil
+}
+
+// querySQL builds Query's statement; ok is false when nothing can match.
+func querySQL(f nostr.Filter, max int) (q string, args []any, ok bool) {
 	limit := -1 // SQLite: no limit
 	if max > 0 {
 		limit = max
@@ -89,14 +146,10 @@ func (s *Store) Query(ctx context.Context, f nostr.Filter, max int) ([]*nostr.Ev
 	}
 	w := filterWhere(f)
 	if w.none || (f.LimitZero && f.Limit == 0) {
-		return nil, nil
+		return "", nil, false
 	}
-	q := "SELECT " + eventColumns + " FROM events e" + w.sql() + " ORDER BY e.created_at DESC, e.id ASC LIMIT ?"
-	evs, err := s.queryEvents(ctx, q, append(w.args, limit)...)
-	if err != nil {
-		return nil, fmt.Errorf("store: query %s: %w", f, err)
-	}
-	return evs, nil
+	q = "SELECT " + eventColumns + " FROM " + w.from + w.sql() + " ORDER BY e.created_at DESC, e.id ASC LIMIT ?"
+	return q, append(w.args, limit), true
 }
 
 // Count returns how many stored events match f (its limit is ignored).
@@ -106,7 +159,7 @@ func (s *Store) Count(ctx context.Context, f nostr.Filter) (int64, error) {
 		return 0, nil
 	}
 	var n int64
-	if err := s.r.QueryRowContext(ctx, "SELECT COUNT(*) FROM events e"+w.sql(), w.args...).Scan(&n); err != nil {
+	if err := s.r.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+w.from+w.sql(), w.args...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("store: count %s: %w", f, err)
 	}
 	return n, nil
@@ -118,7 +171,9 @@ func (s *Store) Count(ctx context.Context, f nostr.Filter) (int64, error) {
 // events written during the scan may or may not be seen. An error from fn
 // stops the scan and is returned.
 func (s *Store) Scan(ctx context.Context, kinds []int, fn func(*nostr.Event) error) error {
-	var w whereClause
+	// Walking the rowid keeps every page a range read; via the kind index each
+	// page would re-sort all remaining rows of those kinds.
+	w := whereClause{from: "events e NOT INDEXED"}
 	if kinds != nil {
 		w.in("e.kind", anySlice(kinds))
 	}
@@ -126,7 +181,7 @@ func (s *Store) Scan(ctx context.Context, kinds []int, fn func(*nostr.Event) err
 		return nil
 	}
 	w.conds = append(w.conds, "e.rid > ?")
-	q := "SELECT e.rid, " + eventColumns + " FROM events e" + w.sql() + " ORDER BY e.rid LIMIT ?"
+	q := "SELECT e.rid, " + eventColumns + " FROM " + w.from + w.sql() + " ORDER BY e.rid LIMIT ?"
 	var after int64
 	for {
 		page, lastRID, err := s.scanPage(ctx, q, append(w.args, after, scanPageSize)...)

@@ -218,3 +218,104 @@ func TestScan(t *testing.T) {
 		t.Fatalf("writing from the callback: %v", err)
 	}
 }
+
+// The filters the engine and clients send must be answered from an index,
+// never by scanning the events table.
+func TestQueryPlansUseIndexes(t *testing.T) {
+	s, _ := openTemp(t)
+	a, b := hex64("a"), hex64("b")
+	for _, c := range []struct {
+		name string
+		f    nostr.Filter
+		uses string // the driving access path
+	}{
+		{"trust by authors", nostr.Filter{Kinds: []int{32009}, Authors: []string{a, b}}, "events_pubkey_kind_created (pubkey=? AND kind=?)"},
+		{"ratings by authors", nostr.Filter{Kinds: []int{32014}, Authors: []string{a, b}, Tags: nostr.TagMap{"s": {"x.com"}}}, "events_pubkey_kind_created (pubkey=? AND kind=?)"},
+		{"discovery", nostr.Filter{Kinds: []int{32009}, Tags: nostr.TagMap{"k": {"user:id"}, "i": {"user:id:1", "user:id:2"}}}, "INTEGER PRIMARY KEY (rowid=?)"},
+		{"by subject", nostr.Filter{Kinds: []int{32009}, Tags: nostr.TagMap{"p": {a}}, Since: new(nostr.Timestamp)}, "INTEGER PRIMARY KEY (rowid=?)"},
+		{"ids", nostr.Filter{IDs: []string{a}, Authors: []string{b}}, "sqlite_autoindex_events_1 (id=?)"},
+		{"kinds since", nostr.Filter{Kinds: []int{10011}, Since: new(nostr.Timestamp)}, "events_kind_created (kind=? AND created_at>?)"},
+	} {
+		name, f := c.name, c.f
+		q, args, ok := querySQL(f, 100)
+		if !ok {
+			t.Fatalf("%s: no query", name)
+		}
+		rows, err := s.r.Query("EXPLAIN QUERY PLAN "+q, args...)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var plan []string
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, detail)
+		}
+		rows.Close()
+		t.Logf("%s: %s", name, strings.Join(plan, " | "))
+		if !strings.HasPrefix(plan[0], "SEARCH e USING ") || !strings.HasSuffix(plan[0], c.uses) {
+			t.Errorf("%s is driven by %q, want %q", name, plan[0], c.uses)
+		}
+		for _, step := range plan {
+			if strings.HasPrefix(step, "SCAN e") || strings.HasPrefix(step, "SCAN t") {
+				t.Errorf("%s scans a table:\n%s", name, strings.Join(plan, "\n"))
+			}
+		}
+	}
+}
+
+// The tag index is keyed by a 64-bit hash; a colliding entry must not make an
+// event match a tag it does not carry.
+func TestTagHashCollisionIsFilteredOut(t *testing.T) {
+	s, _ := openTemp(t)
+	ev := mkEvent(1, hex64("a"), 1, nostr.Tag{"p", hex64("real")})
+	save(t, s, ev)
+	var rid int64
+	if err := s.r.QueryRow(`SELECT rid FROM events WHERE id = ?`, ev.ID).Scan(&rid); err != nil {
+		t.Fatal(err)
+	}
+	// Forge what a collision would look like: the hash of another value
+	// pointing at this event.
+	if _, err := s.w.Exec(`INSERT INTO event_tags (hash, rid) VALUES (?, ?)`, tagHash("p", hex64("other")), rid); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, f := range []nostr.Filter{
+		{Tags: nostr.TagMap{"p": {hex64("other")}}},
+		{Authors: []string{hex64("a")}, Tags: nostr.TagMap{"p": {hex64("other")}}},
+	} {
+		if got, err := s.Query(ctx, f, 0); err != nil || len(got) != 0 {
+			t.Fatalf("forged index entry matched: %d events, err %v", len(got), err)
+		}
+		if n, err := s.Count(ctx, f); err != nil || n != 0 {
+			t.Fatalf("forged index entry counted: %d, err %v", n, err)
+		}
+	}
+	if got, err := s.Query(ctx, nostr.Filter{Tags: nostr.TagMap{"p": {hex64("real")}}}, 0); err != nil || len(got) != 1 {
+		t.Fatalf("real tag: %d events, err %v", len(got), err)
+	}
+}
+
+func TestScanWalksRowidRange(t *testing.T) {
+	s, _ := openTemp(t)
+	rows, err := s.r.Query(`EXPLAIN QUERY PLAN SELECT e.rid FROM events e NOT INDEXED WHERE e.kind IN (?, ?) AND e.rid > ? ORDER BY e.rid LIMIT ?`, 1, 2, 0, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if len(plan) != 1 || plan[0] != "SEARCH e USING INTEGER PRIMARY KEY (rowid>?)" {
+		t.Fatalf("scan page plan: %v", plan)
+	}
+}

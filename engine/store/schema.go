@@ -2,7 +2,11 @@ package store
 
 import (
 	"database/sql"
+	"errors"
 	"fmt"
+	"time"
+
+	"modernc.org/sqlite"
 )
 
 // migrations are applied in order, each in its own transaction; PRAGMA
@@ -21,33 +25,23 @@ CREATE TABLE events (
 	content    TEXT    NOT NULL,
 	sig        TEXT    NOT NULL
 );
-CREATE INDEX events_created ON events(created_at);
 CREATE INDEX events_kind_created ON events(kind, created_at);
 CREATE INDEX events_pubkey_kind_created ON events(pubkey, kind, created_at);
 
--- One row per distinct single-letter tag (name, first value) of an event,
--- the tags NIP-01 '#x' filters select on. Triggers keep it in step with
--- events, so no write path can forget it.
+-- Tag index for NIP-01 '#x' filters: one row per distinct (name, first value)
+-- of an event's single-letter tags, keyed by a 64-bit hash of the pair
+-- (tagHash) so entries stay small. Queries re-check the tag itself, so a
+-- hash collision can never produce a wrong answer.
 CREATE TABLE event_tags (
-	name  TEXT    NOT NULL,
-	value TEXT    NOT NULL,
-	rid   INTEGER NOT NULL,
-	PRIMARY KEY (name, value, rid)
+	hash INTEGER NOT NULL,
+	rid  INTEGER NOT NULL,
+	PRIMARY KEY (hash, rid)
 ) WITHOUT ROWID;
-CREATE TRIGGER events_index_tags AFTER INSERT ON events BEGIN
-	INSERT OR IGNORE INTO event_tags (name, value, rid)
-	SELECT t.value ->> 0, t.value ->> 1, NEW.rid FROM json_each(NEW.tags) t
-	WHERE json_array_length(t.value) >= 2 AND (t.value ->> 0) GLOB '[A-Za-z]';
-END;
--- Deletes by primary key from the deleted event's own tags (no rid index).
-CREATE TRIGGER events_unindex_tags AFTER DELETE ON events BEGIN
-	DELETE FROM event_tags
-	WHERE rid = OLD.rid AND (name, value) IN (SELECT t.value ->> 0, t.value ->> 1 FROM json_each(OLD.tags) t);
-END;
 
--- Current winner of each replaceable / addressable slot.
+-- Current winner of each replaceable / addressable slot, keyed by a digest of
+-- "kind:pubkey" or "kind:pubkey:d" (slotDigest).
 CREATE TABLE slots (
-	slot       TEXT    PRIMARY KEY, -- "kind:pubkey" or "kind:pubkey:d"
+	slot       BLOB    PRIMARY KEY,
 	event_id   TEXT    NOT NULL,
 	created_at INTEGER NOT NULL
 ) WITHOUT ROWID;
@@ -110,14 +104,14 @@ CREATE INDEX cursors_author ON cursors(author);
 // every step exactly once.
 func migrate(db *sql.DB) error {
 	for {
-		tx, err := db.Begin()
+		tx, err := beginRetryingBusy(db)
 		if err != nil {
-			return err
+			return fmt.Errorf("begin: %w", err)
 		}
 		var version int
 		if err := tx.QueryRow("PRAGMA user_version").Scan(&version); err != nil {
 			tx.Rollback()
-			return err
+			return fmt.Errorf("read schema version: %w", err)
 		}
 		if version > len(migrations) {
 			tx.Rollback()
@@ -138,5 +132,24 @@ func migrate(db *sql.DB) error {
 		if err := tx.Commit(); err != nil {
 			return fmt.Errorf("migration %d: %w", version+1, err)
 		}
+	}
+}
+
+// sqliteBusy is SQLITE_BUSY, the primary result code of a lock conflict.
+const sqliteBusy = 5
+
+// beginRetryingBusy starts the migration transaction. The first connection to
+// a fresh file switches it to WAL, which needs an exclusive lock and fails
+// with SQLITE_BUSY at once (busy_timeout does not apply) when another process
+// is opening the same file, so that is retried until the busy timeout.
+func beginRetryingBusy(db *sql.DB) (*sql.Tx, error) {
+	deadline := time.Now().Add(busyTimeoutMillis * time.Millisecond)
+	for {
+		tx, err := db.Begin()
+		var se *sqlite.Error
+		if err == nil || !errors.As(err, &se) || se.Code()&0xff != sqliteBusy || time.Now().After(deadline) {
+			return tx, err
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -38,8 +38,10 @@ func Open(path string) (*Store, error) {
 	// Every connection gets the same durability settings. _txlock=immediate
 	// makes each write transaction take the write lock at BEGIN, so two
 	// processes never deadlock upgrading read locks.
-	common := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)", busyTimeoutMillis)
-	w, err := sql.Open("sqlite", path+"?"+common+"&_pragma=cache_size(-32768)&_pragma=temp_store(memory)&_txlock=immediate")
+	common := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)&_pragma=synchronous(FULL)", busyTimeoutMillis)
+	// WAL is a property of the file, set by the writer before any reader
+	// connects; readers then never need the lock that switching takes.
+	w, err := sql.Open("sqlite", path+"?"+common+"&_pragma=journal_mode(WAL)&_pragma=cache_size(-32768)&_pragma=temp_store(memory)&_txlock=immediate")
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}

@@ -28,6 +28,7 @@ func TestConnectionSettings(t *testing.T) {
 		{s.w, "synchronous", "2"}, // FULL
 		{s.w, "foreign_keys", "1"},
 		{s.w, "busy_timeout", strconv.Itoa(busyTimeoutMillis)},
+		{s.r, "journal_mode", "wal"},
 		{s.r, "synchronous", "2"},
 		{s.r, "query_only", "1"},
 	} {

@@ -1,8 +1,6 @@
 package sync
 
 import (
-	"maps"
-	"slices"
 	stdsync "sync"
 	"sync/atomic"
 	"time"
@@ -38,6 +36,7 @@ type RelayMetrics struct {
 	EventsPass          int64 // events received by interval passes
 	EventsLive          int64 // events received by live subscriptions
 	GapEvents           int64 // events re-read to fill a gap after a drop or back-pressure
+	GarbageFrames       int64 // frames that were not valid relay messages
 }
 
 type metrics struct {
@@ -50,6 +49,7 @@ type metrics struct {
 type relayCounters struct {
 	attemptsOK, attemptsFailed      atomic.Int64
 	eventsPass, eventsLive, gapFill atomic.Int64
+	garbage                         atomic.Int64
 }
 
 func (m *metrics) relay(url string) *relayCounters {
@@ -82,6 +82,7 @@ func (r *Runner) Metrics() Metrics {
 			URL: rs.URL, Connected: rs.Connected, Health: rs.Health, ConsecutiveFailures: rs.Failures,
 			AttemptsOK: rc.attemptsOK.Load(), AttemptsFailed: rc.attemptsFailed.Load(),
 			EventsPass: rc.eventsPass.Load(), EventsLive: rc.eventsLive.Load(), GapEvents: rc.gapFill.Load(),
+			GarbageFrames: rc.garbage.Load(),
 		})
 		if rs.Connected {
 			out.RelaysConnected++
@@ -90,6 +91,5 @@ func (r *Runner) Metrics() Metrics {
 			out.RelaysDead++
 		}
 	}
-	_ = slices.Sorted(maps.Keys(r.metrics.relays))
 	return out
 }

@@ -23,7 +23,9 @@ var errCapReached = errors.New("event cap reached")
 // pass is one bounded frontier pass over every relay (SPEC §6.2-6.4).
 type pass struct {
 	r      *Runner
-	manual bool // a user asked: relays in backoff are tried, deferred retries too
+	manual bool  // a user asked: relays in backoff are tried, deferred retries too
+	floor  int64 // lowest since for incremental batches (live reconnect), 0 = none
+	gap    bool  // a live catch-up after a drop: events count as gap events
 	limits status.Limits
 	start  time.Time
 
@@ -45,15 +47,19 @@ type passConn struct {
 	failure error // set once the relay failed; later batches are skipped
 }
 
+func newPass(r *Runner, manual bool) *pass {
+	return &pass{
+		r: r, manual: manual, limits: r.cfg.Settings.Limits(), start: r.cfg.Clock.Now(),
+		seen: map[[32]byte]struct{}{}, reasons: map[string]bool{}, counts: map[string]int{}, cut: map[string]map[string]bool{},
+	}
+}
+
 // Pass runs one frontier pass now. manual passes ignore health backoff and
 // retry delays (the user asked for them).
 func (r *Runner) Pass(ctx context.Context, manual bool) (status.Coverage, error) {
 	r.passMu.Lock()
 	defer r.passMu.Unlock()
-	p := &pass{
-		r: r, manual: manual, limits: r.cfg.Settings.Limits(), start: r.cfg.Clock.Now(),
-		seen: map[[32]byte]struct{}{}, reasons: map[string]bool{}, counts: map[string]int{}, cut: map[string]map[string]bool{},
-	}
+	p := newPass(r, manual)
 	r.setState(status.StateRunning)
 	cov, err := p.run(ctx)
 	elapsed := r.cfg.Clock.Now().Sub(p.start)
@@ -132,6 +138,7 @@ func (p *pass) release() {
 				failure = nil // the relay answered; a batch failed
 			}
 			pc.link.Release(pc.conn, failure)
+			p.r.metrics.relay(pc.link.URL()).garbage.Add(pc.conn.Garbage())
 		}
 		state := status.StateComplete
 		if pc.failure != nil {
@@ -233,7 +240,7 @@ func (p *pass) fetchRelay(ctx context.Context, pc *passConn, f *family, keys []s
 	if err != nil {
 		return err
 	}
-	batches, deferred := plan(keys, cursors, p.start, p.manual, 0)
+	batches, deferred := plan(keys, cursors, p.start, p.manual, p.floor)
 	if len(deferred) > 0 {
 		p.reason("relay-failed:" + url)
 		progress(len(deferred))
@@ -283,7 +290,12 @@ func (p *pass) runBatch(ctx context.Context, pc *passConn, f *family, b batch, c
 			if _, sinkErr = p.r.cfg.Sink.Ingest(ctx, url, evs); sinkErr != nil {
 				return sinkErr
 			}
-			p.r.metrics.relay(url).eventsPass.Add(int64(len(evs)))
+			rc := p.r.metrics.relay(url)
+			if p.gap {
+				rc.gapFill.Add(int64(len(evs)))
+			} else {
+				rc.eventsPass.Add(int64(len(evs)))
+			}
 		}
 		return capErr
 	})

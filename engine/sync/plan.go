@@ -34,8 +34,10 @@ type family struct {
 
 var (
 	trustFamily = family{
-		scope:     "trust",
-		filter:    func(keys []string) nostr.Filter { return nostr.Filter{Kinds: []int{validation.KindTrust}, Authors: keys} },
+		scope: "trust",
+		filter: func(keys []string) nostr.Filter {
+			return nostr.Filter{Kinds: []int{validation.KindTrust}, Authors: keys}
+		},
 		validKey:  isHexKey,
 		capReason: "maxEvents",
 		cap:       func(l status.Limits) int { return l.MaxEvents },
@@ -59,8 +61,10 @@ var (
 		cap:       func(l status.Limits) int { return l.MaxDiscoveryEvents },
 	}
 	claimsFamily = family{
-		scope:    "claims",
-		filter:   func(keys []string) nostr.Filter { return nostr.Filter{Kinds: []int{validation.KindClaims}, Authors: keys} },
+		scope: "claims",
+		filter: func(keys []string) nostr.Filter {
+			return nostr.Filter{Kinds: []int{validation.KindClaims}, Authors: keys}
+		},
 		validKey: isHexKey,
 	}
 )

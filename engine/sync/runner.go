@@ -161,10 +161,13 @@ func (r *Runner) runInterval(ctx context.Context, interval time.Duration) {
 // UTC day change (full refresh) or on request.
 func (r *Runner) runContinuous(ctx context.Context, global bool) {
 	r.runPass(ctx)
-	liveCtx, stop := context.WithCancel(ctx)
-	defer stop()
 	l := newLive(r, global)
-	go l.run(liveCtx)
+	liveDone := make(chan struct{})
+	go func() {
+		defer close(liveDone)
+		l.run(ctx)
+	}()
+	defer func() { <-liveDone }()
 	for r.wait(ctx, nextUTCDay(r.cfg.Clock.Now())) {
 		r.runPass(ctx)
 		r.setState(status.StateLive)

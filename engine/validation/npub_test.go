@@ -5,32 +5,31 @@ import (
 	"testing"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip19"
 )
 
 func TestNpubRoundTrip(t *testing.T) {
 	// NIP-19's published example pair.
 	if got, err := DecodeNpub(npubA); err != nil || got != hexA {
-		t.Fatalf("DecodeNpub = %q, %v; want %s", got, err, hexA)
+		t.Fatalf("DecodeNpub(example) = %q, %v; want %s", got, err, hexA)
 	}
 	if got, err := EncodeNpub(hexA); err != nil || got != npubA {
-		t.Fatalf("EncodeNpub = %q, %v; want %s", got, err, npubA)
+		t.Fatalf("EncodeNpub(example) = %q, %v; want %s", got, err, npubA)
 	}
-	for range 20 {
-		pk, _ := nostr.GetPublicKey(nostr.GeneratePrivateKey())
-		npub, err := EncodeNpub(pk)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if back, err := DecodeNpub(npub); err != nil || back != pk {
-			t.Fatalf("round trip of %s: %q, %v", pk, back, err)
-		}
+	pk, _ := nostr.GetPublicKey(nostr.GeneratePrivateKey())
+	npub, err := EncodeNpub(pk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back, err := DecodeNpub(npub); err != nil || back != pk {
+		t.Fatalf("round trip of %s: %q, %v", pk, back, err)
 	}
 }
 
-func TestDecodeNpubRejects(t *testing.T) {
-	nsec := "nsec1vl029mgpspedva04g90vltkh6fvh240zqtv9k0t9af8935ke9laqsnlfe5" // NIP-19 example, other prefix
+func TestNpubRejects(t *testing.T) {
+	note, _ := nip19.EncodeNote(hexA)
 	for _, bad := range []string{
-		"", "npub1", strings.ToUpper(npubA), npubA[:62], npubA + "q", nsec,
+		"", "npub1", strings.ToUpper(npubA), npubA[:62], npubA + "q", note,
 		npubA[:10] + "b" + npubA[11:], // 'b' is outside the bech32 alphabet
 		npubA[:20] + "q" + npubA[21:], // checksum broken
 	} {

@@ -1,0 +1,309 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip19"
+
+	"dtp-personal/engine"
+	"dtp-personal/engine/internal/fixture"
+	"dtp-personal/engine/store"
+)
+
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "dtp-personal-bin")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "dtp-personal")
+	out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "build dtp-personal: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// cliRun runs one CLI command and returns its stdout.
+func cliRun(t *testing.T, data string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"--data", data}, args...)...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return string(out), fmt.Errorf("%v: %s", err, stderr.String())
+	}
+	return string(out), nil
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// server is a headless dtp-personal process.
+type server struct {
+	cmd    *exec.Cmd
+	addr   string
+	stderr *strings.Builder
+	mu     *sync.Mutex
+}
+
+func startServer(t *testing.T, data string) *server {
+	t.Helper()
+	addr := freePort(t)
+	cmd := exec.Command(binary, "serve", "--headless", "--data", data, "--listen", addr)
+	s := &server{cmd: cmd, addr: addr, stderr: &strings.Builder{}, mu: &sync.Mutex{}}
+	cmd.Stderr = lockedWriter{s.mu, s.stderr}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			return s
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server did not listen on %s: %s", addr, s.log())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (s *server) log() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stderr.String()
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	b  *strings.Builder
+}
+
+func (w lockedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+func TestServeHeadlessStopsCleanlyOnSIGTERM(t *testing.T) {
+	data := t.TempDir()
+	s := startServer(t, data)
+	if _, ok := engine.FindRunning(data); !ok {
+		t.Fatal("a running server is not discoverable on its data directory")
+	}
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("exit after SIGTERM: %v\n%s", err, s.log())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("server did not stop within 10 s of SIGTERM")
+	}
+	if !strings.Contains(s.log(), "stopped cleanly") {
+		t.Errorf("no clean-stop log line:\n%s", s.log())
+	}
+	if _, ok := engine.FindRunning(data); ok {
+		t.Error("data directory still looks held after a clean stop")
+	}
+}
+
+// TestKillDuringPushLosesNoAcknowledgedEvent pushes signed events as fast as
+// the server takes them, SIGKILLs the process mid-stream, and checks that
+// every event answered `OK true` is in the database after the crash, and that
+// the database is intact.
+func TestKillDuringPushLosesNoAcknowledgedEvent(t *testing.T) {
+	data := t.TempDir()
+	s := startServer(t, data)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	ws, _, err := websocket.Dial(ctx, "ws://"+s.addr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.CloseNow()
+
+	author := fixture.NewAuthor(1)
+	const total = 6000
+	go func() {
+		for i := range total {
+			ev := author.Trust(fixture.P(fixture.NewAuthor(1000+i).Pubkey), "1", 1700000000)
+			b, _ := json.Marshal([]any{"EVENT", ev})
+			if ws.Write(ctx, websocket.MessageText, b) != nil {
+				return
+			}
+		}
+	}()
+	var acked []string
+	killed := false
+	for {
+		_, data, err := ws.Read(ctx)
+		if err != nil {
+			break // the process is gone
+		}
+		var msg []any
+		if json.Unmarshal(data, &msg) != nil || len(msg) != 4 || msg[0] != "OK" {
+			continue
+		}
+		if msg[2] == true {
+			acked = append(acked, msg[1].(string))
+		} else {
+			t.Fatalf("valid event refused: %v", msg[3])
+		}
+		if !killed && len(acked) >= 1500 {
+			killed = true
+			if err := s.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	_ = s.cmd.Wait()
+	if !killed {
+		t.Fatalf("the server stopped before the kill, after %d OKs: %s", len(acked), s.log())
+	}
+	if len(acked) >= total {
+		t.Fatal("every event was acknowledged before the kill landed: the test killed nothing mid-stream")
+	}
+	st, err := store.Open(engine.DatabasePath(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if res, err := st.IntegrityCheck(); err != nil || res != "ok" {
+		t.Fatalf("integrity_check after SIGKILL: %q %v", res, err)
+	}
+	for _, id := range acked {
+		if ok, err := st.Has(id); err != nil || !ok {
+			t.Fatalf("event %s was acknowledged with OK true but is missing after the crash", id)
+		}
+	}
+	t.Logf("%d events acknowledged before SIGKILL, all present", len(acked))
+}
+
+// TestKillDuringImportKeepsDatabaseIntact kills an offline import midway and
+// checks the file is intact and a second import completes the set.
+func TestKillDuringImportKeepsDatabaseIntact(t *testing.T) {
+	data := t.TempDir()
+	file := filepath.Join(t.TempDir(), "events.jsonl")
+	f, err := os.Create(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	author := fixture.NewAuthor(2)
+	const total = 8000
+	w := bufio.NewWriter(f)
+	for i := range total {
+		fmt.Fprintln(w, author.Trust(fixture.P(fixture.NewAuthor(5000+i).Pubkey), "1", 1700000000).String())
+	}
+	w.Flush()
+	f.Close()
+
+	cmd := exec.Command(binary, "--data", data, "import", file)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(700 * time.Millisecond)
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	_ = cmd.Wait()
+
+	st, err := store.Open(engine.DatabasePath(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := st.IntegrityCheck(); err != nil || res != "ok" {
+		t.Fatalf("integrity_check after SIGKILL: %q %v", res, err)
+	}
+	before, _ := st.Count(context.Background(), nostr.Filter{})
+	st.Close()
+	if before >= total {
+		t.Logf("import finished before the kill (%d events); integrity still checked", before)
+	}
+
+	out, err := cliRun(t, data, "import", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("%d stored, %d duplicates, 0 rejected of %d lines", total-int(before), before, total)
+	if !strings.Contains(out, want) {
+		t.Fatalf("second import printed %q, want %q", out, want)
+	}
+}
+
+func TestSettingsCommandsReachARunningServer(t *testing.T) {
+	data := t.TempDir()
+	s := startServer(t, data)
+	root := fixture.NewAuthor(7)
+	npub, _ := nip19.EncodePublicKey(root.Pubkey)
+	for _, args := range [][]string{
+		{"relays", "add", "ws://127.0.0.1:1"},
+		{"roots", "add", npub},
+		{"strategy", "frontier-continuous"},
+		{"limits", "--max-depth", "3"},
+	} {
+		if out, err := cliRun(t, data, args...); err != nil {
+			t.Fatalf("%v: %v (%s)", args, err, out)
+		}
+	}
+	if _, err := cliRun(t, data, "relays", "add", "http://example.org"); err == nil {
+		t.Error("an http:// relay URL was accepted")
+	}
+	if _, err := cliRun(t, data, "strategy", "bogus"); err == nil {
+		t.Error("an unknown strategy was accepted")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		out, err := cliRun(t, data, "status", "--json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st struct {
+			Strategy string
+			Relays   []struct{ URL string }
+			Frontier struct{ Roots []string }
+			Settings struct{ Limits struct{ MaxDepth int } }
+		}
+		if err := json.Unmarshal([]byte(out), &st); err != nil {
+			t.Fatalf("status --json is not JSON: %v\n%s", err, out)
+		}
+		if st.Strategy == "frontier-continuous" && len(st.Relays) == 1 && st.Relays[0].URL == "ws://127.0.0.1:1" &&
+			len(st.Frontier.Roots) == 1 && st.Frontier.Roots[0] == root.Pubkey && st.Settings.Limits.MaxDepth == 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("running server did not pick up the settings within 5 s:\n%s\n%s", out, s.log())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}

@@ -1,0 +1,36 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"dtp-personal/engine"
+)
+
+// runDesktop starts the engine and the tray app in one process. Closing the
+// window leaves the engine running in the tray; Quit stops both.
+func runDesktop(c *cli) error {
+	eng, err := engine.Open(engine.Options{DataDir: c.data(), Listen: *c.listen})
+	if errors.Is(err, engine.ErrAlreadyRunning) {
+		if r, ok := engine.FindRunning(c.data()); ok {
+			return fmt.Errorf("dtp-personal is already running on %s (pid %d, listening on %s); use its tray icon", c.data(), r.PID, r.Listen)
+		}
+		return fmt.Errorf("dtp-personal is already running on %s; use its tray icon", c.data())
+	}
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	served := make(chan error, 1)
+	go func() { served <- eng.Serve(ctx) }()
+	guiErr := runGUI(ctx, eng, stop)
+	stop()
+	serveErr := <-served
+	closeErr := eng.Close()
+	return errors.Join(guiErr, serveErr, closeErr)
+}

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"dtp-personal/engine"
+	"dtp-personal/engine/status"
+)
+
+// Exit codes of `sync --once` (SPEC §12).
+const (
+	exitPartial = 3
+)
+
+func cmdSync(c *cli) error {
+	once := c.fs.Bool("once", false, "run one full frontier pass now and exit")
+	if err := c.parse(); err != nil {
+		return err
+	}
+	if !*once {
+		return fmt.Errorf("%w: sync needs --once (continuous sync runs in `serve` or the tray app)", errUsage)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var cov status.Coverage
+	err := withEngine(c,
+		func(base string) (err error) {
+			cov, err = syncRemote(ctx, base)
+			return err
+		},
+		func(eng *engine.Engine) error {
+			done := make(chan struct{})
+			go reportProgress(done, eng.Status)
+			var err error
+			cov, err = eng.SyncOnce(ctx)
+			close(done)
+			return err
+		})
+	fmt.Fprintln(os.Stderr)
+	if err != nil {
+		return err
+	}
+	if cov.State == status.StateComplete {
+		fmt.Println("complete")
+		return nil
+	}
+	fmt.Printf("partial: %s\n", strings.Join(cov.Reasons, ", "))
+	return &exitError{code: exitPartial, err: errors.New("")}
+}
+
+// reportProgress prints the running pass's progress on stderr twice a second.
+func reportProgress(done <-chan struct{}, snapshot func() status.Snapshot) {
+	t := time.NewTicker(500 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-t.C:
+			p := snapshot().Progress
+			if p.Total > 0 {
+				fmt.Fprintf(os.Stderr, "\r%-10s %d/%d", p.Pass, p.Done, p.Total)
+			}
+		}
+	}
+}
+
+// syncRemote asks a running server for a pass and follows its progress
+// until that pass has finished.
+func syncRemote(ctx context.Context, base string) (status.Coverage, error) {
+	var before status.Snapshot
+	if err := getJSON(base+"/api/v1/status", &before); err != nil {
+		return status.Coverage{}, err
+	}
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/api/v1/sync", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return status.Coverage{}, err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted {
+		return status.Coverage{}, fmt.Errorf("the running server refused the sync request: %s", resp.Status)
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return status.Coverage{}, ctx.Err()
+		case <-time.After(500 * time.Millisecond):
+		}
+		var s status.Snapshot
+		if err := getJSON(base+"/api/v1/status", &s); err != nil {
+			return status.Coverage{}, err
+		}
+		if s.Progress.Total > 0 {
+			fmt.Fprintf(os.Stderr, "\r%-10s %d/%d", s.Progress.Pass, s.Progress.Done, s.Progress.Total)
+		}
+		if s.LastSync > before.LastSync && s.State != status.StateRunning {
+			if s.State == status.StateError {
+				return s.Coverage, errors.New("the sync pass failed; see the server's log")
+			}
+			return s.Coverage, nil
+		}
+	}
+}
+
+func printAnswer(w *os.File, a engine.Answer) {
+	fmt.Fprintf(w, "verdict    %s\n", a.Verdict)
+	fmt.Fprintf(w, "coverage   %s", a.Coverage.State)
+	if len(a.Coverage.Reasons) > 0 {
+		fmt.Fprintf(w, " (%s)", strings.Join(a.Coverage.Reasons, ", "))
+	}
+	fmt.Fprintf(w, "\nevidence   %d statements, graphVersion %d, %d µs\n", len(a.Evidence), a.GraphVersion, a.ComputeMicros)
+	for _, ev := range a.Evidence {
+		ctx := ev.Context
+		if ctx == "" {
+			ctx = "global"
+		}
+		fmt.Fprintf(w, "  %+d by %s at depth %d (%s) %s\n", ev.Value, ev.Author, ev.Depth, ctx, ev.EventID)
+	}
+	if a.Ratings.Count > 0 {
+		fmt.Fprintf(w, "ratings    %d, average %.1f\n", a.Ratings.Count, a.Ratings.Average)
+	}
+}

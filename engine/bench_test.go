@@ -1,0 +1,159 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/nbd-wtf/go-nostr"
+
+	"dtp-personal/engine/internal/fixture"
+	"dtp-personal/engine/server"
+	"dtp-personal/engine/store"
+	"dtp-personal/engine/validation"
+)
+
+// benchEvents are signed once per process: signing costs as much as verifying.
+var benchEvents = sync.OnceValue(func() []*nostr.Event {
+	const n = 20000
+	authors := make([]fixture.Author, 200)
+	for i := range authors {
+		authors[i] = fixture.NewAuthor(i)
+	}
+	evs := make([]*nostr.Event, n)
+	var wg sync.WaitGroup
+	for w := range runtime.NumCPU() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < n; i += runtime.NumCPU() {
+				a := authors[i%len(authors)]
+				subject := fixture.P(authors[(i/len(authors)+1+i)%len(authors)].Pubkey)
+				if i%3 == 1 {
+					subject = fixture.XUser(itoa(i))
+				}
+				evs[i] = a.Trust(subject, "1", int64(1700000000+i), fixture.Scopes("x.com"))
+			}
+		}()
+	}
+	wg.Wait()
+	return evs
+})
+
+func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+// BenchmarkIngestThroughput measures, in one run on the same machine: events
+// per second pushed over a loopback WebSocket and stored (OK received), the
+// verify-only ceiling (id + Schnorr in a pool of one worker per CPU) and the
+// store-only ceiling (SaveBatch of 1000), and the ratio of the first to the
+// smaller ceiling. Run with -benchtime 1x; add -tags libsecp256k1 for the C
+// verifier.
+func BenchmarkIngestThroughput(b *testing.B) {
+	evs := benchEvents()
+	var push, verify, save float64
+	for range b.N {
+		verify = verifyCeiling(evs)
+		save = storeCeiling(b, evs)
+		push = pushThroughput(b, evs)
+	}
+	ceiling := min(verify, save)
+	b.ReportMetric(push, "push-ev/s")
+	b.ReportMetric(verify, "verify-ev/s")
+	b.ReportMetric(save, "store-ev/s")
+	b.ReportMetric(push/ceiling, "push/ceiling")
+}
+
+func verifyCeiling(evs []*nostr.Event) float64 {
+	start := time.Now()
+	var wg sync.WaitGroup
+	workers := runtime.NumCPU()
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(evs); i += workers {
+				if err := validation.VerifyEvent(evs[i]); err != nil {
+					panic(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return float64(len(evs)) / time.Since(start).Seconds()
+}
+
+func storeCeiling(b *testing.B, evs []*nostr.Event) float64 {
+	st, err := store.Open(filepath.Join(b.TempDir(), "ceiling.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	start := time.Now()
+	for i := 0; i < len(evs); i += 1000 {
+		if _, err := st.SaveBatch(evs[i:min(i+1000, len(evs))]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return float64(len(evs)) / time.Since(start).Seconds()
+}
+
+// pushThroughput pushes every event over 4 loopback WebSocket connections,
+// each keeping up to 512 events awaiting OK, and times until the last OK.
+func pushThroughput(b *testing.B, evs []*nostr.Event) float64 {
+	limits := server.DefaultLimits()
+	limits.EventsPerSecond, limits.EventsBurst = 1e9, 1e9
+	_, url := startEngine(b, Options{ServerLimits: limits})
+	const conns, window = 4, 512
+	frames := make([][]byte, len(evs))
+	for i, ev := range evs {
+		frames[i], _ = json.Marshal([]any{"EVENT", ev})
+	}
+	start := time.Now()
+	var wg sync.WaitGroup
+	for c := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx := context.Background()
+			ws, _, err := websocket.Dial(ctx, url, nil)
+			if err != nil {
+				panic(err)
+			}
+			defer ws.CloseNow()
+			credit := make(chan struct{}, window)
+			mine := 0
+			for i := c; i < len(frames); i += conns {
+				mine++
+			}
+			go func() {
+				for i := c; i < len(frames); i += conns {
+					credit <- struct{}{}
+					if ws.Write(ctx, websocket.MessageText, frames[i]) != nil {
+						return
+					}
+				}
+			}()
+			for got := 0; got < mine; {
+				_, data, err := ws.Read(ctx)
+				if err != nil {
+					panic(err)
+				}
+				var msg []any
+				if json.Unmarshal(data, &msg) == nil && msg[0] == "OK" {
+					if msg[2] != true {
+						panic(msg[3])
+					}
+					got++
+					<-credit
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return float64(len(evs)) / time.Since(start).Seconds()
+}

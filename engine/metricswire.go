@@ -1,0 +1,73 @@
+package engine
+
+import (
+	"dtp-personal/engine/metrics"
+	"dtp-personal/engine/status"
+)
+
+// registerMetrics exposes the engine's state as Prometheus series (SPEC §11),
+// read fresh at each scrape.
+func (e *Engine) registerMetrics() {
+	r := e.metrics
+	duplicates := r.NewCopiedCounter("dtp_ingest_duplicates_total", "Events answered as duplicates (same id, or older than the slot winner).")
+	heapNodes := r.NewGauge("dtp_heap_nodes", "Nodes in the trust graph.")
+	heapEdges := r.NewGauge("dtp_heap_edges", "Edges in the trust graph.")
+	graphVersion := r.NewGauge("dtp_heap_graph_version", "Trust graph version.")
+	frontierSize := r.NewGauge("dtp_frontier_size", "Authors in the sync frontier.")
+	truncations := r.NewGauge("dtp_frontier_truncated", "Authors or events cut from the frontier, by cap.", "reason")
+	connected := r.NewGauge("dtp_relay_connected", "1 when the relay is connected.", "relay")
+	attempts := r.NewCopiedCounter("dtp_relay_connection_attempts_total", "Connection attempts, by result.", "relay", "result")
+	health := r.NewGauge("dtp_relay_health_state", "1 for the relay's current health state.", "relay", "state")
+	failures := r.NewGauge("dtp_relay_consecutive_failures", "Consecutive failures of the relay.", "relay")
+	received := r.NewCopiedCounter("dtp_relay_events_received_total", "Events received from the relay, by source.", "relay", "source")
+	gaps := r.NewCopiedCounter("dtp_relay_gap_events_total", "Events re-read to fill a gap after a drop or back-pressure.", "relay")
+	garbage := r.NewCopiedCounter("dtp_relay_garbage_frames_total", "Frames from the relay that were not valid relay messages.", "relay")
+	tracked := r.NewGauge("dtp_relays_tracked", "Relays configured.")
+	relaysConnected := r.NewGauge("dtp_relays_connected", "Relays connected.")
+	dead := r.NewGauge("dtp_relays_dead", "Relays in the dead health state.")
+	passes := r.NewCopiedCounter("dtp_sync_passes_total", "Sync passes finished.")
+	passDuration := r.NewGauge("dtp_sync_pass_duration_seconds", "Duration of the last sync pass.")
+
+	r.OnCollect(func(*metrics.Registry) {
+		duplicates.Set(float64(e.ingest.Duplicates()))
+		hs := e.trust.heap.Stats()
+		heapNodes.Set(float64(hs.Nodes))
+		heapEdges.Set(float64(hs.Edges))
+		graphVersion.Set(float64(hs.GraphVersion))
+		fs := e.trust.frontier.Status()
+		frontierSize.Set(float64(fs.Size))
+		truncations.Reset()
+		for _, t := range fs.Truncation {
+			truncations.Set(float64(t.Cut), t.Reason)
+		}
+		m := e.sync.Metrics()
+		for _, g := range []metrics.Gauge{connected, attempts, health, failures, received, gaps, garbage} {
+			g.Reset()
+		}
+		for _, rm := range m.Relays {
+			connected.Set(boolFloat(rm.Connected), rm.URL)
+			attempts.Set(float64(rm.AttemptsOK), rm.URL, "ok")
+			attempts.Set(float64(rm.AttemptsFailed), rm.URL, "failed")
+			for _, state := range []string{status.HealthHealthy, status.HealthBackoff, status.HealthHourly, status.HealthDead} {
+				health.Set(boolFloat(rm.Health == state), rm.URL, state)
+			}
+			failures.Set(float64(rm.ConsecutiveFailures), rm.URL)
+			received.Set(float64(rm.EventsPass), rm.URL, "pass")
+			received.Set(float64(rm.EventsLive), rm.URL, "live")
+			gaps.Set(float64(rm.GapEvents), rm.URL)
+			garbage.Set(float64(rm.GarbageFrames), rm.URL)
+		}
+		tracked.Set(float64(m.RelaysTracked))
+		relaysConnected.Set(float64(m.RelaysConnected))
+		dead.Set(float64(m.RelaysDead))
+		passes.Set(float64(m.Passes))
+		passDuration.Set(m.PassDurationSeconds)
+	})
+}
+
+func boolFloat(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,48 @@
+package resolver
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"dtp-personal/engine/frontier"
+	"dtp-personal/engine/heap"
+	"dtp-personal/engine/heap/heaptest"
+	"dtp-personal/engine/status"
+	"dtp-personal/engine/validation"
+)
+
+// BenchmarkResolve100k: resolve latency over 100,000 authors and 1,000,000
+// statements with the whole graph in the frontier; reports p50 and p99.
+func BenchmarkResolve100k(b *testing.B) {
+	h := heap.New(status.DefaultLimits())
+	heaptest.Graph{Authors: 100_000, PerAuthor: 10, Seed: 3}.Statements(func(batch []*validation.Statement) { h.Apply(batch, nil) })
+	l := status.Limits{MaxDepth: 5, MaxAuthorsPerLevel: 100_000, MaxTotalAuthors: 100_000}
+	var roots []string // enough roots that depth 5 reaches nearly every author
+	for i := 1; i <= 100; i++ {
+		roots = append(roots, heaptest.Pubkey(i*997))
+	}
+	tr := frontier.NewTracker(h, frontier.Config{Limits: l, Roots: roots})
+	tr.Recompute()
+	res := New(h, tr, nil)
+	rng := rand.New(rand.NewPCG(5, 6))
+	var lat []time.Duration
+	for b.Loop() {
+		q := Query{Subject: heaptest.Pubkey(1 + rng.IntN(100_000))}
+		if rng.IntN(4) == 0 {
+			q.Subject = fmt.Sprintf("user:id:%d", rng.IntN(100_000))
+		}
+		start := time.Now()
+		if _, err := res.Resolve(context.Background(), q); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(start))
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+	b.ReportMetric(float64(tr.Current().Size()), "frontier")
+}

@@ -1,0 +1,276 @@
+package sync
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	stdsync "sync"
+	"testing"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+
+	"dtp-personal/engine/internal/faultrelay"
+	"dtp-personal/engine/status"
+	"dtp-personal/engine/store"
+)
+
+// memSink keeps the slot winner of every event it is given (a stand-in for
+// the ingest pipeline: no signature work).
+type memSink struct {
+	mu    stdsync.Mutex
+	byID  map[string]*nostr.Event
+	slots map[string]*nostr.Event
+	added chan struct{}
+	// afterIngest runs after a batch stored something (outside the lock),
+	// as the engine recomputes its frontier after ingest.
+	afterIngest func()
+}
+
+func newMemSink() *memSink {
+	return &memSink{byID: map[string]*nostr.Event{}, slots: map[string]*nostr.Event{}, added: make(chan struct{}, 1)}
+}
+
+func slotOf(ev *nostr.Event) string {
+	switch {
+	case ev.Kind >= 30000 && ev.Kind < 40000:
+		return ev.PubKey + ":" + ev.Tags.GetD() + ":" + string(rune(ev.Kind))
+	case ev.Kind >= 10000 && ev.Kind < 20000:
+		return ev.PubKey + ":" + string(rune(ev.Kind))
+	}
+	return ev.ID
+}
+
+func (s *memSink) Ingest(_ context.Context, _ string, evs []*nostr.Event) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	stored := 0
+	for _, ev := range evs {
+		if _, dup := s.byID[ev.ID]; dup {
+			continue
+		}
+		slot := slotOf(ev)
+		if old, ok := s.slots[slot]; ok {
+			if old.CreatedAt > ev.CreatedAt || (old.CreatedAt == ev.CreatedAt && old.ID < ev.ID) {
+				continue
+			}
+			delete(s.byID, old.ID)
+		}
+		s.slots[slot], s.byID[ev.ID] = ev, ev
+		stored++
+	}
+	if stored > 0 && s.afterIngest != nil {
+		defer s.afterIngest()
+	}
+	if stored > 0 {
+		select {
+		case s.added <- struct{}{}:
+		default:
+		}
+	}
+	return stored, nil
+}
+
+func (s *memSink) ids() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Sorted(func(yield func(string) bool) {
+		for id := range s.byID {
+			if !yield(id) {
+				return
+			}
+		}
+	})
+}
+
+func (s *memSink) has(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.byID[id]
+	return ok
+}
+
+// bfsFrontier walks active positive p-hops of held 32009 winners from roots.
+type bfsFrontier struct {
+	sink     *memSink
+	roots    []string
+	maxDepth int
+	clock    func() time.Time
+
+	mu      stdsync.Mutex
+	authors []string
+	truncs  []status.Truncation
+	changed chan struct{}
+}
+
+func newFrontier(sink *memSink, roots ...string) *bfsFrontier {
+	f := &bfsFrontier{sink: sink, roots: roots, maxDepth: 4, clock: time.Now, changed: make(chan struct{}, 1)}
+	f.recompute()
+	sink.afterIngest = f.recompute
+	return f
+}
+
+func (f *bfsFrontier) recompute() {
+	now := f.clock().Unix()
+	f.sink.mu.Lock()
+	edges := map[string][]string{}
+	for _, ev := range f.sink.byID {
+		if ev.Kind != 32009 {
+			continue
+		}
+		p, v := ev.Tags.Find("p"), ev.Tags.Find("v")
+		if p == nil || v == nil || v[1] != "1" {
+			continue
+		}
+		if y := ev.Tags.Find("y"); y != nil {
+			if until, _ := strconv.ParseInt(y[1], 10, 64); until < now {
+				continue
+			}
+		}
+		edges[ev.PubKey] = append(edges[ev.PubKey], p[1])
+	}
+	f.sink.mu.Unlock()
+	seen := map[string]bool{}
+	level := slices.Clone(f.roots)
+	for depth := 0; depth <= f.maxDepth && len(level) > 0; depth++ {
+		var next []string
+		for _, a := range level {
+			if seen[a] {
+				continue
+			}
+			seen[a] = true
+			next = append(next, edges[a]...)
+		}
+		level = next
+	}
+	authors := slices.Sorted(func(yield func(string) bool) {
+		for a := range seen {
+			if !yield(a) {
+				return
+			}
+		}
+	})
+	f.mu.Lock()
+	changed := !slices.Equal(authors, f.authors)
+	f.authors = authors
+	f.mu.Unlock()
+	if changed {
+		select {
+		case f.changed <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (f *bfsFrontier) Authors() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.authors)
+}
+
+// DiscoverySubjects: X accounts named by frontier authors' statements.
+func (f *bfsFrontier) DiscoverySubjects() []string {
+	authors := f.Authors()
+	f.sink.mu.Lock()
+	defer f.sink.mu.Unlock()
+	var out []string
+	for _, ev := range f.sink.byID {
+		if i := ev.Tags.Find("i"); ev.Kind == 32009 && i != nil && strings.HasPrefix(i[1], "user:id:") && slices.Contains(authors, ev.PubKey) {
+			out = append(out, i[1])
+		}
+	}
+	return out
+}
+
+func (f *bfsFrontier) ClaimCandidates() []string { return f.Authors() }
+
+func (f *bfsFrontier) Changed() <-chan struct{} { return f.changed }
+
+func (f *bfsFrontier) Refresh(context.Context) error {
+	f.recompute()
+	return nil
+}
+
+func (f *bfsFrontier) SetEventTruncations(ts []status.Truncation) {
+	f.mu.Lock()
+	f.truncs = ts
+	f.mu.Unlock()
+}
+
+// fixedSettings are settings that change only when a test says so.
+type fixedSettings struct {
+	mu       stdsync.Mutex
+	strategy string
+	interval int
+	limits   status.Limits
+	changed  chan struct{}
+}
+
+func newSettings(strategy string) *fixedSettings {
+	return &fixedSettings{strategy: strategy, interval: 15, limits: status.DefaultLimits(), changed: make(chan struct{}, 1)}
+}
+
+func (s *fixedSettings) Strategy() (string, int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.strategy, s.interval
+}
+func (s *fixedSettings) Paused() bool                     { return false }
+func (s *fixedSettings) Limits() status.Limits            { return s.limits }
+func (s *fixedSettings) AuthKey() string                  { return "" }
+func (s *fixedSettings) SettingsChanged() <-chan struct{} { return s.changed }
+
+func openStore(t testing.TB, relays ...string) *store.Store {
+	t.Helper()
+	st, err := store.Open(filepath.Join(t.TempDir(), "dtp.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	for _, r := range relays {
+		if err := st.AddRelay(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return st
+}
+
+func startRelay(t testing.TB, mode faultrelay.Mode, evs []*nostr.Event) *faultrelay.Relay {
+	t.Helper()
+	r, err := faultrelay.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Close)
+	r.SetMode(mode)
+	r.Publish(evs...)
+	return r
+}
+
+// person is a deterministic key pair.
+type person struct{ sk, pk string }
+
+func newPerson(name string) person {
+	sum := sha256.Sum256([]byte(name))
+	sk := hex.EncodeToString(sum[:])
+	pk, _ := nostr.GetPublicKey(sk)
+	return person{sk: sk, pk: pk}
+}
+
+func (p person) sign(kind int, at int64, tags nostr.Tags) *nostr.Event {
+	ev := &nostr.Event{Kind: kind, CreatedAt: nostr.Timestamp(at), Tags: tags}
+	if err := ev.Sign(p.sk); err != nil {
+		panic(err)
+	}
+	return ev
+}
+
+// trust makes a 32009 about a pubkey (d is a stand-in: this test does not validate).
+func (p person) trust(subject person, v string, at int64, extra ...nostr.Tag) *nostr.Event {
+	tags := nostr.Tags{{"d", "p:" + subject.pk}, {"p", subject.pk}, {"v", v}}
+	return p.sign(32009, at, append(tags, extra...))
+}

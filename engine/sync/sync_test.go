@@ -1,0 +1,250 @@
+package sync
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+
+	"dtp-personal/engine/internal/faultrelay"
+	"dtp-personal/engine/status"
+	"dtp-personal/engine/store"
+)
+
+// wot is a deterministic web of trust on a relay, with the events a pass
+// must store (want) and must not (the rest).
+type wot struct {
+	root, a, b, c, g, h person
+	all                 []*nostr.Event
+	want                map[string]bool
+}
+
+func buildWoT(now int64) *wot {
+	w := &wot{want: map[string]bool{}}
+	w.root, w.a, w.b, w.c, w.g, w.h = newPerson("root"), newPerson("a"), newPerson("b"), newPerson("c"), newPerson("g"), newPerson("h")
+	d, n, e, f := newPerson("d"), newPerson("n"), newPerson("e"), newPerson("f")
+	out1, out2, out3 := newPerson("outsider1"), newPerson("outsider2"), newPerson("outsider3")
+	day := int64(86400)
+	keep := func(evs ...*nostr.Event) {
+		for _, ev := range evs {
+			w.all = append(w.all, ev)
+			w.want[ev.ID] = true
+		}
+	}
+	skip := func(evs ...*nostr.Event) { w.all = append(w.all, evs...) }
+
+	keep(
+		// level 0 -> 1: root trusts a and b, distrusts d, neutral on n.
+		w.root.trust(w.a, "1", now-9*day), w.root.trust(w.b, "1", now-9*day),
+		w.root.trust(d, "-1", now-8*day), w.root.trust(n, "0", now-8*day),
+		// b trusted e, then deleted it: the relay holds the delete only.
+		w.b.trust(e, "", now-6*day),
+		// a -> c (level 2); c -> f expired; c -> g (level 3).
+		w.a.trust(w.c, "1", now-7*day),
+		w.c.trust(f, "1", now-5*day, nostr.Tag{"y", fmt.Sprint(now - 4*day)}),
+		w.c.trust(w.g, "1", now-5*day),
+		// a trusts an X account; discovery fetches statements about it from anyone.
+		w.a.sign(32009, now-3*day, nostr.Tags{{"d", "x1"}, {"i", "user:id:123", "", w.g.pk}, {"k", "user:id"}, {"v", "1"}}),
+		out3.sign(32009, now-3*day, nostr.Tags{{"d", "x2"}, {"i", "user:id:123"}, {"k", "user:id"}, {"v", "-1"}}),
+		// ratings and claims of frontier authors.
+		w.a.sign(32014, now-2*day, nostr.Tags{{"d", "r1"}, {"p", w.b.pk}, {"score", "80"}, {"s", "x.com"}}),
+		w.g.sign(10011, now-2*day, nostr.Tags{{"i", "twitter_id:123", "proof"}}),
+	)
+	skip(
+		// outsiders: trust, ratings and claims that nobody on the frontier reaches.
+		out1.trust(w.root, "1", now-9*day), out1.trust(out2, "1", now-9*day),
+		out2.sign(32014, now-2*day, nostr.Tags{{"d", "r2"}, {"p", w.a.pk}, {"score", "10"}, {"s", "x.com"}}),
+		out2.sign(10011, now-2*day, nostr.Tags{{"i", "twitter_id:9", "proof"}}),
+		// e and f are off the frontier (deleted / expired edges).
+		e.trust(out1, "1", now-day), f.trust(out1, "1", now-day),
+		// a rating by a frontier author in another scope is not asked for.
+		w.a.sign(32014, now-2*day, nostr.Tags{{"d", "r3"}, {"p", w.c.pk}, {"score", "50"}, {"s", "other.site"}}),
+	)
+	return w
+}
+
+type rig struct {
+	sink     *memSink
+	frontier *bfsFrontier
+	store    *store.Store
+	runner   *Runner
+}
+
+func newRig(t *testing.T, strategy string, root person, relays ...string) *rig {
+	st := openStore(t, relays...)
+	sink := newMemSink()
+	fr := newFrontier(sink, root.pk)
+	r := New(Config{Store: st, Sink: sink, Frontier: fr, Settings: newSettings(strategy), PageTimeout: 2 * time.Second})
+	return &rig{sink: sink, frontier: fr, store: st, runner: r}
+}
+
+func TestPassStoresExactlyTheFrontiersEvents(t *testing.T) {
+	now := time.Now().Unix()
+	w := buildWoT(now)
+	relay := startRelay(t, faultrelay.Mode{CapLimit: 500, AdvertiseCap: true}, w.all)
+	rg := newRig(t, status.FrontierInterval, w.root, relay.URL)
+
+	cov, err := rg.runner.RunOnce(context.Background())
+	if err != nil || cov.State != status.StateComplete {
+		t.Fatalf("coverage %+v err %v, want complete", cov, err)
+	}
+	wantAuthors := []string{w.root.pk, w.a.pk, w.b.pk, w.c.pk, w.g.pk}
+	slices.Sort(wantAuthors)
+	if got := rg.frontier.Authors(); !slices.Equal(got, wantAuthors) {
+		t.Fatalf("frontier %d authors, want %d", len(got), len(wantAuthors))
+	}
+	got := rg.sink.ids()
+	for _, id := range got {
+		if !w.want[id] {
+			t.Errorf("stored %s, which is not the frontier's", id)
+		}
+	}
+	if len(got) != len(w.want) {
+		t.Fatalf("stored %d events, want %d", len(got), len(w.want))
+	}
+
+	// Second pass: only what changed crosses the wire. a trusts h (a new
+	// author with one event) and rates again; nothing else is new.
+	later := now + 5
+	newEvents := []*nostr.Event{
+		w.a.trust(w.h, "1", later),
+		w.a.sign(32014, later, nostr.Tags{{"d", "r4"}, {"p", w.c.pk}, {"score", "70"}, {"s", "x.com"}}),
+		w.h.sign(32009, later, nostr.Tags{{"d", "h1"}, {"p", w.a.pk}, {"v", "0"}}),
+	}
+	relay.Publish(newEvents...)
+	relay.ResetCounters()
+	cov, err = rg.runner.RunOnce(context.Background())
+	if err != nil || cov.State != status.StateComplete {
+		t.Fatalf("second pass coverage %+v err %v", cov, err)
+	}
+	for _, ev := range newEvents {
+		if !rg.sink.has(ev.ID) {
+			t.Fatalf("second pass missed %s", ev.ID)
+		}
+	}
+	// Incremental batches re-read only the 60 s overlap, which holds just
+	// the new events. REQs: trust (old authors, then h), discovery, claims
+	// (old + h), ratings (old + h).
+	if sent := relay.EventsSent(); sent != int64(len(newEvents)) {
+		t.Fatalf("second pass received %d events, want %d", sent, len(newEvents))
+	}
+	if reqs := relay.Reqs(); reqs != 7 {
+		t.Fatalf("second pass sent %d REQs, want 7", reqs)
+	}
+}
+
+func TestMidPassFailureKeepsCursors(t *testing.T) {
+	now := time.Now().Unix()
+	w := buildWoT(now)
+	good := startRelay(t, faultrelay.Mode{}, w.all)
+	bad := startRelay(t, faultrelay.Mode{}, w.all)
+	rg := newRig(t, status.FrontierInterval, w.root, good.URL, bad.URL)
+	if cov, err := rg.runner.RunOnce(context.Background()); err != nil || cov.State != status.StateComplete {
+		t.Fatalf("first pass %+v %v", cov, err)
+	}
+	authors := rg.frontier.Authors()
+	before, err := rg.store.Cursors(bad.URL, "trust", authors)
+	if err != nil || len(before) != len(authors) {
+		t.Fatalf("cursors after first pass: %d, err %v", len(before), err)
+	}
+
+	// Pass two: bad drops the connection in the middle of its first page.
+	newer := w.a.trust(w.h, "1", now+5)
+	good.Publish(newer)
+	bad.Publish(newer)
+	bad.SetMode(faultrelay.Mode{DropAfter: 1})
+	time.Sleep(1100 * time.Millisecond) // cursors are in seconds: let "now" move
+	cov, err := rg.runner.RunOnce(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "relay-failed:" + bad.URL
+	if cov.State != status.StatePartial || !slices.Equal(cov.Reasons, []string{want}) {
+		t.Fatalf("coverage %+v, want partial [%s]", cov, want)
+	}
+	after, _ := rg.store.Cursors(bad.URL, "trust", authors)
+	for _, a := range authors {
+		if after[a].LastSeenCreatedAt != before[a].LastSeenCreatedAt || after[a].LastEoseAt != before[a].LastEoseAt {
+			t.Fatalf("failed relay's cursor moved: %+v -> %+v", before[a], after[a])
+		}
+		if after[a].Attempts != 1 || after[a].NextRetryAt <= now || after[a].LastError == "" {
+			t.Fatalf("retry state not recorded: %+v", after[a])
+		}
+	}
+	goodAfter, _ := rg.store.Cursors(good.URL, "trust", authors)
+	for _, a := range authors {
+		if goodAfter[a].LastEoseAt <= before[a].LastEoseAt-1 || goodAfter[a].Attempts != 0 {
+			t.Fatalf("healthy relay's cursor did not advance: %+v", goodAfter[a])
+		}
+	}
+	if !rg.sink.has(newer.ID) {
+		t.Fatal("the healthy relay's new event was not stored")
+	}
+	h, _, _ := rg.store.RelayHealth(bad.URL)
+	if h.State != status.HealthBackoff || h.ConsecutiveFailures != 1 {
+		t.Fatalf("failed relay health %+v, want backoff after one failure", h)
+	}
+}
+
+func TestFrontierContinuousDeliversNewEvents(t *testing.T) {
+	now := time.Now().Unix()
+	w := buildWoT(now)
+	relay := startRelay(t, faultrelay.Mode{}, w.all)
+	rg := newRig(t, status.FrontierContinuous, w.root, relay.URL)
+	rg.runner.cfg.Resubscribe = 100 * time.Millisecond
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- rg.runner.Run(ctx) }()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	waitUntil(t, 5*time.Second, func() bool {
+		st := rg.runner.Status()
+		return len(st.Relays) == 1 && st.Relays[0].State == status.StateLive
+	})
+
+	// A new event by a frontier author arrives live.
+	ev := w.g.sign(32009, time.Now().Unix(), nostr.Tags{{"d", "live"}, {"p", w.b.pk}, {"v", "1"}})
+	start := time.Now()
+	relay.Publish(ev)
+	waitUntil(t, 2*time.Second, func() bool { return rg.sink.has(ev.ID) })
+	t.Logf("live delivery took %v", time.Since(start))
+
+	// The frontier grows (c trusts h): h is caught up and followed.
+	hOld := w.h.sign(32009, now-100, nostr.Tags{{"d", "h-old"}, {"p", w.a.pk}, {"v", "0"}})
+	relay.Publish(hOld, w.c.trust(w.h, "1", time.Now().Unix()))
+	waitUntil(t, 3*time.Second, func() bool { return rg.sink.has(hOld.ID) })
+	hNew := w.h.sign(32009, time.Now().Unix(), nostr.Tags{{"d", "h-new"}, {"p", w.b.pk}, {"v", "1"}})
+	relay.Publish(hNew)
+	waitUntil(t, 2*time.Second, func() bool { return rg.sink.has(hNew.ID) })
+
+	// Back-pressure: a flood beyond the queue is recovered from the cursors.
+	var flood []*nostr.Event
+	for i := range 400 {
+		flood = append(flood, w.a.sign(32014, time.Now().Unix(), nostr.Tags{{"d", fmt.Sprint("f", i)}, {"p", w.b.pk}, {"score", "1"}, {"s", "x.com"}}))
+	}
+	relay.Publish(flood...)
+	waitUntil(t, 5*time.Second, func() bool {
+		for _, ev := range flood {
+			if !rg.sink.has(ev.ID) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+func waitUntil(t *testing.T, d time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("not reached within %v", d)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

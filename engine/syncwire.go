@@ -1,0 +1,99 @@
+package engine
+
+import (
+	"context"
+	"strings"
+
+	"github.com/nbd-wtf/go-nostr"
+
+	"dtp-personal/engine/status"
+	syncer "dtp-personal/engine/sync"
+)
+
+// newSyncRunner adapts the engine's parts to the sync ports.
+func (e *Engine) newSyncRunner() *syncer.Runner {
+	return syncer.New(syncer.Config{
+		Store:    e.store,
+		Sink:     syncSink{e},
+		Frontier: syncFrontier{e},
+		Settings: syncSettings{e},
+		Log:      e.log.With("part", "sync"),
+	})
+}
+
+// syncSink sends fetched events through the ingest pipeline and waits for
+// their commit, so a cursor never advances past an event not yet stored.
+type syncSink struct{ e *Engine }
+
+func (s syncSink) Ingest(ctx context.Context, relay string, evs []*nostr.Event) (int, error) {
+	results, err := s.e.ingest.SubmitAll(ctx, evs, "sync:"+relay)
+	stored := 0
+	for _, r := range results {
+		if r.Stored {
+			stored++
+		}
+		if !r.OK && strings.HasPrefix(r.Message, "error:") && err == nil {
+			err = storageError(r.Message)
+		}
+	}
+	return stored, err
+}
+
+type storageError string
+
+func (e storageError) Error() string { return string(e) }
+
+// syncFrontier is the frontier as the sync sees it.
+type syncFrontier struct{ e *Engine }
+
+func (f syncFrontier) Authors() []string           { return f.e.trust.frontier.Current().Pubkeys() }
+func (f syncFrontier) DiscoverySubjects() []string { return f.e.trust.heap.DiscoverySubjects() }
+func (f syncFrontier) ClaimCandidates() []string   { return f.e.trust.heap.ClaimCandidates() }
+func (f syncFrontier) ClaimsFetched(pubkeys []string) {
+	f.e.trust.heap.ClaimsFetched(pubkeys)
+}
+func (f syncFrontier) Changed() <-chan struct{} { return f.e.trust.frontier.Changed() }
+
+func (f syncFrontier) Refresh(ctx context.Context) error {
+	f.e.trust.frontier.Recompute()
+	return ctx.Err()
+}
+
+func (f syncFrontier) SetEventTruncations(ts []status.Truncation) {
+	f.e.trust.frontier.ResetEventCaps()
+	for _, t := range ts {
+		f.e.trust.frontier.RecordEventCap(t.Reason, t.Cut)
+	}
+}
+
+// syncSettings reads the settings the sync acts on.
+type syncSettings struct{ e *Engine }
+
+func (s syncSettings) Strategy() (string, int) {
+	st := s.e.Settings()
+	return st.Strategy, st.IntervalMinutes
+}
+func (s syncSettings) Paused() bool                     { return s.e.Settings().Paused }
+func (s syncSettings) Limits() status.Limits            { return s.e.Settings().Limits }
+func (s syncSettings) AuthKey() string                  { return s.e.authKey }
+func (s syncSettings) SettingsChanged() <-chan struct{} { return s.e.settingsChanged }
+
+// SyncCoverage is what the sync knows about coverage, for the resolver.
+func (e *Engine) SyncCoverage() []string {
+	st := e.sync.Status()
+	if st.State == status.StateRunning {
+		return append(st.Coverage.Reasons, "sync-running")
+	}
+	return st.Coverage.Reasons
+}
+
+// SyncNow asks for a sync pass now.
+func (e *Engine) SyncNow() error {
+	e.sync.SyncNow()
+	return nil
+}
+
+// SyncOnce runs one frontier pass in this process and returns its coverage.
+func (e *Engine) SyncOnce(ctx context.Context) (status.Coverage, error) {
+	return e.sync.RunOnce(ctx)
+}

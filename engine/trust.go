@@ -1,0 +1,93 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"dtp-personal/engine/frontier"
+	"dtp-personal/engine/heap"
+	"dtp-personal/engine/ingest"
+	"dtp-personal/engine/resolver"
+	"dtp-personal/engine/server"
+)
+
+// Query and Answer are the resolver's question and answer (SPEC §7, §12).
+type (
+	Query  = resolver.Query
+	Answer = resolver.Answer
+)
+
+// trust is the engine's in-memory side: heap, frontier tracker, resolver.
+type trust struct {
+	heap     *heap.Heap
+	frontier *frontier.Tracker
+	resolver *resolver.Resolver
+}
+
+// buildTrust rebuilds the heap from the database (no signature checks),
+// walks the frontier once and wires the pipeline's commits into both.
+func (e *Engine) buildTrust() error {
+	s := e.Settings()
+	roots, err := e.store.Roots()
+	if err != nil {
+		return err
+	}
+	h := heap.New(s.Limits)
+	res, err := h.Build(context.Background(), e.store)
+	if err != nil {
+		return fmt.Errorf("rebuild trust graph: %w", err)
+	}
+	if res.Skipped > 0 {
+		e.log.Warn("stored events no longer pass validation; left out of the trust graph", "count", res.Skipped)
+	}
+	tracker := frontier.NewTracker(h, frontier.Config{
+		Limits: s.Limits,
+		Roots:  roots,
+		OnLeft: e.authorsLeft,
+	})
+	tracker.Recompute()
+	e.trust = trust{heap: h, frontier: tracker, resolver: resolver.New(h, tracker, e)}
+	e.ingest.OnCommit(func(c ingest.Committed) {
+		if h.ApplyEvents(c.Stored).HopsChanged {
+			tracker.Notify()
+		}
+	})
+	return nil
+}
+
+// authorsLeft deletes the cursors of authors that left the frontier, so a
+// return triggers a full fetch (SPEC §5).
+func (e *Engine) authorsLeft(pubkeys []string) {
+	if err := e.store.DeleteCursorsForAuthors(pubkeys); err != nil {
+		e.log.Warn("delete cursors of authors that left the frontier", "err", err)
+	}
+}
+
+// Resolve answers a trust question (SPEC §7).
+func (e *Engine) Resolve(ctx context.Context, q Query) (Answer, error) {
+	return e.trust.resolver.Resolve(ctx, q)
+}
+
+// resolverPort adapts the resolver to the server's port.
+type resolverPort struct{ e *Engine }
+
+func (p resolverPort) Resolve(ctx context.Context, q server.ResolveQuery) (any, error) {
+	return p.e.Resolve(ctx, Query{Subject: q.Subject, Context: q.Context, Scope: q.Scope, Roots: q.Roots})
+}
+
+// SetSessionRoots registers a client session's roots for its lifetime.
+func (e *Engine) SetSessionRoots(session string, roots []string) error {
+	hexes := make([]string, len(roots))
+	for i, r := range roots {
+		h, err := ParsePubkey(r)
+		if err != nil {
+			return fmt.Errorf("invalid: session root: %v", err)
+		}
+		hexes[i] = h
+	}
+	e.trust.frontier.AddSessionRoots(session, hexes)
+	return nil
+}
+
+// DropSession forgets a closed session's roots.
+func (e *Engine) DropSession(session string) { e.trust.frontier.RemoveSession(session) }

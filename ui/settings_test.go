@@ -1,0 +1,182 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2/test"
+
+	"dtp-personal/engine/status"
+)
+
+func TestSettingsViewShowsSnapshot(t *testing.T) {
+	g, _ := newTestGUI(t)
+	v := g.settings
+	if got := v.roots.rows; len(got) != 2 || got[0][0] != rootNpub || got[0][1] != rootHex {
+		t.Errorf("root rows = %q", got)
+	}
+	var shown []string
+	for _, e := range v.limits {
+		shown = append(shown, e.Text)
+	}
+	if got := strings.Join(shown, " "); got != "4 2000 20000 400000 400000 40000 1000000 5000000" {
+		t.Errorf("limits shown = %s", got)
+	}
+	if v.interval.Selected != "Every 15 min" || v.listen.Text != "127.0.0.1:7447" || v.allowLAN.Checked ||
+		v.scope.Text != "x.com" || v.startAtLogin.Checked || v.repoSync.Text != "off" {
+		t.Errorf("interval %q listen %q lan %t scope %q login %t repo %q", v.interval.Selected, v.listen.Text,
+			v.allowLAN.Checked, v.scope.Text, v.startAtLogin.Checked, v.repoSync.Text)
+	}
+	g.showTab(4, 1200, 1600)
+	assertShows(t, v.root, rootNpub, "Max total authors", "Start at login")
+}
+
+func TestSettingsBadInputIsRefusedInline(t *testing.T) {
+	g, eng := newTestGUI(t)
+	v := g.settings
+
+	for input, msg := range map[string]string{
+		"":                               "enter an npub",
+		"npub1notakey":                   "not a valid npub",
+		rootNpub[:len(rootNpub)-1] + "q": "not a valid npub",
+		rootHex[:62]:                     "64-character hex",
+		"zz" + rootHex[2:]:               "64-character hex",
+		"nsec1whatever":                  "64-character hex",
+	} {
+		v.rootEntry.SetText(input)
+		v.addRoot()
+		if got := v.rootError.text(); !strings.Contains(got, msg) {
+			t.Errorf("root %q: error %q, want %q", input, got, msg)
+		}
+	}
+
+	v.limits[0].SetText("9") // deeper than the hard cap
+	v.saveLimits()
+	if got := v.limitsError.text(); got != "Max depth: enter a whole number from 1 to 5" {
+		t.Errorf("depth 9: error %q", got)
+	}
+	v.limits[0].SetText("4")
+	v.limits[2].SetText("lots")
+	v.saveLimits()
+	if got := v.limitsError.text(); !strings.HasPrefix(got, "Max total authors:") {
+		t.Errorf("bad total authors: error %q", got)
+	}
+
+	for input, msg := range map[string]string{
+		"localhost":       "host:port",
+		":7447":           "enter a host",
+		"127.0.0.1:99999": "port must be",
+		"127.0.0.1:http":  "port must be",
+	} {
+		v.listen.SetText(input)
+		v.applyListen()
+		if got := v.listenError.text(); !strings.Contains(got, msg) {
+			t.Errorf("listen %q: error %q, want %q", input, got, msg)
+		}
+	}
+	v.scope.SetText("x.com/evil path")
+	v.applyScope()
+	if v.scopeError.text() == "" {
+		t.Error("a scope with spaces was accepted")
+	}
+	g.settle()
+	assertCalls(t, eng)
+}
+
+func TestSettingsCommands(t *testing.T) {
+	g, eng := newTestGUI(t)
+	v := g.settings
+
+	// settle after each step: a command's result updates the form.
+	v.rootEntry.SetText(" " + rootNpub + " ")
+	v.addRoot()
+	g.settle()
+	v.rootEntry.SetText(strings.ToUpper(root2Hex))
+	v.addRoot()
+	g.settle()
+	v.roots.table.Select(fyneCell(1))
+	test.Tap(v.removeRoot)
+	g.settle()
+
+	v.limits[0].SetText("3")
+	v.limits[1].SetText("1,500")
+	v.saveLimits()
+	g.settle()
+
+	v.interval.SetSelected("Every 60 min")
+	v.listen.SetText("0.0.0.0:7447")
+	v.allowLAN.SetChecked(true)
+	v.applyListen()
+	g.settle()
+	v.scope.SetText("x.com")
+	v.applyScope()
+	g.settle()
+	v.startAtLogin.SetChecked(true)
+	g.settle()
+
+	want := status.DefaultLimits()
+	want.MaxDepth, want.MaxAuthorsPerLevel = 3, 1500
+	assertCalls(t, eng,
+		"AddRoot "+rootNpub,
+		"AddRoot "+root2Hex,
+		"RemoveRoot "+root2Hex,
+		fmt.Sprintf("SetLimits %+v", want),
+		"SetInterval 60",
+		"SetListen 0.0.0.0:7447 true",
+		"SetScopeProfile x.com",
+		"SetStartAtLogin true",
+	)
+	if v.rootEntry.Text != "" || v.limitsError.text() != "" || v.listenError.text() != "" {
+		t.Errorf("after success: root entry %q, limits error %q, listen error %q",
+			v.rootEntry.Text, v.limitsError.text(), v.listenError.text())
+	}
+}
+
+func TestSettingsKeepsTypingAcrossUpdates(t *testing.T) {
+	g, _ := newTestGUI(t)
+	v := g.settings
+	v.listen.SetText("192.168.1.5:7447") // being edited
+	s := fixture()
+	s.Settings.Limits.MaxDepth = 2
+	s.Settings.Listen = "127.0.0.1:8000"
+	g.render(s)
+	if v.listen.Text != "192.168.1.5:7447" {
+		t.Errorf("an update overwrote the edited listen address with %q", v.listen.Text)
+	}
+	if v.limits[0].Text != "2" {
+		t.Errorf("an unedited field did not follow the engine: %q", v.limits[0].Text)
+	}
+	// Once the engine holds what was typed, the field follows the engine again.
+	s.Settings.Listen = "192.168.1.5:7447"
+	g.render(s)
+	s.Settings.Listen = "127.0.0.1:9000"
+	g.render(s)
+	if v.listen.Text != "127.0.0.1:9000" {
+		t.Errorf("listen = %q, want it to follow the engine again", v.listen.Text)
+	}
+}
+
+func TestStartFollowsEngineSnapshots(t *testing.T) {
+	g, eng := newTestGUI(t)
+	eng.snap.State = status.StateLive
+	g.Start()
+	eng.mu.Lock()
+	push := eng.subscriber
+	eng.mu.Unlock()
+	if push == nil {
+		t.Fatal("Start did not subscribe")
+	}
+	for i := range 200 { // a burst: the UI sees the latest, not all of them
+		s := fixture()
+		s.Heap.GraphVersion = uint64(1000 + i)
+		push(s)
+	}
+	time.Sleep(3 * refreshInterval)
+	g.Stop() // waits for a delivery in progress
+	g.settle()
+	if got := g.status.graphVersion.Text; got != "1199" {
+		t.Errorf("graph version shown = %s, want the last pushed 1199", got)
+	}
+}

@@ -1,0 +1,149 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+
+	"dtp-personal/engine/status"
+)
+
+// recordingTray is a TrayHost that keeps what it was given.
+type recordingTray struct {
+	menus    []*fyne.Menu
+	statuses []string
+}
+
+func (r *recordingTray) SetSystemTrayMenu(m *fyne.Menu) { r.menus = append(r.menus, m) }
+func (r *recordingTray) SetStatus(text string)          { r.statuses = append(r.statuses, text) }
+
+func (r *recordingTray) menu(t *testing.T) *fyne.Menu {
+	t.Helper()
+	if len(r.menus) == 0 {
+		t.Fatal("no tray menu set")
+	}
+	return r.menus[len(r.menus)-1]
+}
+
+func item(t *testing.T, m *fyne.Menu, label string) *fyne.MenuItem {
+	t.Helper()
+	for _, it := range m.Items {
+		if it.Label == label {
+			return it
+		}
+	}
+	t.Fatalf("menu has no item %q", label)
+	return nil
+}
+
+func TestTrayMenuShowsStrategiesAndState(t *testing.T) {
+	g, _ := newTestGUI(t)
+	host := &recordingTray{}
+	g.AttachTray(host)
+	m := host.menu(t)
+
+	var labels []string
+	for _, it := range m.Items {
+		if !it.IsSeparator {
+			labels = append(labels, it.Label)
+		}
+	}
+	want := "Interval (trusted network)|Continuous (trusted network)|Subscribe all|Interval|Sync now|Pause sync|Open window|Quit"
+	if got := strings.Join(labels, "|"); got != want {
+		t.Fatalf("tray items = %s\nwant %s", got, want)
+	}
+	for _, id := range status.Strategies {
+		if checked := item(t, m, status.StrategyLabel(id)).Checked; checked != (id == status.FrontierInterval) {
+			t.Errorf("%s checked = %t", id, checked)
+		}
+	}
+	var intervals []string
+	for _, it := range item(t, m, "Interval").ChildMenu.Items {
+		mark := ""
+		if it.Checked {
+			mark = "*"
+		}
+		intervals = append(intervals, it.Label+mark)
+	}
+	if got := strings.Join(intervals, "|"); got != "Every 5 min|Every 15 min*|Every 30 min|Every 60 min|Manual only" {
+		t.Errorf("interval submenu = %s", got)
+	}
+	if !item(t, m, "Quit").IsQuit {
+		t.Error("Quit is not marked as the quit item")
+	}
+	if got := host.statuses; len(got) != 1 || got[0] != "DTP Personal: syncing 42%" {
+		t.Errorf("tray status = %q", got)
+	}
+}
+
+func TestTrayStrategyChoiceCallsSetStrategy(t *testing.T) {
+	g, eng := newTestGUI(t)
+	host := &recordingTray{}
+	g.AttachTray(host)
+	m := host.menu(t)
+
+	item(t, m, status.StrategyLabel(status.FrontierInterval)).Action() // already active: nothing to do
+	item(t, m, status.StrategyLabel(status.GlobalContinuous)).Action()
+	item(t, m, "Interval").ChildMenu.Items[4].Action() // Manual only
+	item(t, m, "Sync now").Action()
+	item(t, m, "Pause sync").Action()
+	g.settle()
+	assertCalls(t, eng, "SetStrategy global-continuous", "SetInterval 0", "SyncNow", "SetPaused true")
+}
+
+func TestTrayRebuildsMenuOnlyWhenItChanges(t *testing.T) {
+	g, _ := newTestGUI(t)
+	host := &recordingTray{}
+	g.AttachTray(host)
+
+	s := fixture()
+	s.Progress.Done = 900 // only the state line changes
+	g.render(s)
+	if len(host.menus) != 1 {
+		t.Fatalf("menu rebuilt %d times for a progress change", len(host.menus)-1)
+	}
+	if last := host.statuses[len(host.statuses)-1]; last != "DTP Personal: syncing 90%" {
+		t.Errorf("status after progress = %q", last)
+	}
+	g.render(s)
+	if len(host.statuses) != 2 {
+		t.Errorf("status set again without a change: %q", host.statuses)
+	}
+
+	s.Paused, s.Strategy = true, status.FrontierContinuous
+	g.render(s)
+	if len(host.menus) != 2 {
+		t.Fatalf("menu not rebuilt after the strategy changed")
+	}
+	m := host.menu(t)
+	if !item(t, m, status.StrategyLabel(status.FrontierContinuous)).Checked || item(t, m, status.StrategyLabel(status.FrontierInterval)).Checked {
+		t.Error("rebuilt menu does not check the new strategy")
+	}
+	item(t, m, "Resume sync") // the pause item flips
+	if last := host.statuses[len(host.statuses)-1]; last != "DTP Personal: paused" {
+		t.Errorf("status when paused = %q", last)
+	}
+}
+
+func TestQuitCallsCallbackOnceAndStopsSubscription(t *testing.T) {
+	g, eng := newTestGUI(t)
+	quits := make(chan struct{}, 2)
+	g.quit = func() { quits <- struct{}{} }
+	g.Start()
+	host := &recordingTray{}
+	g.AttachTray(host)
+	item(t, host.menu(t), "Quit").Action()
+	g.Quit()
+	<-quits
+	select {
+	case <-quits:
+		t.Fatal("quit callback called twice")
+	default:
+	}
+	eng.mu.Lock()
+	defer eng.mu.Unlock()
+	if !eng.cancelled {
+		t.Error("Quit did not cancel the engine subscription")
+	}
+}
