@@ -20,7 +20,7 @@ import (
 	"github.com/nbd-wtf/go-nostr/nip19"
 
 	"dtp-personal/engine"
-	"dtp-personal/engine/internal/fixture"
+	"dtp-personal/engine/fixture"
 	"dtp-personal/engine/store"
 )
 
@@ -55,7 +55,7 @@ func cliRun(t *testing.T, data string, args ...string) (string, error) {
 	return string(out), nil
 }
 
-func freePort(t *testing.T) string {
+func freeAddr(t *testing.T) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -75,7 +75,7 @@ type server struct {
 
 func startServer(t *testing.T, data string) *server {
 	t.Helper()
-	addr := freePort(t)
+	addr := freeAddr(t)
 	cmd := exec.Command(binary, "serve", "--headless", "--data", data, "--listen", addr)
 	s := &server{cmd: cmd, addr: addr, stderr: &strings.Builder{}, mu: &sync.Mutex{}}
 	cmd.Stderr = lockedWriter{s.mu, s.stderr}

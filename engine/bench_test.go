@@ -12,7 +12,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/nbd-wtf/go-nostr"
 
-	"dtp-personal/engine/internal/fixture"
+	"dtp-personal/engine/fixture"
 	"dtp-personal/engine/server"
 	"dtp-personal/engine/store"
 	"dtp-personal/engine/validation"

@@ -14,7 +14,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/nbd-wtf/go-nostr"
 
-	"dtp-personal/engine/internal/fixture"
+	"dtp-personal/engine/fixture"
 )
 
 // startEngine runs a real engine on a temporary data directory, listening on

@@ -10,7 +10,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/nbd-wtf/go-nostr"
 
-	"dtp-personal/engine/internal/fixture"
+	"dtp-personal/engine/fixture"
 )
 
 // TestGarbageNeverWedgesTheServer throws malformed frames at the server from

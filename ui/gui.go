@@ -66,7 +66,7 @@ func New(a fyne.App, eng Engine, quit func()) *GUI {
 		container.NewTabItem("Settings", g.settings.root),
 	)
 	g.win.SetContent(container.NewBorder(nil, g.notice.label, nil, nil, g.tabs))
-	g.win.Resize(fyne.NewSize(960, 620))
+	g.win.Resize(fyne.NewSize(1040, 720))
 	g.render(status.Snapshot{})
 	return g
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"os"
@@ -23,8 +24,9 @@ var ErrNoDisplay = errors.New("no display (DISPLAY and WAYLAND_DISPLAY are unset
 
 // Run shows the window and tray for eng and returns when the app stops:
 // after the user chooses Quit (quit, if not nil, is called first and should
-// stop the engine) or when the desktop session ends the app.
-func Run(eng Engine, quit func()) error {
+// stop the engine), when ctx ends (the same happens), or when the desktop
+// session ends the app.
+func Run(ctx context.Context, eng Engine, quit func()) error {
 	if runtime.GOOS == "linux" && os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
 		return ErrNoDisplay
 	}
@@ -46,6 +48,15 @@ func Run(eng Engine, quit func()) error {
 	}
 	g.Start()
 	defer g.Stop()
+	stopped := make(chan struct{})
+	defer close(stopped)
+	go func() {
+		select {
+		case <-ctx.Done():
+			g.Quit()
+		case <-stopped:
+		}
+	}()
 	g.Window().Show()
 	a.Run()
 	return nil

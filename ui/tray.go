@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"time"
 
 	"fyne.io/fyne/v2"
 
@@ -16,13 +17,19 @@ type TrayHost interface {
 	SetStatus(text string)
 }
 
+// statusReassert is how often an unchanged state line is set again: Fyne
+// sets the tray title to the app name once the tray comes up, at a moment
+// the app cannot observe.
+const statusReassert = 5 * time.Second
+
 // tray keeps the tray menu and state line in step with the snapshots.
 type tray struct {
-	g      *GUI
-	host   TrayHost
-	menu   *fyne.Menu
-	shown  string // menu key last built, see menuKey
-	status string
+	g        *GUI
+	host     TrayHost
+	menu     *fyne.Menu // one menu, its items replaced on change: Fyne's tray start-up shows the menu it was first given
+	shown    string     // menu key last built, see menuKey
+	status   string
+	statusAt time.Time
 }
 
 // AttachTray puts the app's menu in host and keeps it current. Call it
@@ -41,17 +48,20 @@ func menuKey(s status.Snapshot) string {
 func (t *tray) render(s status.Snapshot) {
 	if key := menuKey(s); t.menu == nil || key != t.shown {
 		t.shown = key
-		t.menu = t.build(s)
+		if t.menu == nil {
+			t.menu = fyne.NewMenu("DTP Personal")
+		}
+		t.menu.Items = t.items(s)
 		t.host.SetSystemTrayMenu(t.menu)
 	}
-	if line := "DTP Personal: " + stateLabel(s); line != t.status {
-		t.status = line
+	if line := "DTP Personal: " + stateLabel(s); line != t.status || time.Since(t.statusAt) > statusReassert {
+		t.status, t.statusAt = line, time.Now()
 		t.host.SetStatus(line)
 	}
 }
 
-// build makes the tray menu for a snapshot.
-func (t *tray) build(s status.Snapshot) *fyne.Menu {
+// items are the tray menu's entries for a snapshot.
+func (t *tray) items(s status.Snapshot) []*fyne.MenuItem {
 	g := t.g
 	var items []*fyne.MenuItem
 	for _, id := range status.Strategies {
@@ -96,5 +106,5 @@ func (t *tray) build(s status.Snapshot) *fyne.Menu {
 		fyne.NewMenuItem("Open window", g.ShowWindow),
 		quit,
 	)
-	return fyne.NewMenu("DTP Personal", items...)
+	return items
 }

@@ -116,6 +116,9 @@ func TestTrayRebuildsMenuOnlyWhenItChanges(t *testing.T) {
 	if len(host.menus) != 2 {
 		t.Fatalf("menu not rebuilt after the strategy changed")
 	}
+	if host.menus[0] != host.menus[1] {
+		t.Error("a rebuild gave the tray a new menu; Fyne's tray start-up would show the first one")
+	}
 	m := host.menu(t)
 	if !item(t, m, status.StrategyLabel(status.FrontierContinuous)).Checked || item(t, m, status.StrategyLabel(status.FrontierInterval)).Checked {
 		t.Error("rebuilt menu does not check the new strategy")

@@ -59,7 +59,7 @@ func NewTracker(h *heap.Heap, cfg Config) *Tracker {
 		limits:   cfg.Limits,
 		roots:    normalizeRoots(cfg.Roots),
 		sessions: make(map[string][]string),
-		current:  &Result{byPubkey: map[string]int32{}, byNode: map[heap.NodeID]int32{}},
+		current:  &Result{},
 		changed:  make(chan struct{}),
 	}
 	if t.debounce <= 0 {
@@ -138,9 +138,9 @@ func (t *Tracker) Recompute() {
 
 	if t.onLeft != nil && prev != nil {
 		var left []string
-		for pk := range prev.byPubkey {
-			if _, still := next.byPubkey[pk]; !still {
-				left = append(left, pk)
+		for _, a := range prev.Authors {
+			if !next.contains(a) {
+				left = append(left, a.Pubkey)
 			}
 		}
 		if len(left) > 0 {

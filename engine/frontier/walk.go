@@ -5,6 +5,7 @@ package frontier
 
 import (
 	"cmp"
+	"encoding/binary"
 	"encoding/hex"
 	"slices"
 	"strings"
@@ -55,16 +56,31 @@ type Result struct {
 	// differ from then on.
 	NextChange int64
 
-	byPubkey map[string]int32
-	byNode   map[heap.NodeID]int32
+	// nodeDepth is, by heap.NodeID, 1 + the depth of an admitted author and
+	// 0 for every other node (a dense array: a walk touches most nodes).
+	nodeDepth []uint8
 }
 
 // Size is the number of authors.
 func (r *Result) Size() int { return len(r.Authors) }
 
+// index finds a pubkey in Authors. Each depth's run of Authors is in hex
+// order, so this is one binary search per depth.
+func (r *Result) index(pubkey string) (int, bool) {
+	start := 0
+	for _, n := range r.ByDepth {
+		level := r.Authors[start : start+n]
+		if i, ok := slices.BinarySearchFunc(level, pubkey, func(a Author, pk string) int { return strings.Compare(a.Pubkey, pk) }); ok {
+			return start + i, true
+		}
+		start += n
+	}
+	return 0, false
+}
+
 // Depth reports a pubkey's depth, if it is in the frontier.
 func (r *Result) Depth(pubkey string) (int, bool) {
-	i, ok := r.byPubkey[pubkey]
+	i, ok := r.index(pubkey)
 	if !ok {
 		return 0, false
 	}
@@ -73,24 +89,34 @@ func (r *Result) Depth(pubkey string) (int, bool) {
 
 // NodeDepth is Depth for a heap node of the heap the walk ran on.
 func (r *Result) NodeDepth(n heap.NodeID) (int, bool) {
-	i, ok := r.byNode[n]
-	if !ok {
+	if int(n) >= len(r.nodeDepth) || r.nodeDepth[n] == 0 {
 		return 0, false
 	}
-	return r.Authors[i].Depth, true
+	return int(r.nodeDepth[n]) - 1, true
 }
 
 // Path is the hop path root → … → pubkey that found pubkey, or nil.
 func (r *Result) Path(pubkey string) []string {
-	i, ok := r.byPubkey[pubkey]
+	i, ok := r.index(pubkey)
 	if !ok {
 		return nil
 	}
 	path := make([]string, r.Authors[i].Depth+1)
-	for k := int(i); k >= 0; k = r.Authors[k].Parent {
+	for k := i; k >= 0; k = r.Authors[k].Parent {
 		path[r.Authors[k].Depth] = r.Authors[k].Pubkey
 	}
 	return path
+}
+
+// contains reports whether author a of another walk over the same heap is
+// in this frontier.
+func (r *Result) contains(a Author) bool {
+	if a.node != heap.NoNode {
+		_, ok := r.NodeDepth(a.node)
+		return ok
+	}
+	_, ok := r.index(a.Pubkey) // a root the heap did not hold then; it may now
+	return ok
 }
 
 // Pubkeys are the frontier's authors, sorted.
@@ -108,10 +134,21 @@ func (r *Result) Truncated() bool { return len(r.Truncation) > 0 }
 
 // candidate is an author found for the next level.
 type candidate struct {
+	// order is heap.View.OrderKey of node (every hop leads to a pubkey
+	// node): it sorts a level in hex order and is the pubkey's raw bytes.
+	order  [4]uint64
 	pubkey string // set for roots; other candidates are heap nodes
-	order  uint64 // heap.View.OrderKey of node
 	node   heap.NodeID
 	parent int32
+}
+
+func compareCandidates(a, b candidate) int {
+	for w := range a.order {
+		if c := cmp.Compare(a.order[w], b.order[w]); c != 0 {
+			return c
+		}
+	}
+	return 0
 }
 
 // marks on heap nodes during a walk.
@@ -120,6 +157,10 @@ const (
 	markAdmitted
 	markCandidate
 )
+
+// cutReasons are the reasons a walk can cut an author, in report order; a
+// walk records a cut node's first reason as 1 + its index here.
+var cutReasons = []string{ReasonMaxDepth, ReasonMaxAuthorsPerLevel, ReasonMaxTotalAuthors, heap.ReasonNodeLimit, heap.ReasonEdgeLimit}
 
 // Walk computes the frontier over the heap view v.
 //
@@ -139,25 +180,31 @@ func Walk(v heap.View, p Params) *Result {
 	r := &Result{
 		Roots:        normalizeRoots(p.Roots),
 		GraphVersion: v.Version(),
-		byPubkey:     make(map[string]int32),
-		byNode:       make(map[heap.NodeID]int32),
+		nodeDepth:    make([]uint8, v.NumNodes()),
 	}
 	freezeReason := ""
 	if p.Frozen != nil {
 		freezeReason = v.LimitReason()
 	}
+	// A reason outside cutReasons still counts as a node's first cut; it
+	// is just not reported.
+	reasons := cutReasons
+	if freezeReason != "" && !slices.Contains(reasons, freezeReason) {
+		reasons = append(slices.Clip(reasons), freezeReason)
+	}
 	marks := make([]uint8, v.NumNodes())
-	cutBy := make(map[heap.NodeID]string)
-	cuts := make(map[string]int) // roots with no heap node: never found again
+	cutBy := make([]uint8, v.NumNodes()) // 1 + index in reasons of the first cut of a node not (yet) admitted
+	cuts := make([]int, len(reasons))    // roots with no heap node: never found again
 
 	cut := func(c candidate, reason string) {
+		i := slices.Index(reasons, reason)
 		if c.node == heap.NoNode {
-			cuts[reason]++
+			cuts[i]++
 			return
 		}
 		marks[c.node] = markNone
-		if _, seen := cutBy[c.node]; !seen {
-			cutBy[c.node] = reason
+		if cutBy[c.node] == 0 {
+			cutBy[c.node] = uint8(i + 1)
 		}
 	}
 
@@ -170,6 +217,8 @@ func Walk(v heap.View, p Params) *Result {
 		level = append(level, candidate{pubkey: pk, node: n, parent: -1})
 	}
 	var hops []heap.NodeID
+	var spare []candidate
+	var text []byte
 	for depth := 0; len(level) > 0; depth++ {
 		if depth > depthCap {
 			for _, c := range level {
@@ -180,7 +229,7 @@ func Walk(v heap.View, p Params) *Result {
 		if freezeReason != "" && depth > 0 {
 			kept := level[:0]
 			for _, c := range level {
-				if _, was := p.Frozen.byNode[c.node]; was {
+				if _, was := p.Frozen.NodeDepth(c.node); was {
 					kept = append(kept, c)
 				} else {
 					cut(c, freezeReason)
@@ -199,22 +248,16 @@ func Walk(v heap.View, p Params) *Result {
 		}
 
 		first := len(r.Authors)
+		r.admit(level, depth, &text)
 		for _, c := range level {
-			if c.pubkey == "" {
-				c.pubkey = v.Text(c.node)
-			}
-			idx := int32(len(r.Authors))
-			r.Authors = append(r.Authors, Author{Pubkey: c.pubkey, Depth: depth, Parent: int(c.parent), node: c.node})
-			r.byPubkey[c.pubkey] = idx
 			if c.node != heap.NoNode {
-				r.byNode[c.node] = idx
 				marks[c.node] = markAdmitted
-				delete(cutBy, c.node)
+				cutBy[c.node] = 0
 			}
 		}
 		r.ByDepth = append(r.ByDepth, len(level))
 
-		next := []candidate{}
+		next := spare[:0]
 		for i := first; i < len(r.Authors); i++ {
 			if r.Authors[i].node == heap.NoNode {
 				continue
@@ -229,31 +272,59 @@ func Walk(v heap.View, p Params) *Result {
 					continue
 				}
 				marks[t] = markCandidate
-				next = append(next, candidate{node: t, order: v.OrderKey(t), parent: int32(i)})
+				next = append(next, candidate{order: v.OrderKey(t), node: t, parent: int32(i)})
 			}
 		}
-		slices.SortFunc(next, func(a, b candidate) int {
-			if c := cmp.Compare(a.order, b.order); c != 0 {
-				return c
-			}
-			if v.Less(a.node, b.node) {
-				return -1
-			}
-			return 1
-		})
-		level = next
+		slices.SortFunc(next, compareCandidates)
+		level, spare = next, level[:0] // level is consumed: its memory holds the level after next
 	}
 
-	for _, reason := range cutBy {
-		cuts[reason]++
+	for _, code := range cutBy {
+		if code != 0 {
+			cuts[code-1]++
+		}
 	}
-	for _, reason := range []string{ReasonMaxDepth, ReasonMaxAuthorsPerLevel, ReasonMaxTotalAuthors, heap.ReasonNodeLimit, heap.ReasonEdgeLimit} {
-		if cuts[reason] > 0 {
-			r.Truncation = append(r.Truncation, status.Truncation{Reason: reason, Cut: cuts[reason]})
+	for i, reason := range cutReasons {
+		if cuts[i] > 0 {
+			r.Truncation = append(r.Truncation, status.Truncation{Reason: reason, Cut: cuts[i]})
 		}
 	}
 	return r
 }
+
+// admit appends level to Authors at depth. The pubkeys of heap nodes are
+// rendered from their order keys (the raw key bytes) into one buffer and cut
+// from a single string: one allocation per level rather than per author, and
+// no trip back to the node table.
+func (r *Result) admit(level []candidate, depth int, text *[]byte) {
+	buf := (*text)[:0]
+	var raw [32]byte
+	for _, c := range level {
+		if c.pubkey != "" {
+			continue
+		}
+		for w, x := range c.order {
+			binary.BigEndian.PutUint64(raw[8*w:], x)
+		}
+		buf = hex.AppendEncode(buf, raw[:])
+	}
+	*text = buf
+	all := string(buf)
+	r.Authors = slices.Grow(r.Authors, len(level))
+	for _, c := range level {
+		pubkey := c.pubkey
+		if pubkey == "" {
+			pubkey, all = all[:hexKeyLen], all[hexKeyLen:]
+		}
+		r.Authors = append(r.Authors, Author{Pubkey: pubkey, Depth: depth, Parent: int(c.parent), node: c.node})
+		if c.node != heap.NoNode {
+			r.nodeDepth[c.node] = uint8(depth + 1)
+		}
+	}
+}
+
+// hexKeyLen is the length of a hex pubkey.
+const hexKeyLen = 64
 
 // limitLevel keeps the first n candidates and cuts the rest with reason.
 // (A non-positive cap in Limits means "no cap": callers skip the call.)

@@ -67,6 +67,9 @@ type edge struct {
 	kind        uint8
 	value       int8 // 32009: -1/0/1; 32014: 0..100
 	deleted     bool
+	// pubkeySubject caches "subject is a pubkey node" so Hops need not
+	// touch the subject's node for most edges.
+	pubkeySubject bool
 }
 
 // edgeExtra holds the rare, variable-size parts of a statement, kept out of
@@ -259,7 +262,8 @@ func (h *Heap) applyStatement(s *validation.Statement) (applied, hops bool) {
 	}
 
 	key := slotKey{author: author, subject: subject, context: ctx, scope: scope, kind: kind}
-	ei := h.edges.add(edge{author: author, subject: subject, context: ctx, scope: scope, kind: kind})
+	ei := h.edges.add(edge{author: author, subject: subject, context: ctx, scope: scope, kind: kind,
+		pubkeySubject: subjectKey[0] == tagPubkey})
 	h.nodes[author].out = append(h.nodes[author].out, ei)
 	h.nodes[subject].in = append(h.nodes[subject].in, ei)
 	h.indexSlot(key, ei)

@@ -50,20 +50,17 @@ func (v View) Subject(tag byte, value string) (NodeID, bool) {
 // typed subject (user:id:N, …) otherwise.
 func (v View) Text(n NodeID) string { return keyText(v.h.nodes[n].key) }
 
-// Less orders nodes by key; for pubkeys this is lowercase-hex order.
-func (v View) Less(a, b NodeID) bool { return v.h.nodes[a].key < v.h.nodes[b].key }
-
-// OrderKey is a number whose order agrees with Less for nodes whose keys
-// differ in their first 8 bytes (ties must be broken with Less): sorting by it
-// avoids touching the node table in most comparisons.
-func (v View) OrderKey(n NodeID) uint64 {
+// OrderKey is the 32 raw bytes of a pubkey node as four big-endian words:
+// comparing them word by word orders pubkey nodes as their hex does, without
+// touching the node table during a sort. It is meaningless for other nodes.
+func (v View) OrderKey(n NodeID) [4]uint64 {
 	k := v.h.nodes[n].key
-	var x uint64
-	for i := 0; i < 8; i++ {
-		x <<= 8
-		if i < len(k) {
-			x |= uint64(k[i])
-		}
+	var x [4]uint64
+	if len(k) != 33 {
+		return x
+	}
+	for i := 0; i < 32; i++ {
+		x[i/8] = x[i/8]<<8 | uint64(k[1+i])
 	}
 	return x
 }
@@ -99,7 +96,7 @@ func (v View) Hops(n NodeID, now int64, dst []NodeID) ([]NodeID, int64) {
 			earliest(e.activeUntil + 1)
 		}
 		target := e.subject
-		if v.h.nodes[target].key[0] != tagPubkey {
+		if !e.pubkeySubject {
 			target = v.h.nodes[target].alias
 			if target == NoNode {
 				continue

@@ -18,6 +18,7 @@ type Link struct {
 	mu        sync.Mutex
 	health    Health
 	connected bool
+	notifyMu  sync.Mutex
 }
 
 // NewLink starts from a relay's stored health. onChange is called after
@@ -46,13 +47,16 @@ func (l *Link) Connected() bool {
 	return l.connected
 }
 
+// update changes the health and reports it. Reports are serialised and
+// always carry the latest health, so the last one saved is never stale.
 func (l *Link) update(fn func(h *Health)) {
 	l.mu.Lock()
 	fn(&l.health)
-	h := l.health
 	l.mu.Unlock()
 	if l.onChange != nil {
-		l.onChange(h)
+		l.notifyMu.Lock()
+		l.onChange(l.Health())
+		l.notifyMu.Unlock()
 	}
 }
 

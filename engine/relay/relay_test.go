@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -167,9 +168,14 @@ func TestAuthRequired(t *testing.T) {
 func TestHealthTransitions(t *testing.T) {
 	clock := faultrelay.NewClock(time.Unix(1_700_000_000, 0))
 	r := startRelay(t, faultrelay.Mode{}, trustEvents(3, 1_700_000_000))
-	var saved []relay.Health
+	var savedMu sync.Mutex
+	var saved relay.Health
 	link := relay.NewLink(relay.NewHealth(r.URL), relay.Options{DialTimeout: time.Second}, clock,
-		func(h relay.Health) { saved = append(saved, h) })
+		func(h relay.Health) {
+			savedMu.Lock()
+			saved = h
+			savedMu.Unlock()
+		})
 	ctx := context.Background()
 	// retryIn < 0: a retry is due now.
 	wantState := func(state string, failures int, retryIn time.Duration) {
@@ -254,7 +260,9 @@ func TestHealthTransitions(t *testing.T) {
 		}
 		clock.Advance(time.Duration(h.NextRetryAt-clock.Now().Unix()) * time.Second)
 	}
-	if len(saved) == 0 || saved[len(saved)-1].State != status.HealthDead {
+	savedMu.Lock()
+	defer savedMu.Unlock()
+	if saved.State != status.HealthDead {
 		t.Fatal("health changes were not reported for persistence")
 	}
 }

@@ -171,20 +171,13 @@ func (s *Store) Count(ctx context.Context, f nostr.Filter) (int64, error) {
 // events written during the scan may or may not be seen. An error from fn
 // stops the scan and is returned.
 func (s *Store) Scan(ctx context.Context, kinds []int, fn func(*nostr.Event) error) error {
-	// Walking the rowid keeps every page a range read; via the kind index each
-	// page would re-sort all remaining rows of those kinds.
-	w := whereClause{from: "events e NOT INDEXED"}
-	if kinds != nil {
-		w.in("e.kind", anySlice(kinds))
-	}
-	if w.none {
+	q, args, ok := scanSQL(kinds)
+	if !ok {
 		return nil
 	}
-	w.conds = append(w.conds, "e.rid > ?")
-	q := "SELECT e.rid, " + eventColumns + " FROM " + w.from + w.sql() + " ORDER BY e.rid LIMIT ?"
 	var after int64
 	for {
-		page, lastRID, err := s.scanPage(ctx, q, append(w.args, after, scanPageSize)...)
+		page, lastRID, err := s.scanPage(ctx, q, append(args, after, scanPageSize)...)
 		if err != nil {
 			return fmt.Errorf("store: scan kinds %v: %w", kinds, err)
 		}
@@ -198,6 +191,22 @@ func (s *Store) Scan(ctx context.Context, kinds []int, fn func(*nostr.Event) err
 		}
 		after = lastRID
 	}
+}
+
+// scanSQL builds the page query of Scan; its last two parameters are the
+// rowid to continue after and the page size. ok is false when nothing can
+// match. Walking the rowid keeps every page a range read; via the kind index
+// each page would re-sort all remaining rows of those kinds.
+func scanSQL(kinds []int) (q string, args []any, ok bool) {
+	w := whereClause{from: "events e NOT INDEXED"}
+	if kinds != nil {
+		w.in("e.kind", anySlice(kinds))
+	}
+	if w.none {
+		return "", nil, false
+	}
+	w.conds = append(w.conds, "e.rid > ?")
+	return "SELECT e.rid, " + eventColumns + " FROM " + w.from + w.sql() + " ORDER BY e.rid LIMIT ?", w.args, true
 }
 
 func (s *Store) scanPage(ctx context.Context, q string, args ...any) ([]*nostr.Event, int64, error) {

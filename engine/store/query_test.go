@@ -241,20 +241,7 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s: no query", name)
 		}
-		rows, err := s.r.Query("EXPLAIN QUERY PLAN "+q, args...)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		var plan []string
-		for rows.Next() {
-			var id, parent, unused int
-			var detail string
-			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-				t.Fatal(err)
-			}
-			plan = append(plan, detail)
-		}
-		rows.Close()
+		plan := queryPlan(t, s, q, args...)
 		t.Logf("%s: %s", name, strings.Join(plan, " | "))
 		if !strings.HasPrefix(plan[0], "SEARCH e USING ") || !strings.HasSuffix(plan[0], c.uses) {
 			t.Errorf("%s is driven by %q, want %q", name, plan[0], c.uses)
@@ -301,9 +288,22 @@ func TestTagHashCollisionIsFilteredOut(t *testing.T) {
 
 func TestScanWalksRowidRange(t *testing.T) {
 	s, _ := openTemp(t)
-	rows, err := s.r.Query(`EXPLAIN QUERY PLAN SELECT e.rid FROM events e NOT INDEXED WHERE e.kind IN (?, ?) AND e.rid > ? ORDER BY e.rid LIMIT ?`, 1, 2, 0, 10)
+	q, args, ok := scanSQL([]int{1, 2})
+	if !ok {
+		t.Fatal("no scan query")
+	}
+	plan := queryPlan(t, s, q, append(args, 0, 10)...)
+	if len(plan) != 1 || plan[0] != "SEARCH e USING INTEGER PRIMARY KEY (rowid>?)" {
+		t.Fatalf("scan page plan: %v", plan)
+	}
+}
+
+// queryPlan returns the detail lines of EXPLAIN QUERY PLAN for q.
+func queryPlan(t *testing.T, s *Store, q string, args ...any) []string {
+	t.Helper()
+	rows, err := s.r.Query("EXPLAIN QUERY PLAN "+q, args...)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("explain %s: %v", q, err)
 	}
 	defer rows.Close()
 	var plan []string
@@ -315,7 +315,5 @@ func TestScanWalksRowidRange(t *testing.T) {
 		}
 		plan = append(plan, detail)
 	}
-	if len(plan) != 1 || plan[0] != "SEARCH e USING INTEGER PRIMARY KEY (rowid>?)" {
-		t.Fatalf("scan page plan: %v", plan)
-	}
+	return plan
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	stdsync "sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -25,14 +26,14 @@ type memSink struct {
 	mu    stdsync.Mutex
 	byID  map[string]*nostr.Event
 	slots map[string]*nostr.Event
-	added chan struct{}
 	// afterIngest runs after a batch stored something (outside the lock),
 	// as the engine recomputes its frontier after ingest.
 	afterIngest func()
+	delay       atomic.Int64 // per batch, nanoseconds: a slow pipeline
 }
 
 func newMemSink() *memSink {
-	return &memSink{byID: map[string]*nostr.Event{}, slots: map[string]*nostr.Event{}, added: make(chan struct{}, 1)}
+	return &memSink{byID: map[string]*nostr.Event{}, slots: map[string]*nostr.Event{}}
 }
 
 func slotOf(ev *nostr.Event) string {
@@ -46,6 +47,15 @@ func slotOf(ev *nostr.Event) string {
 }
 
 func (s *memSink) Ingest(_ context.Context, _ string, evs []*nostr.Event) (int, error) {
+	time.Sleep(time.Duration(s.delay.Load()))
+	stored := s.keep(evs)
+	if stored > 0 && s.afterIngest != nil {
+		s.afterIngest()
+	}
+	return stored, nil
+}
+
+func (s *memSink) keep(evs []*nostr.Event) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	stored := 0
@@ -63,16 +73,7 @@ func (s *memSink) Ingest(_ context.Context, _ string, evs []*nostr.Event) (int, 
 		s.slots[slot], s.byID[ev.ID] = ev, ev
 		stored++
 	}
-	if stored > 0 && s.afterIngest != nil {
-		defer s.afterIngest()
-	}
-	if stored > 0 {
-		select {
-		case s.added <- struct{}{}:
-		default:
-		}
-	}
-	return stored, nil
+	return stored
 }
 
 func (s *memSink) ids() []string {
@@ -101,10 +102,11 @@ type bfsFrontier struct {
 	maxDepth int
 	clock    func() time.Time
 
-	mu      stdsync.Mutex
-	authors []string
-	truncs  []status.Truncation
-	changed chan struct{}
+	mu            stdsync.Mutex
+	authors       []string
+	truncs        []status.Truncation
+	claimsFetched []string
+	changed       chan struct{}
 }
 
 func newFrontier(sink *memSink, roots ...string) *bfsFrontier {
@@ -187,6 +189,12 @@ func (f *bfsFrontier) DiscoverySubjects() []string {
 }
 
 func (f *bfsFrontier) ClaimCandidates() []string { return f.Authors() }
+
+func (f *bfsFrontier) ClaimsFetched(pubkeys []string) {
+	f.mu.Lock()
+	f.claimsFetched = append(f.claimsFetched, pubkeys...)
+	f.mu.Unlock()
+}
 
 func (f *bfsFrontier) Changed() <-chan struct{} { return f.changed }
 

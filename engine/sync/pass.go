@@ -45,6 +45,30 @@ type passConn struct {
 	link    *relay.Link
 	conn    *relay.Conn
 	failure error // set once the relay failed; later batches are skipped
+
+	mu      stdsync.Mutex
+	pending []store.Cursor // cursor writes not yet saved
+}
+
+// cursorFlush is how many cursor writes are grouped in one transaction. A
+// cursor saved late is safe (its events are already committed; at worst
+// they are fetched again), and grouping spares a disk sync per batch.
+const cursorFlush = 1000
+
+// saveCursors queues cursor writes and saves them once enough are queued,
+// or now when flush is set.
+func (pc *passConn) saveCursors(st Store, cs []store.Cursor, flush bool) error {
+	pc.mu.Lock()
+	pc.pending = append(pc.pending, cs...)
+	var out []store.Cursor
+	if flush || len(pc.pending) >= cursorFlush {
+		out, pc.pending = pc.pending, nil
+	}
+	pc.mu.Unlock()
+	if len(out) == 0 {
+		return nil
+	}
+	return st.SaveCursors(out)
 }
 
 func newPass(r *Runner, manual bool) *pass {
@@ -191,11 +215,24 @@ func (p *pass) walk(ctx context.Context) error {
 		if err := p.fetch(ctx, &claimsFamily, claims); err != nil {
 			return err
 		}
+		if len(claims) > 0 && p.anyRelayLive() {
+			frontier.ClaimsFetched(claims)
+		}
 		if err := frontier.Refresh(ctx); err != nil {
 			return err
 		}
 	}
 	return p.fetch(ctx, &ratingsFamily, ratingsFamily.normalizeKeys(frontier.Authors()))
+}
+
+// anyRelayLive reports whether at least one relay is still usable in this pass.
+func (p *pass) anyRelayLive() bool {
+	for _, pc := range p.conns {
+		if pc.failure == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // fetch pulls one family for keys from every live relay in parallel.
@@ -235,8 +272,7 @@ func (p *pass) fetch(ctx context.Context, f *family, keys []string) error {
 // cancellation); relay failures are recorded on pc.
 func (p *pass) fetchRelay(ctx context.Context, pc *passConn, f *family, keys []string, progress func(int)) error {
 	url := pc.link.URL()
-	store := p.r.cfg.Store
-	cursors, err := store.Cursors(url, f.scope, keys)
+	cursors, err := p.r.cfg.Store.Cursors(url, f.scope, keys)
 	if err != nil {
 		return err
 	}
@@ -267,6 +303,9 @@ func (p *pass) fetchRelay(ctx context.Context, pc *passConn, f *family, keys []s
 	}
 	close(work)
 	wg.Wait()
+	if err := pc.saveCursors(p.r.cfg.Store, nil, true); err != nil && fatal == nil {
+		fatal = err
+	}
 	if fatal == nil {
 		fatal = ctx.Err()
 	}
@@ -314,9 +353,9 @@ func (p *pass) runBatch(ctx context.Context, pc *passConn, f *family, b batch, c
 			p.failRelay(pc, err)
 		}
 		p.reason("relay-failed:" + url)
-		return p.r.cfg.Store.SaveCursors(failed(url, f.scope, b.keys, cursors, now, err))
+		return pc.saveCursors(p.r.cfg.Store, failed(url, f.scope, b.keys, cursors, now, err), false)
 	}
-	return p.r.cfg.Store.SaveCursors(completed(url, f.scope, b.keys, cursors, reqStart, now))
+	return pc.saveCursors(p.r.cfg.Store, completed(url, f.scope, b.keys, cursors, reqStart, now), false)
 }
 
 // admit drops events already handed to the sink by another relay in this

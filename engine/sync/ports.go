@@ -37,7 +37,10 @@ type Frontier interface {
 	Authors() []string           // hex pubkeys, sorted
 	DiscoverySubjects() []string // "user:id:N" X accounts named in held statements
 	ClaimCandidates() []string   // hex pubkeys whose 10011 claims are wanted
-	Changed() <-chan struct{}    // fires after the frontier was recomputed
+	// ClaimsFetched says the relays were asked for these pubkeys' 10011, so
+	// a claim still missing is "unclaimed" rather than "pending".
+	ClaimsFetched(pubkeys []string)
+	Changed() <-chan struct{} // fires after the frontier was recomputed
 	Refresh(ctx context.Context) error
 	// SetEventTruncations reports the event caps (maxEvents,
 	// maxRatingEvents, maxDiscoveryEvents) that cut the last pass, with the

@@ -105,6 +105,12 @@ func TestPassStoresExactlyTheFrontiersEvents(t *testing.T) {
 	if len(got) != len(w.want) {
 		t.Fatalf("stored %d events, want %d", len(got), len(w.want))
 	}
+	rg.frontier.mu.Lock()
+	fetched := slices.Sorted(slices.Values(rg.frontier.claimsFetched))
+	rg.frontier.mu.Unlock()
+	if !slices.Equal(fetched, wantAuthors) {
+		t.Fatalf("claims reported fetched for %d pubkeys, want the %d candidates", len(fetched), len(wantAuthors))
+	}
 
 	// Second pass: only what changed crosses the wire. a trusts h (a new
 	// author with one event) and rates again; nothing else is new.
@@ -227,7 +233,10 @@ func TestFrontierContinuousDeliversNewEvents(t *testing.T) {
 	for i := range 400 {
 		flood = append(flood, w.a.sign(32014, time.Now().Unix(), nostr.Tags{{"d", fmt.Sprint("f", i)}, {"p", w.b.pk}, {"score", "1"}, {"s", "x.com"}}))
 	}
+	rg.sink.delay.Store(int64(20 * time.Millisecond))
 	relay.Publish(flood...)
+	time.Sleep(100 * time.Millisecond)
+	rg.sink.delay.Store(0)
 	waitUntil(t, 5*time.Second, func() bool {
 		for _, ev := range flood {
 			if !rg.sink.has(ev.ID) {
@@ -236,6 +245,10 @@ func TestFrontierContinuousDeliversNewEvents(t *testing.T) {
 		}
 		return true
 	})
+	m := rg.runner.Metrics().Relays[0]
+	if m.GapEvents == 0 || m.EventsLive == 0 {
+		t.Fatalf("metrics %+v: want live events and a back-pressure gap refill", m)
+	}
 }
 
 func waitUntil(t *testing.T, d time.Duration, cond func() bool) {

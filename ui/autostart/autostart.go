@@ -105,7 +105,7 @@ func Entry(command []string) string {
 		"Name=DTP Personal Server\n" +
 		"Comment=Local copy of your Nostr web of trust\n" +
 		"Exec=" + strings.Join(args, " ") + "\n" +
-		"Icon=dtp-personal\n" +
+		"Icon=org.dtp.personal\n" +
 		"Terminal=false\n" +
 		"X-GNOME-Autostart-enabled=true\n"
 }

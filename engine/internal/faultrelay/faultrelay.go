@@ -141,9 +141,20 @@ func (r *Relay) Publish(evs ...*nostr.Event) {
 		}
 		s := &stored{ev: ev, raw: raw}
 		r.ids[ev.ID] = true
-		r.byAuthor[ev.PubKey] = insertSorted(r.byAuthor[ev.PubKey], s)
-		r.all = insertSorted(r.all, s)
+		r.byAuthor[ev.PubKey] = append(r.byAuthor[ev.PubKey], s)
+		r.all = append(r.all, s)
 		added = append(added, s)
+	}
+	// Sort once per call: a bulk load stays O(n log n).
+	touched := map[string]bool{}
+	for _, s := range added {
+		if !touched[s.ev.PubKey] {
+			touched[s.ev.PubKey] = true
+			slices.SortFunc(r.byAuthor[s.ev.PubKey], newer)
+		}
+	}
+	if len(added) > 0 {
+		slices.SortFunc(r.all, newer)
 	}
 	conns := make([]*conn, 0, len(r.conns))
 	for c := range r.conns {
@@ -164,11 +175,6 @@ func newer(a, b *stored) int {
 		return 1
 	}
 	return strings.Compare(a.ev.ID, b.ev.ID)
-}
-
-func insertSorted(list []*stored, s *stored) []*stored {
-	i, _ := slices.BinarySearchFunc(list, s, newer)
-	return slices.Insert(list, i, s)
 }
 
 // query answers one filter, newest first, limit applied (and capped).

@@ -1,0 +1,391 @@
+package main
+
+// End-to-end test of the desktop app on a virtual X display: it checks the
+// tray menu over D-Bus the way a desktop's tray host reads it, switches the
+// strategy from the tray and sees the change through the CLI, and checks the
+// window is on screen. It needs Xvfb, dbus-daemon, xwininfo and ImageMagick's
+// import, so it runs only with DTP_GUI_TEST=1:
+//
+//	DTP_GUI_TEST=1 go test ./app/ -run TestGUIOnXvfb -count=1 -v
+//
+// With DTP_SCREENSHOTS=1 too, the screenshots go to docs/screenshots/.
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+
+	"dtp-personal/engine/status"
+)
+
+func TestGUIOnXvfb(t *testing.T) {
+	if os.Getenv("DTP_GUI_TEST") != "1" {
+		t.Skip("set DTP_GUI_TEST=1 to run the desktop app under Xvfb")
+	}
+	for _, tool := range []string{"Xvfb", "dbus-daemon", "xwininfo", "import"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s is needed (apt-get install xvfb dbus-x11 x11-utils imagemagick): %v", tool, err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	work := t.TempDir()
+
+	bin := filepath.Join(work, "dtp-personal")
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+
+	display := startXvfb(ctx, t)
+	busAddr := startSessionBus(ctx, t)
+	watcher := newTrayWatcher(t, busAddr)
+
+	dataDir := filepath.Join(work, "data")
+	home := filepath.Join(work, "home")
+	env := append(os.Environ(),
+		"DISPLAY="+display,
+		"DBUS_SESSION_BUS_ADDRESS="+busAddr,
+		"HOME="+home,
+		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+		"XDG_DATA_HOME="+filepath.Join(home, ".local", "share"),
+		"LIBGL_ALWAYS_SOFTWARE=1",
+	)
+	logPath := filepath.Join(work, "app.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logFile.Close()
+	app := exec.CommandContext(ctx, bin, "--data", dataDir, "--listen", "127.0.0.1:"+freePort(t))
+	app.Env, app.Stdout, app.Stderr = env, logFile, logFile
+	if err := app.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- app.Wait() }()
+	defer func() {
+		if app.ProcessState == nil {
+			_ = app.Process.Kill()
+			<-exited
+		}
+		if t.Failed() {
+			log, _ := os.ReadFile(logPath)
+			t.Logf("app log:\n%s", log)
+		}
+	}()
+
+	item := watcher.waitForItem(t, 60*time.Second)
+	conn := watcher.conn
+	sni := conn.Object(item.sender, item.path)
+
+	// The tray title carries the state line (Fyne first sets the app name).
+	waitFor(t, 15*time.Second, "the state in the tray title", func() bool {
+		title, err := sni.GetProperty("org.kde.StatusNotifierItem.Title")
+		if err != nil {
+			t.Logf("read tray title: %v", err)
+			return false
+		}
+		text, _ := title.Value().(string)
+		return strings.HasPrefix(text, "DTP Personal: ")
+	})
+
+	menuPath, err := sni.GetProperty("org.kde.StatusNotifierItem.Menu")
+	if err != nil {
+		t.Fatalf("read tray menu path: %v", err)
+	}
+	menu := conn.Object(item.sender, menuPath.Value().(dbus.ObjectPath))
+
+	// The three strategies, the active one checked.
+	var items map[string]menuItem
+	defer func() {
+		if t.Failed() {
+			t.Logf("last tray menu read: %v", items)
+		}
+	}()
+	waitFor(t, 20*time.Second, "a tray menu with the three strategies", func() bool {
+		items, err = readMenu(menu)
+		if err != nil {
+			t.Logf("GetLayout: %v", err)
+			return false
+		}
+		for _, id := range status.Strategies {
+			if _, ok := items[status.StrategyLabel(id)]; !ok {
+				return false
+			}
+		}
+		return items[status.StrategyLabel(status.FrontierInterval)].checked
+	})
+	for _, label := range []string{"Sync now", "Pause sync", "Open window", "Quit", "Interval"} {
+		if _, ok := items[label]; !ok {
+			t.Errorf("tray menu lacks %q; has %v", label, menuLabels(items))
+		}
+	}
+
+	waitForWindow(t, display, "DTP Personal Server")
+	screenshot(t, display, work, "desktop-window.png")
+
+	// Switch the strategy from the tray; the engine records it.
+	target := items[status.StrategyLabel(status.GlobalContinuous)]
+	if call := menu.Call("com.canonical.dbusmenu.Event", 0, target.id, "clicked",
+		dbus.MakeVariant(""), uint32(time.Now().Unix())); call.Err != nil {
+		t.Fatalf("click %q: %v", status.StrategyLabel(status.GlobalContinuous), call.Err)
+	}
+	waitFor(t, 20*time.Second, "status --json to report global-continuous", func() bool {
+		return cliStrategy(ctx, t, bin, dataDir, env) == status.GlobalContinuous
+	})
+	waitFor(t, 20*time.Second, "the tray menu to check the new strategy", func() bool {
+		items, err = readMenu(menu)
+		return err == nil && items[status.StrategyLabel(status.GlobalContinuous)].checked &&
+			!items[status.StrategyLabel(status.FrontierInterval)].checked
+	})
+	time.Sleep(time.Second) // let the window catch up with the snapshot
+	screenshot(t, display, work, "desktop-window-after-switch.png")
+
+	// Quit from the tray stops the whole process.
+	if call := menu.Call("com.canonical.dbusmenu.Event", 0, items["Quit"].id, "clicked",
+		dbus.MakeVariant(""), uint32(time.Now().Unix())); call.Err != nil {
+		t.Fatalf("click Quit: %v", call.Err)
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("app exited with %v after Quit", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Error("app still running 30 s after Quit")
+	}
+}
+
+// startXvfb starts a virtual display on a free display number.
+func startXvfb(ctx context.Context, t *testing.T) string {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	// -displayfd makes Xvfb pick a free display and write its number on fd 3.
+	x := exec.CommandContext(ctx, "Xvfb", "-displayfd", "3", "-screen", "0", "1280x800x24", "-nolisten", "tcp")
+	x.ExtraFiles = []*os.File{w}
+	if err := x.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	t.Cleanup(func() { _ = x.Process.Kill(); _ = x.Wait() })
+	line, err := bufio.NewReader(r).ReadString('\n')
+	if err != nil {
+		t.Fatalf("Xvfb did not report its display: %v", err)
+	}
+	return ":" + strings.TrimSpace(line)
+}
+
+// startSessionBus starts a private D-Bus session bus and returns its address.
+func startSessionBus(ctx context.Context, t *testing.T) string {
+	t.Helper()
+	bus := exec.CommandContext(ctx, "dbus-daemon", "--session", "--nofork", "--print-address=1")
+	out, err := bus.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bus.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = bus.Process.Kill(); _ = bus.Wait() })
+	addr, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("dbus-daemon did not print its address: %v", err)
+	}
+	return strings.TrimSpace(addr)
+}
+
+// trayWatcher is a minimal org.kde.StatusNotifierWatcher: it records the
+// items that register, as a desktop's tray host would.
+type trayWatcher struct {
+	conn  *dbus.Conn
+	items chan trayItem
+}
+
+type trayItem struct {
+	sender string
+	path   dbus.ObjectPath
+}
+
+func newTrayWatcher(t *testing.T, busAddr string) *trayWatcher {
+	t.Helper()
+	conn, err := dbus.Connect(busAddr)
+	if err != nil {
+		t.Fatalf("connect to the session bus: %v", err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	w := &trayWatcher{conn: conn, items: make(chan trayItem, 4)}
+	if err := conn.Export(w, "/StatusNotifierWatcher", "org.kde.StatusNotifierWatcher"); err != nil {
+		t.Fatal(err)
+	}
+	reply, err := conn.RequestName("org.kde.StatusNotifierWatcher", dbus.NameFlagDoNotQueue)
+	if err != nil || reply != dbus.RequestNameReplyPrimaryOwner {
+		t.Fatalf("own org.kde.StatusNotifierWatcher: %v (reply %v)", err, reply)
+	}
+	return w
+}
+
+// RegisterStatusNotifierItem is the watcher's D-Bus method. service is an
+// object path (the systray library's way) or a bus name.
+func (w *trayWatcher) RegisterStatusNotifierItem(sender dbus.Sender, service string) *dbus.Error {
+	item := trayItem{sender: string(sender), path: "/StatusNotifierItem"}
+	if strings.HasPrefix(service, "/") {
+		item.path = dbus.ObjectPath(service)
+	} else if service != "" {
+		item.sender = service
+	}
+	w.items <- item
+	return nil
+}
+
+func (w *trayWatcher) waitForItem(t *testing.T, timeout time.Duration) trayItem {
+	t.Helper()
+	select {
+	case item := <-w.items:
+		return item
+	case <-time.After(timeout):
+		t.Fatalf("no tray item registered within %v", timeout)
+	}
+	return trayItem{}
+}
+
+// menuItem is one entry of a com.canonical.dbusmenu layout.
+type menuItem struct {
+	id      int32
+	checked bool
+}
+
+// dbusLayout is the (ia{sv}av) layout node of com.canonical.dbusmenu.
+type dbusLayout struct {
+	ID         int32
+	Properties map[string]dbus.Variant
+	Children   []dbus.Variant
+}
+
+// readMenu reads the whole menu and indexes its items by label.
+func readMenu(menu dbus.BusObject) (map[string]menuItem, error) {
+	var revision uint32
+	var root dbusLayout
+	if err := menu.Call("com.canonical.dbusmenu.GetLayout", 0, int32(0), int32(-1), []string{}).
+		Store(&revision, &root); err != nil {
+		return nil, err
+	}
+	items := map[string]menuItem{}
+	var walk func(dbusLayout)
+	walk = func(node dbusLayout) {
+		if label, ok := node.Properties["label"].Value().(string); ok {
+			state, _ := node.Properties["toggle-state"].Value().(int32)
+			items[label] = menuItem{id: node.ID, checked: state == 1}
+		}
+		for _, child := range node.Children {
+			var sub dbusLayout
+			if err := dbus.Store([]any{child.Value()}, &sub); err == nil {
+				walk(sub)
+			}
+		}
+	}
+	walk(root)
+	return items, nil
+}
+
+func menuLabels(items map[string]menuItem) []string {
+	var labels []string
+	for l := range items {
+		labels = append(labels, l)
+	}
+	return labels
+}
+
+// cliStrategy asks the CLI for the strategy recorded in dataDir.
+func cliStrategy(ctx context.Context, t *testing.T, bin, dataDir string, env []string) string {
+	cmd := exec.CommandContext(ctx, bin, "--data", dataDir, "status", "--json")
+	cmd.Env = env
+	out, err := cmd.Output()
+	if err != nil {
+		t.Logf("status --json: %v", err)
+		return ""
+	}
+	var snap struct {
+		Strategy string `json:"strategy"`
+	}
+	if err := json.Unmarshal(out, &snap); err != nil {
+		t.Logf("status --json printed %q: %v", out, err)
+		return ""
+	}
+	return snap.Strategy
+}
+
+// waitForWindow waits until a window with the given title is mapped.
+func waitForWindow(t *testing.T, display, title string) {
+	t.Helper()
+	waitFor(t, 30*time.Second, fmt.Sprintf("a mapped window %q", title), func() bool {
+		cmd := exec.Command("xwininfo", "-root", "-tree")
+		cmd.Env = append(os.Environ(), "DISPLAY="+display)
+		out, err := cmd.Output()
+		if err != nil || !strings.Contains(string(out), `"`+title+`"`) {
+			return false
+		}
+		info := exec.Command("xwininfo", "-name", title)
+		info.Env = cmd.Env
+		out, err = info.Output()
+		return err == nil && strings.Contains(string(out), "Map State: IsViewable")
+	})
+}
+
+var screenshotMu sync.Mutex
+
+// screenshot saves the whole display: to docs/screenshots with
+// DTP_SCREENSHOTS=1, else next to the test's other files.
+func screenshot(t *testing.T, display, work, name string) {
+	t.Helper()
+	screenshotMu.Lock()
+	defer screenshotMu.Unlock()
+	dir := work
+	if os.Getenv("DTP_SCREENSHOTS") == "1" {
+		dir = filepath.Join("..", "docs", "screenshots")
+	}
+	path := filepath.Join(dir, name)
+	cmd := exec.Command("import", "-window", "root", path)
+	cmd.Env = append(os.Environ(), "DISPLAY="+display)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("screenshot: %v\n%s", err, out)
+		return
+	}
+	t.Logf("screenshot %s", path)
+}
+
+func waitFor(t *testing.T, timeout time.Duration, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", timeout, what)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return fmt.Sprint(l.Addr().(*net.TCPAddr).Port)
+}

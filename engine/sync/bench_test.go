@@ -1,0 +1,67 @@
+package sync
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+
+	"github.com/nbd-wtf/go-nostr"
+
+	"dtp-personal/engine/internal/faultrelay"
+	"dtp-personal/engine/status"
+)
+
+// countingSink only counts: the benchmark measures the pull, not ingest.
+type countingSink struct{ n atomic.Int64 }
+
+func (s *countingSink) Ingest(_ context.Context, _ string, evs []*nostr.Event) (int, error) {
+	s.n.Add(int64(len(evs)))
+	return len(evs), nil
+}
+
+// staticFrontier is a fixed author list.
+type staticFrontier struct{ authors []string }
+
+func (f staticFrontier) Authors() []string                       { return f.authors }
+func (f staticFrontier) DiscoverySubjects() []string             { return nil }
+func (f staticFrontier) ClaimCandidates() []string               { return nil }
+func (f staticFrontier) Changed() <-chan struct{}                { return nil }
+func (f staticFrontier) Refresh(context.Context) error           { return nil }
+func (f staticFrontier) SetEventTruncations([]status.Truncation) {}
+func (f staticFrontier) ClaimsFetched([]string)                  {}
+
+// BenchmarkPull pulls a 100,000-event frontier (5,000 authors x 20 trust
+// events, unsigned) from a well-behaved loopback relay in one full pass.
+func BenchmarkPull(b *testing.B) {
+	const authors, perAuthor = 5000, 20
+	var evs []*nostr.Event
+	var keys []string
+	for a := range authors {
+		pk := fmt.Sprintf("%064x", a+1)
+		keys = append(keys, pk)
+		for i := range perAuthor {
+			evs = append(evs, &nostr.Event{
+				ID: fmt.Sprintf("%032x%032x", a+1, i+1), PubKey: pk, Kind: 32009,
+				CreatedAt: nostr.Timestamp(1_700_000_000 - i), Tags: nostr.Tags{{"d", fmt.Sprint(i)}, {"v", "1"}},
+				Sig: fmt.Sprintf("%0128x", i),
+			})
+		}
+	}
+	relay := startRelay(b, faultrelay.Mode{}, evs)
+	b.ResetTimer()
+	var total int64
+	for range b.N {
+		b.StopTimer()
+		st := openStore(b, relay.URL)
+		sink := &countingSink{}
+		r := New(Config{Store: st, Sink: sink, Frontier: staticFrontier{authors: keys}, Settings: newSettings(status.FrontierInterval)})
+		b.StartTimer()
+		cov, err := r.RunOnce(context.Background())
+		if err != nil || cov.State != status.StateComplete || sink.n.Load() != int64(len(evs)) {
+			b.Fatalf("coverage %+v err %v, %d events", cov, err, sink.n.Load())
+		}
+		total += sink.n.Load()
+	}
+	b.ReportMetric(float64(total)/b.Elapsed().Seconds(), "events/s")
+}
