@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,6 +22,13 @@ import (
 // a loopback port, and returns it with its ws:// URL.
 func startEngine(t testing.TB, opts Options) (*Engine, string) {
 	t.Helper()
+	eng, url, _ := runEngine(t, opts)
+	return eng, url
+}
+
+// runEngine is startEngine with a stop function for tests that restart.
+func runEngine(t testing.TB, opts Options) (*Engine, string, func()) {
+	t.Helper()
 	if opts.DataDir == "" {
 		opts.DataDir = t.TempDir()
 	}
@@ -33,15 +41,19 @@ func startEngine(t testing.TB, opts Options) (*Engine, string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- eng.Serve(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("serve: %v", err)
-		}
-		if err := eng.Close(); err != nil {
-			t.Errorf("close: %v", err)
-		}
-	})
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("serve: %v", err)
+			}
+			if err := eng.Close(); err != nil {
+				t.Errorf("close: %v", err)
+			}
+		})
+	}
+	t.Cleanup(stop)
 	deadline := time.Now().Add(5 * time.Second)
 	for eng.ListenAddr() == "" {
 		if time.Now().After(deadline) {
@@ -49,7 +61,7 @@ func startEngine(t testing.TB, opts Options) (*Engine, string) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	return eng, "ws://" + eng.ListenAddr()
+	return eng, "ws://" + eng.ListenAddr(), stop
 }
 
 // rawClient speaks NIP-01 frames directly, to see exact OK messages.

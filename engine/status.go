@@ -24,7 +24,7 @@ func (e *Engine) Status() status.Snapshot {
 		IntervalMinutes: s.IntervalMinutes,
 		Paused:          s.Paused,
 		State:           sy.State,
-		Coverage:        e.coverage(),
+		Coverage:        e.coverage(e.SyncCoverage()),
 		LastSync:        sy.LastSync,
 		NextSync:        sy.NextSync,
 		Relays:          e.relayStatus(sy.Relays),
@@ -43,11 +43,11 @@ func (e *Engine) Status() status.Snapshot {
 	return snap
 }
 
-// coverage is the overall coverage: the sync's outcome plus what the trust
+// coverage is the overall coverage: the sync's reasons plus what the trust
 // side knows (frontier truncated, heap at a limit).
-func (e *Engine) coverage() status.Coverage {
-	reasons := e.SyncCoverage()
-	if len(e.trust.frontier.Status().Truncation) > 0 {
+func (e *Engine) coverage(syncReasons []string) status.Coverage {
+	reasons := slices.Clone(syncReasons)
+	if len(e.trust.frontier.Status().Truncation) > 0 && !slices.Contains(reasons, "frontier-truncated") {
 		reasons = append(reasons, "frontier-truncated")
 	}
 	if e.trust.heap.Stats().LimitReason != "" {

@@ -93,7 +93,12 @@ func (e *Engine) SyncNow() error {
 	return nil
 }
 
-// SyncOnce runs one frontier pass in this process and returns its coverage.
+// SyncOnce runs one frontier pass in this process and returns the coverage
+// it reached, including a frontier cut by its caps.
 func (e *Engine) SyncOnce(ctx context.Context) (status.Coverage, error) {
-	return e.sync.RunOnce(ctx)
+	cov, err := e.sync.RunOnce(ctx)
+	if err != nil {
+		return cov, err
+	}
+	return e.coverage(cov.Reasons), nil
 }

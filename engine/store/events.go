@@ -197,8 +197,8 @@ func (st writeStmts) deleteLoser(id string) error {
 	case err != nil:
 		return err
 	}
-	var tags nostr.Tags
-	if err := json.Unmarshal([]byte(tagsJSON), &tags); err != nil {
+	tags, err := decodeTags(tagsJSON)
+	if err != nil {
 		return fmt.Errorf("stored tags of %s: %w", id, err)
 	}
 	for h := range tagHashes(tags) {

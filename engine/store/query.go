@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -254,9 +253,11 @@ func scanEvent(rows interface{ Scan(...any) error }, extra ...any) (*nostr.Event
 		return nil, err
 	}
 	ev.CreatedAt = nostr.Timestamp(createdAt)
-	if err := json.Unmarshal([]byte(tagsJSON), &ev.Tags); err != nil {
+	tags, err := decodeTags(tagsJSON)
+	if err != nil {
 		return nil, fmt.Errorf("stored tags of %s: %w", ev.ID, err)
 	}
+	ev.Tags = tags
 	return &ev, nil
 }
 

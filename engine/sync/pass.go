@@ -191,6 +191,10 @@ func (p *pass) walk(ctx context.Context) error {
 		return out
 	}
 	frontier := p.r.cfg.Frontier
+	// start from the roots as they are now, not from the last debounced walk
+	if err := frontier.Refresh(ctx); err != nil {
+		return err
+	}
 	for {
 		for {
 			todo := fresh(&trustFamily, frontier.Authors())

@@ -1,0 +1,167 @@
+package engine
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+
+	"dtp-personal/engine/fixture"
+	"dtp-personal/engine/status"
+	"dtp-personal/engine/validation"
+)
+
+// wot is a deterministic web of trust published on a remote relay.
+type wot struct {
+	root, a, b, c, distrusted, neutral, deleted, expired, outsider fixture.Author
+	events                                                           []*nostr.Event
+	frontier                                                         []string // hex, what a full pass must reach
+}
+
+func buildWoT(now int64) wot {
+	w := wot{
+		root: fixture.NewAuthor(100), a: fixture.NewAuthor(101), b: fixture.NewAuthor(102), c: fixture.NewAuthor(103),
+		distrusted: fixture.NewAuthor(104), neutral: fixture.NewAuthor(105), deleted: fixture.NewAuthor(106),
+		expired: fixture.NewAuthor(107), outsider: fixture.NewAuthor(108),
+	}
+	bNpub, _ := validation.EncodeNpub(w.b.Pubkey)
+	t := now - 3600
+	w.events = []*nostr.Event{
+		w.root.Trust(fixture.P(w.a.Pubkey), "1", t),
+		w.a.Trust(fixture.P(w.b.Pubkey), "1", t),
+		w.b.Trust(fixture.P(w.c.Pubkey), "1", t, fixture.Scopes("x.com")),
+		w.a.Trust(fixture.P(w.distrusted.Pubkey), "-1", t),
+		w.a.Trust(fixture.P(w.neutral.Pubkey), "0", t),
+		// root trusted deleted once, then deleted the statement: the delete is the winner
+		w.root.Trust(fixture.P(w.deleted.Pubkey), "", t+10),
+		w.root.Trust(fixture.P(w.expired.Pubkey), "1", t, fixture.Window(0, now-60)),
+		w.c.Trust(fixture.XUser("4242", bNpub), "1", t, fixture.Scopes("x.com")),
+		w.b.Claims("bob", "4242", t),
+		w.a.Rating(fixture.XUser("4242"), "90", t),
+		w.c.Rating(fixture.XUser("4242"), "40", t, fixture.Context("identity")),
+		// authors outside the frontier publish too; none of this may be fetched
+		w.distrusted.Trust(fixture.P(w.outsider.Pubkey), "1", t),
+		w.neutral.Trust(fixture.P(w.outsider.Pubkey), "1", t),
+		w.deleted.Trust(fixture.P(w.outsider.Pubkey), "1", t),
+		w.expired.Trust(fixture.P(w.outsider.Pubkey), "1", t),
+		w.outsider.Trust(fixture.P(w.root.Pubkey), "1", t),
+		w.outsider.Rating(fixture.XUser("4242"), "10", t),
+		w.outsider.Claims("out", "9", t),
+	}
+	w.frontier = []string{w.root.Pubkey, w.a.Pubkey, w.b.Pubkey, w.c.Pubkey}
+	slices.Sort(w.frontier)
+	return w
+}
+
+// wanted is what a full pass must store: every event of a frontier author.
+func (w wot) wanted() []string {
+	var ids []string
+	for _, ev := range w.events {
+		if slices.Contains(w.frontier, ev.PubKey) {
+			ids = append(ids, ev.ID)
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// startRemote runs a second instance of our own server as a well-behaved
+// remote relay holding the fixture.
+func startRemote(t *testing.T, evs []*nostr.Event) string {
+	t.Helper()
+	_, url := startEngine(t, Options{})
+	c := dialRaw(t, url)
+	for _, ev := range evs {
+		if ok, msg := c.push(ev); !ok {
+			t.Fatalf("remote refused fixture event: %s", msg)
+		}
+	}
+	return url
+}
+
+func storedIDs(t *testing.T, eng *Engine) []string {
+	t.Helper()
+	evs, err := eng.Store().Query(context.Background(), nostr.Filter{}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]string, len(evs))
+	for i, ev := range evs {
+		ids[i] = ev.ID
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+func TestSyncOnceAgainstOurOwnServerAsRemote(t *testing.T) {
+	w := buildWoT(time.Now().Unix())
+	remote := startRemote(t, w.events)
+
+	// an engine that does not serve: only the passes this test runs, as with
+	// `dtp-personal sync --once`
+	eng, err := Open(Options{DataDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	if err := eng.AddRoot(w.root.Pubkey); err != nil {
+		t.Fatal(err)
+	}
+	if err := eng.AddRelay(remote); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cov, err := eng.SyncOnce(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cov.State != status.StateComplete {
+		t.Fatalf("coverage %+v, want complete", cov)
+	}
+	if got, want := storedIDs(t, eng), w.wanted(); !slices.Equal(got, want) {
+		t.Fatalf("stored %d events, want exactly the frontier's %d", len(got), len(want))
+	}
+	st := eng.Status()
+	if st.Frontier.Size != len(w.frontier) {
+		t.Fatalf("frontier size %d, want %d", st.Frontier.Size, len(w.frontier))
+	}
+	if st.Coverage.State != status.StateComplete {
+		t.Fatalf("status coverage %+v after a complete pass", st.Coverage)
+	}
+	// the X account is bound through b's claim: c's statement about it is evidence
+	a, err := eng.Resolve(ctx, Query{Subject: "user:id:4242"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Verdict != "trusted" || a.Ratings.Count != 1 || a.Coverage.State != status.StateComplete {
+		t.Fatalf("answer %s, %d ratings, coverage %+v", a.Verdict, a.Ratings.Count, a.Coverage)
+	}
+
+	// small caps: the same pass is partial, and says why and by how much
+	if err := eng.SetLimits(withTotalAuthors(eng.Settings().Limits, 2)); err != nil {
+		t.Fatal(err)
+	}
+	eng.trust.frontier.Recompute()
+	cov, err = eng.SyncOnce(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cov.State != status.StatePartial || !slices.Contains(cov.Reasons, "frontier-truncated") && !slices.Contains(eng.Status().Coverage.Reasons, "frontier-truncated") {
+		t.Fatalf("capped pass coverage %+v, want partial with frontier-truncated", cov)
+	}
+	tr := eng.Status().Frontier.Truncation
+	// root and a are admitted; b is found and cut (c is never reached)
+	if i := slices.IndexFunc(tr, func(x status.Truncation) bool { return x.Reason == "maxTotalAuthors" }); i < 0 || tr[i].Cut != 1 {
+		t.Fatalf("truncation %+v, want maxTotalAuthors cutting 1 author", tr)
+	}
+}
+
+func withTotalAuthors(l status.Limits, n int) status.Limits {
+	l.MaxTotalAuthors = n
+	return l
+}
