@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"fmt"
 	"syscall"
 	"testing"
@@ -64,4 +65,36 @@ func processCPU(b *testing.B) time.Duration {
 		b.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkScan measures Scan, the read side of the heap build at start-up:
+// 20,000 stored trust statements read back per iteration.
+func BenchmarkScan(b *testing.B) {
+	s, _ := openTemp(b)
+	const stored = 20 * benchBatch
+	for n := 0; n < stored/benchBatch; n++ {
+		evs := make([]*nostr.Event, benchBatch)
+		for i := range evs {
+			evs[i] = trustEvent(hex64("author", i%50), hex64("subject", n, i), "1", int64(1_700_000_000+n))
+		}
+		if _, err := s.SaveBatch(evs); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	var cpu time.Duration
+	for b.Loop() {
+		cpu0 := processCPU(b)
+		seen := 0
+		if err := s.Scan(ctx, []int{32009}, func(*nostr.Event) error { seen++; return nil }); err != nil {
+			b.Fatal(err)
+		}
+		cpu += processCPU(b) - cpu0
+		if seen != stored {
+			b.Fatalf("scanned %d events, want %d", seen, stored)
+		}
+	}
+	events := float64(b.N * stored)
+	b.ReportMetric(events/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(events/cpu.Seconds(), "events/cpu-s")
 }
