@@ -1,9 +1,9 @@
 package main
 
-// End-to-end test of the desktop app on a virtual X display: it checks the
-// tray menu over D-Bus the way a desktop's tray host reads it, switches the
-// strategy from the tray and sees the change through the CLI, and checks the
-// window is on screen. It needs Xvfb, dbus-daemon, xwininfo and ImageMagick's
+// End-to-end test of the desktop app (the binary TestMain builds) on a
+// virtual X display: it checks the tray menu over D-Bus the way a desktop's
+// tray host reads it, switches the strategy from the tray and sees the change
+// through the CLI, checks the window is on screen, and quits from the tray. It needs Xvfb, dbus-daemon, xwininfo and ImageMagick's
 // import, so it runs only with DTP_GUI_TEST=1:
 //
 //	DTP_GUI_TEST=1 go test ./app/ -run TestGUIOnXvfb -count=1 -v
@@ -15,7 +15,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -41,12 +40,7 @@ func TestGUIOnXvfb(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	work := t.TempDir()
-
-	bin := filepath.Join(work, "dtp-personal")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := binary // built by TestMain
 
 	display := startXvfb(ctx, t)
 	busAddr := startSessionBus(ctx, t)
@@ -68,7 +62,7 @@ func TestGUIOnXvfb(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer logFile.Close()
-	app := exec.CommandContext(ctx, bin, "--data", dataDir, "--listen", "127.0.0.1:"+freePort(t))
+	app := exec.CommandContext(ctx, bin, "--data", dataDir, "--listen", freeAddr(t))
 	app.Env, app.Stdout, app.Stderr = env, logFile, logFile
 	if err := app.Start(); err != nil {
 		t.Fatal(err)
@@ -378,14 +372,4 @@ func waitFor(t *testing.T, timeout time.Duration, what string, ok func() bool) {
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
-}
-
-func freePort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return fmt.Sprint(l.Addr().(*net.TCPAddr).Port)
 }

@@ -6,8 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nbd-wtf/go-nostr/nip19"
+
 	"dtp-personal/engine/status"
-	"dtp-personal/ui/npub"
 )
 
 // clock is the time and zone the views format timestamps against.
@@ -89,8 +90,10 @@ func intervalLabel(minutes int) string {
 // displayKey shows a hex public key in npub form, or as given if it is not
 // a valid key (the engine's word is shown rather than hidden).
 func displayKey(hexKey string) string {
-	if n, err := npub.Encode(hexKey); err == nil {
-		return n
+	if len(hexKey) == 64 {
+		if n, err := nip19.EncodePublicKey(hexKey); err == nil {
+			return n
+		}
 	}
 	return hexKey
 }

@@ -130,13 +130,16 @@ func (g *GUI) render(s status.Snapshot) {
 
 // call runs an engine command off the UI thread, then hands its error to
 // done on the UI thread. Commands run one at a time in the order given, so
-// "pause" then "resume" cannot arrive swapped. A nil done reports failures in
-// the window's notice line, prefixed with what the user asked for.
+// "pause" then "resume" cannot arrive swapped. A nil done shows the outcome
+// in the window's notice line: the error, prefixed with what the user asked
+// for, or nothing once a command succeeds.
 func (g *GUI) call(what string, command func() error, done func(error)) {
 	if done == nil {
 		done = func(err error) {
 			if err != nil {
 				g.notice.set(what + ": " + err.Error())
+			} else {
+				g.notice.clear()
 			}
 		}
 	}

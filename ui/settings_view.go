@@ -15,8 +15,9 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/nbd-wtf/go-nostr/nip19"
+
 	"dtp-personal/engine/status"
-	"dtp-personal/ui/npub"
 )
 
 // settingsView is the Settings tab: roots, frontier caps, interval, listen
@@ -142,22 +143,23 @@ func newSettingsView(g *GUI) *settingsView {
 	return v
 }
 
-// validRoot checks that input is an npub or a 64-character hex key.
+// validRoot checks that input is an npub or a 64-character hex key, and
+// gives it in lower case.
 func validRoot(input string) (string, error) {
-	input = strings.TrimSpace(input)
+	input = strings.ToLower(strings.TrimSpace(input))
 	switch {
 	case input == "":
 		return "", errors.New("enter an npub or a 64-character hex public key")
-	case strings.HasPrefix(strings.ToLower(input), "npub1"):
-		if _, err := npub.Decode(input); err != nil {
-			return "", fmt.Errorf("not a valid npub (%v)", strings.TrimPrefix(err.Error(), "npub: "))
+	case strings.HasPrefix(input, "npub1"):
+		if prefix, _, err := nip19.Decode(input); err != nil || prefix != "npub" {
+			return "", errors.New("not a valid npub (check for a typo: the checksum does not match)")
 		}
 		return input, nil
 	}
 	if b, err := hex.DecodeString(input); err != nil || len(b) != 32 {
 		return "", errors.New("not an npub, nor a 64-character hex public key")
 	}
-	return strings.ToLower(input), nil
+	return input, nil
 }
 
 func (v *settingsView) addRoot() {

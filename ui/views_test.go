@@ -271,3 +271,19 @@ func TestCount(t *testing.T) {
 		}
 	}
 }
+
+func TestTrayCommandFailureShowsInNoticeUntilNextSuccess(t *testing.T) {
+	g, eng := newTestGUI(t)
+	eng.err = errRefused
+	test.Tap(g.status.syncNow)
+	g.settle()
+	if got := g.notice.text(); got != "Sync now: "+errRefused.Error() {
+		t.Fatalf("notice = %q", got)
+	}
+	eng.err = nil
+	test.Tap(g.status.syncNow)
+	g.settle()
+	if got := g.notice.text(); got != "" {
+		t.Fatalf("notice after a success = %q", got)
+	}
+}

@@ -2,6 +2,7 @@ package heap
 
 import (
 	"context"
+	"runtime"
 
 	"github.com/nbd-wtf/go-nostr"
 
@@ -13,8 +14,9 @@ type EventScanner interface {
 	Scan(ctx context.Context, kinds []int, fn func(*nostr.Event) error) error
 }
 
-// buildBatch bounds how long one Build step holds the write lock, so
-// readers are served while a large heap loads.
+// buildBatch is the number of events parsed and applied as one unit; it
+// bounds how long one Build step holds the write lock, so readers are served
+// while a large heap loads.
 const buildBatch = 4096
 
 // BuildResult counts what Build loaded.
@@ -23,29 +25,63 @@ type BuildResult struct {
 	Skipped int // events the parser refused (a rule changed since they were stored)
 }
 
+// parsedBatch is one batch of stored events, parsed.
+type parsedBatch struct {
+	stmts   []*validation.Statement
+	claims  []*validation.Claims
+	skipped int
+}
+
 // Build loads the stored slot winners into the heap. Signatures are not
 // checked again: they were verified on write (SPEC §4); each event still goes
-// through the same parse path as ingest.
+// through the same parse path as ingest. Parsing is most of a build's CPU, so
+// batches are parsed on parallel goroutines while one goroutine applies
+// them, in scan order, as they complete.
 func (h *Heap) Build(ctx context.Context, src EventScanner) (BuildResult, error) {
 	var res BuildResult
-	stmts := make([]*validation.Statement, 0, buildBatch)
-	var claims []*validation.Claims
-	flush := func() {
-		h.Apply(stmts, claims)
-		stmts, claims = stmts[:0], claims[:0]
+	// Each queued channel delivers one batch's parse; the queue's capacity
+	// bounds the batches in flight.
+	queue := make(chan chan parsedBatch, runtime.GOMAXPROCS(0)+1)
+	applied := make(chan struct{})
+	go func() {
+		defer close(applied)
+		for next := range queue {
+			p := <-next
+			h.Apply(p.stmts, p.claims)
+			res.Skipped += p.skipped
+		}
+	}()
+	batch := make([]*nostr.Event, 0, buildBatch)
+	submit := func() {
+		out := make(chan parsedBatch, 1)
+		queue <- out
+		go func(evs []*nostr.Event) { out <- parseBatch(evs) }(batch)
+		batch = make([]*nostr.Event, 0, buildBatch)
 	}
 	err := src.Scan(ctx, []int{validation.KindClaims, validation.KindTrust, validation.KindRating}, func(ev *nostr.Event) error {
 		res.Events++
-		if err := parseInto(ev, &stmts, &claims); err != nil {
-			res.Skipped++
-		}
-		if len(stmts)+len(claims) >= buildBatch {
-			flush()
+		if batch = append(batch, ev); len(batch) == buildBatch {
+			submit()
 		}
 		return nil
 	})
-	flush()
+	if len(batch) > 0 {
+		submit()
+	}
+	close(queue)
+	<-applied
 	return res, err
+}
+
+func parseBatch(evs []*nostr.Event) parsedBatch {
+	var p parsedBatch
+	p.stmts = make([]*validation.Statement, 0, len(evs))
+	for _, ev := range evs {
+		if err := parseInto(ev, &p.stmts, &p.claims); err != nil {
+			p.skipped++
+		}
+	}
+	return p
 }
 
 // parseInto parses a stored event and appends it to stmts or claims.

@@ -59,8 +59,10 @@ var writeSQL = []string{
 	`INSERT INTO events (id, pubkey, created_at, kind, tags, content, sig)
 		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
 	`DELETE FROM events WHERE id = ? RETURNING rid, tags`,
-	`INSERT OR IGNORE INTO event_tags (hash, rid) VALUES (?, ?)`,
-	`DELETE FROM event_tags WHERE hash = ? AND rid = ?`,
+	// Tag index rows of one event: the hashes come as a JSON array, so an
+	// event costs one statement however many tags it has.
+	`INSERT OR IGNORE INTO event_tags (hash, rid) SELECT j.value, ?2 FROM json_each(?1) j`,
+	`DELETE FROM event_tags WHERE rid = ?2 AND hash IN (SELECT j.value FROM json_each(?1) j)`,
 }
 
 func (ws *writeStmts) prepare(db *sql.DB) error {
@@ -144,8 +146,8 @@ func (st writeStmts) save(ev *nostr.Event) (SaveResult, error) {
 	if !inserted {
 		return SaveResult{Outcome: Duplicate}, nil
 	}
-	for h := range tagHashes(ev.Tags) {
-		if _, err := st.indexTags.Exec(h, rid); err != nil {
+	if hashes, ok := tagHashList(ev.Tags); ok {
+		if _, err := st.indexTags.Exec(hashes, rid); err != nil {
 			return SaveResult{}, err
 		}
 	}
@@ -201,12 +203,10 @@ func (st writeStmts) deleteLoser(id string) error {
 	if err != nil {
 		return fmt.Errorf("stored tags of %s: %w", id, err)
 	}
-	for h := range tagHashes(tags) {
-		if _, err := st.unindexTags.Exec(h, rid); err != nil {
-			return err
-		}
+	if hashes, ok := tagHashList(tags); ok {
+		_, err = st.unindexTags.Exec(hashes, rid)
 	}
-	return nil
+	return err
 }
 
 // slotDigest names the slot of a replaceable ((kind,pubkey)) or addressable
@@ -236,17 +236,25 @@ func beats(aAt int64, aID string, bAt int64, bID string) bool {
 	return aID < bID
 }
 
-// tagHashes yields tagHash of every indexed tag: tags whose name is a single
-// ASCII letter (what NIP-01 '#x' filters select on) and that have a value.
-// Repeats are harmless (INSERT OR IGNORE; deleting twice is a no-op).
-func tagHashes(tags nostr.Tags) func(yield func(int64) bool) {
-	return func(yield func(int64) bool) {
-		for _, t := range tags {
-			if len(t) >= 2 && isTagLetter(t[0]) && !yield(tagHash(t[0], t[1])) {
-				return
+// tagHashList is the JSON array of tagHash of every indexed tag: tags whose
+// name is a single ASCII letter (what NIP-01 '#x' filters select on) and
+// that have a value. ok is false when there is none. Repeats are harmless
+// (INSERT OR IGNORE; deleting twice is a no-op). SQLite's JSON reads every
+// int64 exactly.
+func tagHashList(tags nostr.Tags) (list string, ok bool) {
+	buf := make([]byte, 0, 256)
+	for _, t := range tags {
+		if len(t) >= 2 && isTagLetter(t[0]) {
+			if ok {
+				buf = append(buf, ',')
+			} else {
+				buf = append(buf, '[')
 			}
+			buf = strconv.AppendInt(buf, tagHash(t[0], t[1]), 10)
+			ok = true
 		}
 	}
+	return string(append(buf, ']')), ok
 }
 
 // tagHash is the 64-bit FNV-1a hash of name, a zero byte and value, as a

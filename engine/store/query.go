@@ -165,28 +165,59 @@ func (s *Store) Count(ctx context.Context, f nostr.Filter) (int64, error) {
 }
 
 // Scan calls fn for every stored event whose kind is in kinds (nil kinds:
-// every event), in storage order. It reads in pages and calls fn with no
-// database resources held, so fn may use the Store; it is not a snapshot:
-// events written during the scan may or may not be seen. An error from fn
-// stops the scan and is returned.
+// every event), in storage order. It reads in pages, one page ahead of fn on
+// a background goroutine (so decoding overlaps fn's work), and calls fn
+// holding no database resources itself, so fn may use the Store; it is not a
+// snapshot: events written during the scan may or may not be seen. An error
+// from fn stops the scan and is returned. Scan returns only after its reader
+// has stopped.
 func (s *Store) Scan(ctx context.Context, kinds []int, fn func(*nostr.Event) error) error {
 	q, args, ok := scanSQL(kinds)
 	if !ok {
 		return nil
 	}
-	var after int64
-	for {
-		page, lastRID, err := s.scanPage(ctx, q, append(args, after, scanPageSize)...)
-		if err != nil {
-			return fmt.Errorf("store: scan kinds %v: %w", kinds, err)
+	ctx, cancel := context.WithCancel(ctx)
+	pages := make(chan scanPage, 1)
+	go s.readPages(ctx, q, args, pages)
+	stop := func(err error) error {
+		cancel()
+		for range pages { // wait for the reader to see the cancel and close
 		}
-		for _, ev := range page {
+		return err
+	}
+	for page := range pages {
+		if page.err != nil {
+			return stop(fmt.Errorf("store: scan kinds %v: %w", kinds, page.err))
+		}
+		for _, ev := range page.events {
 			if err := fn(ev); err != nil {
-				return err
+				return stop(err)
 			}
 		}
-		if len(page) < scanPageSize {
-			return nil
+	}
+	return stop(nil)
+}
+
+// scanPage is one page of Scan, or the error that ended the scan.
+type scanPage struct {
+	events []*nostr.Event
+	err    error
+}
+
+// readPages sends the pages of a scan query to pages and closes it, after
+// the last page, an error, or ctx's end.
+func (s *Store) readPages(ctx context.Context, q string, args []any, pages chan<- scanPage) {
+	defer close(pages)
+	var after int64
+	for {
+		events, lastRID, err := s.readPage(ctx, q, append(args, after, scanPageSize)...)
+		select {
+		case pages <- scanPage{events: events, err: err}:
+		case <-ctx.Done():
+			return
+		}
+		if err != nil || len(events) < scanPageSize {
+			return
 		}
 		after = lastRID
 	}
@@ -208,17 +239,25 @@ func scanSQL(kinds []int) (q string, args []any, ok bool) {
 	return "SELECT e.rid, " + eventColumns + " FROM " + w.from + w.sql() + " ORDER BY e.rid LIMIT ?", w.args, true
 }
 
-func (s *Store) scanPage(ctx context.Context, q string, args ...any) ([]*nostr.Event, int64, error) {
+func (s *Store) readPage(ctx context.Context, q string, args ...any) ([]*nostr.Event, int64, error) {
 	rows, err := s.r.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, 0, err
 	}
 	defer rows.Close()
-	var evs []*nostr.Event
+	// A page's events share one allocation, and one row buffer serves
+	// every row: Scan reads hundreds of thousands of rows at start-up.
+	slab := make([]nostr.Event, scanPageSize)
+	evs := make([]*nostr.Event, 0, scanPageSize)
 	var rid int64
-	for rows.Next() {
-		ev, err := scanEvent(rows, &rid)
-		if err != nil {
+	var row eventRow
+	dst := append([]any{&rid}, row.dest()...)
+	for rows.Next() && len(evs) < len(slab) {
+		if err := rows.Scan(dst...); err != nil {
+			return nil, 0, err
+		}
+		ev := &slab[len(evs)]
+		if err := row.event(ev); err != nil {
 			return nil, 0, err
 		}
 		evs = append(evs, ev)
@@ -233,9 +272,14 @@ func (s *Store) queryEvents(ctx context.Context, q string, args ...any) ([]*nost
 	}
 	defer rows.Close()
 	var evs []*nostr.Event
+	var row eventRow
+	dst := row.dest()
 	for rows.Next() {
-		ev, err := scanEvent(rows)
-		if err != nil {
+		if err := rows.Scan(dst...); err != nil {
+			return nil, err
+		}
+		ev := new(nostr.Event)
+		if err := row.event(ev); err != nil {
 			return nil, err
 		}
 		evs = append(evs, ev)
@@ -243,22 +287,25 @@ func (s *Store) queryEvents(ctx context.Context, q string, args ...any) ([]*nost
 	return evs, rows.Err()
 }
 
-// scanEvent reads eventColumns, preceded by any extra destinations.
-func scanEvent(rows interface{ Scan(...any) error }, extra ...any) (*nostr.Event, error) {
-	var ev nostr.Event
-	var createdAt int64
-	var tagsJSON string
-	dst := append(extra, &ev.ID, &ev.PubKey, &createdAt, &ev.Kind, &tagsJSON, &ev.Content, &ev.Sig)
-	if err := rows.Scan(dst...); err != nil {
-		return nil, err
-	}
-	ev.CreatedAt = nostr.Timestamp(createdAt)
-	tags, err := decodeTags(tagsJSON)
+// eventRow receives the eventColumns of one row.
+type eventRow struct {
+	id, pubkey, tags, content, sig string
+	createdAt                      int64
+	kind                           int
+}
+
+func (r *eventRow) dest() []any {
+	return []any{&r.id, &r.pubkey, &r.createdAt, &r.kind, &r.tags, &r.content, &r.sig}
+}
+
+// event fills ev from the row.
+func (r *eventRow) event(ev *nostr.Event) error {
+	tags, err := decodeTags(r.tags)
 	if err != nil {
-		return nil, fmt.Errorf("stored tags of %s: %w", ev.ID, err)
+		return fmt.Errorf("stored tags of %s: %w", r.id, err)
 	}
-	ev.Tags = tags
-	return &ev, nil
+	*ev = nostr.Event{ID: r.id, PubKey: r.pubkey, CreatedAt: nostr.Timestamp(r.createdAt), Kind: r.kind, Tags: tags, Content: r.content, Sig: r.sig}
+	return nil
 }
 
 func placeholders(n int) string {

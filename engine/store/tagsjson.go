@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/json"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/nbd-wtf/go-nostr"
@@ -24,34 +25,25 @@ func decodeTags(s string) (nostr.Tags, error) {
 
 // decodeTagsFast handles `[` (`[` ("string" (`,` "string")*)? `]`)* `]` with
 // plain strings and optional JSON whitespace; ok is false for anything else.
-func decodeTagsFast(s string) (nostr.Tags, bool) {
-	ntags, nvalues, ok := scanTags(s, nil, nil)
-	if !ok {
-		return nil, false
-	}
-	tags := make(nostr.Tags, 0, ntags)
-	values := make([]string, 0, nvalues)
-	_, _, ok = scanTags(s, &tags, &values)
-	return tags, ok
-}
-
-// scanTags walks s once. With tags and values nil it only validates and
-// counts; otherwise it fills them (sized by the counting pass, so every tag
-// is a full-capacity window of values that an append cannot spill from).
-func scanTags(s string, tags *nostr.Tags, values *[]string) (ntags, nvalues int, ok bool) {
+// Capacities come from counting brackets and commas, which bound the tags
+// and values (quoted ones only add to the bound), so each tag is a
+// full-capacity window of one backing array that an append cannot spill from.
+func decodeTagsFast(s string) (tags nostr.Tags, ok bool) {
+	values := make([]string, 0, strings.Count(s, ",")+1)
+	tags = make(nostr.Tags, 0, max(strings.Count(s, "[")-1, 0))
 	i := skipSpace(s, 0)
 	if i >= len(s) || s[i] != '[' {
-		return 0, 0, false
+		return nil, false
 	}
 	i = skipSpace(s, i+1)
 	if i < len(s) && s[i] == ']' {
-		return 0, 0, skipSpace(s, i+1) == len(s)
+		return tags, skipSpace(s, i+1) == len(s)
 	}
 	for {
 		if i >= len(s) || s[i] != '[' {
-			return 0, 0, false
+			return nil, false
 		}
-		first := nvalues
+		first := len(values)
 		i = skipSpace(s, i+1)
 		if i < len(s) && s[i] == ']' {
 			i++
@@ -59,12 +51,9 @@ func scanTags(s string, tags *nostr.Tags, values *[]string) (ntags, nvalues int,
 			for {
 				v, next, ok := plainString(s, i)
 				if !ok {
-					return 0, 0, false
+					return nil, false
 				}
-				if values != nil {
-					*values = append(*values, v)
-				}
-				nvalues++
+				values = append(values, v)
 				i = skipSpace(s, next)
 				if i < len(s) && s[i] == ',' {
 					i = skipSpace(s, i+1)
@@ -74,22 +63,19 @@ func scanTags(s string, tags *nostr.Tags, values *[]string) (ntags, nvalues int,
 					i++
 					break
 				}
-				return 0, 0, false
+				return nil, false
 			}
 		}
-		if tags != nil {
-			*tags = append(*tags, nostr.Tag((*values)[first:nvalues:nvalues]))
-		}
-		ntags++
+		tags = append(tags, nostr.Tag(values[first:len(values):len(values)]))
 		i = skipSpace(s, i)
 		if i < len(s) && s[i] == ',' {
 			i = skipSpace(s, i+1)
 			continue
 		}
 		if i < len(s) && s[i] == ']' {
-			return ntags, nvalues, skipSpace(s, i+1) == len(s)
+			return tags, skipSpace(s, i+1) == len(s)
 		}
-		return 0, 0, false
+		return nil, false
 	}
 }
 
@@ -100,19 +86,20 @@ func plainString(s string, i int) (v string, next int, ok bool) {
 	if i >= len(s) || s[i] != '"' {
 		return "", 0, false
 	}
+	end := strings.IndexByte(s[i+1:], '"')
+	if end < 0 {
+		return "", 0, false
+	}
+	v = s[i+1 : i+1+end]
 	ascii := true
-	for j := i + 1; j < len(s); j++ {
-		switch c := s[j]; {
-		case c == '"':
-			v = s[i+1 : j]
-			return v, j + 1, ascii || utf8.ValidString(v)
-		case c == '\\' || c < 0x20:
-			return "", 0, false
-		case c >= utf8.RuneSelf:
+	for j := 0; j < len(v); j++ {
+		if c := v[j]; c < 0x20 || c == '\\' {
+			return "", 0, false // an escape (perhaps of a quote) or a raw control byte
+		} else if c >= utf8.RuneSelf {
 			ascii = false
 		}
 	}
-	return "", 0, false
+	return v, i + 2 + end, ascii || utf8.ValidString(v)
 }
 
 func skipSpace(s string, i int) int {
