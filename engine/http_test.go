@@ -108,4 +108,3 @@ func TestForeignOriginMayReadButNotWrite(t *testing.T) {
 		t.Fatalf("the refused event was stored")
 	}
 }
-

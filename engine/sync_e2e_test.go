@@ -18,8 +18,8 @@ import (
 // wot is a deterministic web of trust published on a remote relay.
 type wot struct {
 	root, a, b, c, distrusted, neutral, deleted, expired, outsider fixture.Author
-	events                                                           []*nostr.Event
-	frontier                                                         []string // hex, what a full pass must reach
+	events                                                         []*nostr.Event
+	frontier                                                       []string // hex, what a full pass must reach
 }
 
 func buildWoT(now int64) wot {
