@@ -60,52 +60,29 @@ func printJSON(v any) error {
 }
 
 func cmdRelays(c *cli) error {
-	asJSON := c.fs.Bool("json", false, "print JSON")
-	if err := c.parse(); err != nil {
-		return err
-	}
-	st, err := openStore(c)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	switch verb := c.positional(0); verb {
-	case "add", "remove":
-		if c.positional(1) == "" {
-			return fmt.Errorf("%w: relays %s needs a URL", errUsage, verb)
-		}
-		u, err := engine.NormalizeRelayURL(c.positional(1))
-		if err != nil {
-			return err
-		}
-		if verb == "add" {
-			err = st.AddRelay(u)
-		} else {
-			err = st.RemoveRelay(u)
-		}
-		if err != nil {
-			return err
-		}
-		fmt.Printf("%s %s\n", map[string]string{"add": "added", "remove": "removed"}[verb], u)
-		return nil
-	case "list", "":
-		urls, err := st.Relays()
-		if err != nil {
-			return err
-		}
-		if *asJSON {
-			return printJSON(nonNil(urls))
-		}
-		for _, u := range urls {
-			fmt.Println(u)
-		}
-		return nil
-	default:
-		return fmt.Errorf("%w: relays %s: use add, remove or list", errUsage, verb)
-	}
+	return editList(c, listCommand{
+		name: "relays", what: "a URL", normalize: engine.NormalizeRelayURL,
+		add: (*store.Store).AddRelay, remove: (*store.Store).RemoveRelay, list: (*store.Store).Relays,
+	})
 }
 
 func cmdRoots(c *cli) error {
+	return editList(c, listCommand{
+		name: "roots", what: "an npub or hex public key", normalize: engine.ParsePubkey,
+		add: (*store.Store).AddRoot, remove: (*store.Store).RemoveRoot, list: (*store.Store).Roots,
+	})
+}
+
+// listCommand is a setting that is a list the user adds to and removes from.
+type listCommand struct {
+	name, what  string
+	normalize   func(string) (string, error)
+	add, remove func(*store.Store, string) error
+	list        func(*store.Store) ([]string, error)
+}
+
+// editList runs `NAME add X`, `NAME remove X` or `NAME list [--json]`.
+func editList(c *cli, lc listCommand) error {
 	asJSON := c.fs.Bool("json", false, "print JSON")
 	if err := c.parse(); err != nil {
 		return err
@@ -118,36 +95,35 @@ func cmdRoots(c *cli) error {
 	switch verb := c.positional(0); verb {
 	case "add", "remove":
 		if c.positional(1) == "" {
-			return fmt.Errorf("%w: roots %s needs an npub or hex public key", errUsage, verb)
+			return fmt.Errorf("%w: %s %s needs %s", errUsage, lc.name, verb, lc.what)
 		}
-		hex, err := engine.ParsePubkey(c.positional(1))
+		v, err := lc.normalize(c.positional(1))
 		if err != nil {
 			return err
 		}
-		if verb == "add" {
-			err = st.AddRoot(hex)
-		} else {
-			err = st.RemoveRoot(hex)
+		edit, done := lc.add, "added"
+		if verb == "remove" {
+			edit, done = lc.remove, "removed"
 		}
-		if err != nil {
+		if err := edit(st, v); err != nil {
 			return err
 		}
-		fmt.Printf("%s %s\n", map[string]string{"add": "added", "remove": "removed"}[verb], hex)
+		fmt.Println(done, v)
 		return nil
 	case "list", "":
-		roots, err := st.Roots()
+		items, err := lc.list(st)
 		if err != nil {
 			return err
 		}
 		if *asJSON {
-			return printJSON(nonNil(roots))
+			return printJSON(nonNil(items))
 		}
-		for _, r := range roots {
-			fmt.Println(r)
+		for _, item := range items {
+			fmt.Println(item)
 		}
 		return nil
 	default:
-		return fmt.Errorf("%w: roots %s: use add, remove or list", errUsage, verb)
+		return fmt.Errorf("%w: %s %s: use add, remove or list", errUsage, lc.name, verb)
 	}
 }
 

@@ -236,8 +236,23 @@ func (c *conn) ok(id string, accepted bool, msg string) {
 
 func (c *conn) closed(subID, reason string) { c.send("CLOSED", subID, reason) }
 
-// parseFilters reads the subscription id and filters of a REQ or COUNT.
-func (c *conn) parseFilters(frame []json.RawMessage) (string, nostr.Filters, string) {
+// parseFilters reads the subscription id and filters of a REQ or COUNT; a
+// frame that does not parse is answered here (CLOSED, or NOTICE when even
+// the subscription id is unusable) and ok is false.
+func (c *conn) parseFilters(frame []json.RawMessage) (subID string, filters nostr.Filters, ok bool) {
+	subID, filters, bad := c.readFilters(frame)
+	switch {
+	case bad == "":
+		return subID, filters, true
+	case subID == "":
+		c.notice(bad)
+	default:
+		c.closed(subID, bad)
+	}
+	return "", nil, false
+}
+
+func (c *conn) readFilters(frame []json.RawMessage) (string, nostr.Filters, string) {
 	if len(frame) < 2 {
 		return "", nil, "invalid: missing subscription id"
 	}
@@ -263,13 +278,8 @@ func (c *conn) parseFilters(frame []json.RawMessage) (string, nostr.Filters, str
 }
 
 func (c *conn) handleReq(frame []json.RawMessage) {
-	subID, filters, bad := c.parseFilters(frame)
-	if bad != "" {
-		if subID == "" {
-			c.notice(bad)
-		} else {
-			c.closed(subID, bad)
-		}
+	subID, filters, ok := c.parseFilters(frame)
+	if !ok {
 		return
 	}
 	sub := &subscription{filters: filters, sent: make(map[string]struct{})}
@@ -319,13 +329,8 @@ func (c *conn) handleReq(frame []json.RawMessage) {
 }
 
 func (c *conn) handleCount(frame []json.RawMessage) {
-	subID, filters, bad := c.parseFilters(frame)
-	if bad != "" {
-		if subID == "" {
-			c.notice(bad)
-		} else {
-			c.closed(subID, bad)
-		}
+	subID, filters, ok := c.parseFilters(frame)
+	if !ok {
 		return
 	}
 	var total int64

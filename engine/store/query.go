@@ -252,7 +252,7 @@ func (s *Store) readPage(ctx context.Context, q string, args ...any) ([]*nostr.E
 	var rid int64
 	var row eventRow
 	dst := append([]any{&rid}, row.dest()...)
-	for rows.Next() && len(evs) < len(slab) {
+	for rows.Next() { // at most scanPageSize rows (the LIMIT)
 		if err := rows.Scan(dst...); err != nil {
 			return nil, 0, err
 		}
