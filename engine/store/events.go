@@ -59,11 +59,17 @@ var writeSQL = []string{
 	`INSERT INTO events (id, pubkey, created_at, kind, tags, content, sig)
 		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
 	`DELETE FROM events WHERE id = ? RETURNING rid, tags`,
-	// Tag index rows of one event: the hashes come as a JSON array, so an
-	// event costs one statement however many tags it has.
-	`INSERT OR IGNORE INTO event_tags (hash, rid) SELECT j.value, ?2 FROM json_each(?1) j`,
-	`DELETE FROM event_tags WHERE rid = ?2 AND hash IN (SELECT j.value FROM json_each(?1) j)`,
+	indexTagsSQL,
+	unindexTagsSQL,
 }
+
+// The tag index rows of one event: the hashes come as a JSON array
+// (tagHashList, parameter 1), so an event costs one statement however many
+// tags it has; parameter 2 is the event's rid.
+const (
+	indexTagsSQL   = `INSERT OR IGNORE INTO event_tags (hash, rid) SELECT j.value, ?2 FROM json_each(?1) j`
+	unindexTagsSQL = `DELETE FROM event_tags WHERE rid = ?2 AND hash IN (SELECT j.value FROM json_each(?1) j)`
+)
 
 func (ws *writeStmts) prepare(db *sql.DB) error {
 	for i, dst := range ws.fields() {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/nbd-wtf/go-nostr"
@@ -172,5 +173,21 @@ func TestStoredEventRoundTrip(t *testing.T) {
 	if g.ID != ev.ID || g.PubKey != ev.PubKey || g.CreatedAt != ev.CreatedAt || g.Kind != ev.Kind ||
 		g.Content != ev.Content || g.Sig != ev.Sig || g.GetID() != ev.ID {
 		t.Fatalf("round trip changed the event:\n got %+v\nwant %+v", g, ev)
+	}
+}
+
+// Removing a loser's tag index rows must seek the (hash, rid) key, never scan
+// the index: event_tags holds about ten rows per stored event.
+func TestUnindexTagsSeeksKey(t *testing.T) {
+	s, _ := openTemp(t)
+	plan := queryPlan(t, s, unindexTagsSQL, `[1,2]`, 7)
+	t.Logf("%s", strings.Join(plan, " | "))
+	if len(plan) == 0 || !strings.HasPrefix(plan[0], "SEARCH event_tags USING PRIMARY KEY (hash=? AND rid=?)") {
+		t.Fatalf("unindex plan: %v", plan)
+	}
+	for _, step := range plan {
+		if strings.HasPrefix(step, "SCAN event_tags") {
+			t.Fatalf("unindex scans the tag index: %v", plan)
+		}
 	}
 }
