@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"slices"
@@ -164,4 +165,36 @@ func TestSyncOnceAgainstOurOwnServerAsRemote(t *testing.T) {
 func withTotalAuthors(l status.Limits, n int) status.Limits {
 	l.MaxTotalAuthors = n
 	return l
+}
+
+// TestGlobalContinuousFollowsEveryTrustEvent: under "Subscribe all" the
+// engine keeps events of authors outside any frontier, as they are published.
+func TestGlobalContinuousFollowsEveryTrustEvent(t *testing.T) {
+	w := buildWoT(time.Now().Unix())
+	remote := startRemote(t, w.events[:3])
+	eng, _ := startEngine(t, Options{})
+	if err := eng.AddRelay(remote); err != nil {
+		t.Fatal(err)
+	}
+	if err := eng.SetStrategy(status.GlobalContinuous); err != nil {
+		t.Fatal(err)
+	}
+	stranger := fixture.NewAuthor(999) // no root, no frontier: only a global subscription sees it
+	rc := dialRaw(t, remote)
+	for _, ev := range []*nostr.Event{
+		stranger.Trust(fixture.P(w.root.Pubkey), "1", time.Now().Unix()),
+		stranger.Rating(fixture.XUser("5"), "20", time.Now().Unix()),
+		stranger.Claims("stranger", "5", time.Now().Unix()),
+	} {
+		if ok, msg := rc.push(ev); !ok {
+			t.Fatal(msg)
+		}
+		eventually(t, "a stranger's kind "+fmt.Sprint(ev.Kind)+" event arrives", func() bool {
+			held, _ := eng.Store().Has(ev.ID)
+			return held
+		})
+	}
+	if st := eng.Status(); st.Strategy != status.GlobalContinuous {
+		t.Fatalf("strategy %s", st.Strategy)
+	}
 }
