@@ -5,8 +5,6 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
-	"runtime"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -18,45 +16,10 @@ import (
 	"dtp-personal/engine/store"
 )
 
-// pullFixture is a 100,000-event web of trust: a root trusting 40 authors,
-// each trusting 40 more (1,641 frontier authors), every author adding
-// statements about X accounts until the total is reached. Signed once per
-// process.
+// pullFixture is a 100,000-event web of trust (1,641 frontier authors),
+// signed once per process.
 var pullFixture = sync.OnceValues(func() (fixture.Author, []*nostr.Event) {
-	const total, fanout = 100_000, 40
-	root := fixture.NewAuthor(0)
-	authors := []fixture.Author{root}
-	type edge struct{ from, to int }
-	var edges []edge
-	for i := range fanout {
-		authors = append(authors, fixture.NewAuthor(1+i))
-		edges = append(edges, edge{0, len(authors) - 1})
-	}
-	for i := range fanout {
-		for j := range fanout {
-			authors = append(authors, fixture.NewAuthor(1000+i*fanout+j))
-			edges = append(edges, edge{1 + i, len(authors) - 1})
-		}
-	}
-	evs := make([]*nostr.Event, total)
-	now := time.Now().Unix()
-	workers := runtime.NumCPU()
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			for i := w; i < total; i += workers {
-				if i < len(edges) {
-					e := edges[i]
-					evs[i] = authors[e.from].Trust(fixture.P(authors[e.to].Pubkey), "1", now-int64(i%50000))
-					continue
-				}
-				a := authors[i%len(authors)]
-				evs[i] = a.Trust(fixture.XUser(strconv.Itoa(i)), "1", now-int64(i%50000), fixture.Scopes("x.com"))
-			}
-		})
-	}
-	wg.Wait()
-	return root, evs
+	return fixture.WebOfTrust(100_000, 40, time.Now().Unix())
 })
 
 // BenchmarkPullThroughput pulls a 100,000-event frontier from a second

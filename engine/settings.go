@@ -26,6 +26,7 @@ const (
 	keyStartAtLogin = "startAtLogin"
 	keyRepoService  = "repoSyncService"
 	keyAuthKey      = "authKey"
+	keyLastPass     = "lastPass" // outcome of the last sync pass, JSON
 )
 
 // DefaultListen is where the server listens unless told otherwise.

@@ -104,11 +104,12 @@ func TestSyncOnceAgainstOurOwnServerAsRemote(t *testing.T) {
 
 	// an engine that does not serve: only the passes this test runs, as with
 	// `dtp-personal sync --once`
-	eng, err := Open(Options{DataDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	data := t.TempDir()
+	eng, err := Open(Options{DataDir: data, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer eng.Close()
+	defer func() { eng.Close() }()
 	if err := eng.AddRoot(w.root.Pubkey); err != nil {
 		t.Fatal(err)
 	}
@@ -159,6 +160,18 @@ func TestSyncOnceAgainstOurOwnServerAsRemote(t *testing.T) {
 	// root and a are admitted; b is found and cut (c is never reached)
 	if i := slices.IndexFunc(tr, func(x status.Truncation) bool { return x.Reason == "maxTotalAuthors" }); i < 0 || tr[i].Cut != 1 {
 		t.Fatalf("truncation %+v, want maxTotalAuthors cutting 1 author", tr)
+	}
+
+	// the outcome survives a restart: no "never-synced" for a synced store
+	lastSync := eng.Status().LastSync
+	eng.Close()
+	if eng, err = Open(Options{DataDir: data, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}); err != nil {
+		t.Fatal(err)
+	}
+	st = eng.Status()
+	if st.LastSync != lastSync || lastSync == 0 || slices.Contains(st.Coverage.Reasons, "never-synced") ||
+		!slices.Contains(st.Coverage.Reasons, "frontier-truncated") {
+		t.Fatalf("after restart: lastSync %d (was %d), coverage %+v", st.LastSync, lastSync, st.Coverage)
 	}
 }
 

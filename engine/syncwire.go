@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 
 	"github.com/nbd-wtf/go-nostr"
@@ -12,12 +13,29 @@ import (
 
 // newSyncRunner adapts the engine's parts to the sync ports.
 func (e *Engine) newSyncRunner() *syncer.Runner {
+	var last *syncer.PassOutcome
+	if v, ok, err := e.store.Setting(keyLastPass); err != nil {
+		e.log.Warn("read last sync pass", "err", err)
+	} else if ok {
+		last = new(syncer.PassOutcome)
+		if err := json.Unmarshal([]byte(v), last); err != nil {
+			e.log.Warn("last sync pass record does not parse; treating as never synced", "err", err)
+			last = nil
+		}
+	}
 	return syncer.New(syncer.Config{
 		Store:    e.store,
 		Sink:     syncSink{e},
 		Frontier: syncFrontier{e},
 		Settings: syncSettings{e},
 		Log:      e.log.With("part", "sync"),
+		LastPass: last,
+		OnPassFinished: func(o syncer.PassOutcome) {
+			b, _ := json.Marshal(o)
+			if err := e.store.SetSetting(keyLastPass, string(b)); err != nil {
+				e.log.Warn("record sync pass", "err", err)
+			}
+		},
 	})
 }
 

@@ -26,6 +26,18 @@ type Config struct {
 	PageTimeout time.Duration // longest wait for one page; default 30 s
 	QueueCap    int           // live back-pressure threshold; default 100 events
 	Resubscribe time.Duration // live debounce after a frontier change; default 1.5 s
+
+	// LastPass is the outcome of the last pass of an earlier run (nil:
+	// never synced), so coverage survives a restart.
+	LastPass *PassOutcome
+	// OnPassFinished records each finished pass's outcome durably.
+	OnPassFinished func(PassOutcome)
+}
+
+// PassOutcome is what a finished pass reached.
+type PassOutcome struct {
+	At       int64           `json:"at"` // unix seconds
+	Coverage status.Coverage `json:"coverage"`
 }
 
 // Runner runs the active strategy and answers status and metrics.
@@ -72,10 +84,14 @@ func New(cfg Config) *Runner {
 	if cfg.Resubscribe <= 0 {
 		cfg.Resubscribe = 1500 * time.Millisecond
 	}
+	st := Status{State: status.StateIdle, Coverage: status.Coverage{State: status.StatePartial, Reasons: []string{"never-synced"}}}
+	if last := cfg.LastPass; last != nil {
+		st.LastSync, st.Coverage = last.At, last.Coverage
+	}
 	return &Runner{
 		cfg: cfg, metrics: metrics{relays: map[string]*relayCounters{}}, syncNow: make(chan struct{}, 1),
 		links: map[string]*relay.Link{}, saved: map[string]relay.Health{}, relayState: map[string]string{},
-		st: Status{State: status.StateIdle, Coverage: status.Coverage{State: status.StatePartial, Reasons: []string{"never-synced"}}},
+		st: st,
 	}
 }
 
@@ -270,14 +286,19 @@ func (r *Runner) setProgress(p status.Progress) {
 
 func (r *Runner) passFinished(cov status.Coverage, err error) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if err != nil {
 		r.st.State = status.StateError
+		r.mu.Unlock()
 		return
 	}
 	r.st.Coverage = cov
 	r.st.State = cov.State
 	r.st.LastSync = r.cfg.Clock.Now().Unix()
+	outcome := PassOutcome{At: r.st.LastSync, Coverage: cov}
+	r.mu.Unlock()
+	if r.cfg.OnPassFinished != nil {
+		r.cfg.OnPassFinished(outcome)
+	}
 }
 
 // Status is the current sync status.

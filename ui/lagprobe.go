@@ -1,0 +1,104 @@
+package ui
+
+import (
+	"encoding/json"
+	"os"
+	"slices"
+	"sync"
+	"time"
+)
+
+// LagReportEnv names the environment variable that turns the event-loop lag
+// probe on: set to a file path, the app measures how long UI callbacks wait
+// while it runs and writes a LagReport there when it stops.
+const LagReportEnv = "DTP_UI_LAG_REPORT"
+
+// lagProbeInterval is how often the probe asks the UI thread for a turn.
+const lagProbeInterval = 20 * time.Millisecond
+
+// LagReport sums up how long callbacks handed to the UI thread waited before
+// they ran: the longest wait is the longest the window could not react.
+type LagReport struct {
+	Samples int     `json:"samples"`
+	MaxMs   float64 `json:"maxMs"`
+	P99Ms   float64 `json:"p99Ms"`
+	P50Ms   float64 `json:"p50Ms"`
+}
+
+// lagProbe schedules a callback on the UI thread every interval and records
+// the delay between scheduling and running. One callback is outstanding at a
+// time, so a blocked loop shows as one long sample and the probe never
+// floods the queue it measures.
+type lagProbe struct {
+	schedule func(func()) // fyne.Do in the app
+	interval time.Duration
+
+	mu   sync.Mutex
+	lags []time.Duration
+
+	stop   chan struct{}
+	exited chan struct{}
+	once   sync.Once
+}
+
+// startLagProbe starts probing at once; call stop to end it.
+func startLagProbe(schedule func(func()), interval time.Duration) *lagProbe {
+	p := &lagProbe{schedule: schedule, interval: interval, stop: make(chan struct{}), exited: make(chan struct{})}
+	go p.run()
+	return p
+}
+
+func (p *lagProbe) run() {
+	defer close(p.exited)
+	tick := time.NewTicker(p.interval)
+	defer tick.Stop()
+	for {
+		ran := make(chan time.Duration, 1)
+		scheduled := time.Now()
+		p.schedule(func() { ran <- time.Since(scheduled) })
+		select {
+		case lag := <-ran:
+			p.mu.Lock()
+			p.lags = append(p.lags, lag)
+			p.mu.Unlock()
+		case <-p.stop: // the loop is stopping and may never run the callback
+			return
+		}
+		select {
+		case <-tick.C:
+		case <-p.stop:
+			return
+		}
+	}
+}
+
+// report ends probing and sums up the samples taken.
+func (p *lagProbe) report() LagReport {
+	p.once.Do(func() { close(p.stop) })
+	<-p.exited
+	p.mu.Lock()
+	lags := slices.Clone(p.lags)
+	p.mu.Unlock()
+	slices.Sort(lags)
+	r := LagReport{Samples: len(lags)}
+	if len(lags) == 0 {
+		return r
+	}
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	// Nearest-rank percentile: the smallest sample with at least q of all at or below it.
+	rank := func(q float64) time.Duration {
+		i := int(q*float64(len(lags))+0.999999) - 1
+		return lags[max(0, min(i, len(lags)-1))]
+	}
+	r.MaxMs, r.P99Ms, r.P50Ms = ms(lags[len(lags)-1]), ms(rank(0.99)), ms(rank(0.50))
+	return r
+}
+
+// writeLagReport stops the probe and writes its report as JSON to path.
+func writeLagReport(p *lagProbe, path string) error {
+	b, err := json.Marshal(p.report())
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
