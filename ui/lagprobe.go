@@ -2,6 +2,7 @@ package ui
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"slices"
 	"sync"
@@ -77,20 +78,21 @@ func (p *lagProbe) report() LagReport {
 	p.once.Do(func() { close(p.stop) })
 	<-p.exited
 	p.mu.Lock()
-	lags := slices.Clone(p.lags)
-	p.mu.Unlock()
-	slices.Sort(lags)
-	r := LagReport{Samples: len(lags)}
-	if len(lags) == 0 {
+	defer p.mu.Unlock()
+	return summarize(p.lags)
+}
+
+// summarize gives the count, maximum and nearest-rank percentiles of lags.
+func summarize(lags []time.Duration) LagReport {
+	sorted := slices.Sorted(slices.Values(lags))
+	r := LagReport{Samples: len(sorted)}
+	if len(sorted) == 0 {
 		return r
 	}
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-	// Nearest-rank percentile: the smallest sample with at least q of all at or below it.
-	rank := func(q float64) time.Duration {
-		i := int(q*float64(len(lags))+0.999999) - 1
-		return lags[max(0, min(i, len(lags)-1))]
-	}
-	r.MaxMs, r.P99Ms, r.P50Ms = ms(lags[len(lags)-1]), ms(rank(0.99)), ms(rank(0.50))
+	// The smallest sample with at least fraction q of all samples at or below it.
+	rank := func(q float64) time.Duration { return sorted[max(0, int(math.Ceil(q*float64(len(sorted))))-1)] }
+	r.MaxMs, r.P99Ms, r.P50Ms = ms(sorted[len(sorted)-1]), ms(rank(0.99)), ms(rank(0.50))
 	return r
 }
 

@@ -57,8 +57,20 @@ func Run(ctx context.Context, eng Engine, quit func()) error {
 		case <-stopped:
 		}
 	}()
+	lagReport := os.Getenv(LagReportEnv)
+	var probe *lagProbe
+	if lagReport != "" {
+		// Probe from the loop's start (OnStarted runs on the UI thread, as
+		// does the code after a.Run), so window creation is not counted.
+		a.Lifecycle().SetOnStarted(func() { probe = startLagProbe(fyne.Do, lagProbeInterval) })
+	}
 	g.Window().Show()
 	a.Run()
+	if probe != nil {
+		if err := writeLagReport(probe, lagReport); err != nil {
+			slog.Warn("write the UI lag report", "path", lagReport, "err", err)
+		}
+	}
 	return nil
 }
 

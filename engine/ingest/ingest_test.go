@@ -1,0 +1,187 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+
+	"dtp-personal/engine/fixture"
+	"dtp-personal/engine/store"
+	"dtp-personal/engine/validation"
+)
+
+// faultyStore is the real store with fault injection: it can hold commits
+// until released, or fail them.
+type faultyStore struct {
+	*store.Store
+	hold chan struct{} // when not nil, SaveBatch waits for a receive
+	fail atomic.Bool
+}
+
+func (s *faultyStore) SaveBatch(evs []*nostr.Event) ([]store.SaveResult, error) {
+	if s.hold != nil {
+		<-s.hold
+	}
+	if s.fail.Load() {
+		return nil, errors.New("disk full")
+	}
+	return s.Store.SaveBatch(evs)
+}
+
+func newPipeline(t *testing.T, cfg Config) (*Pipeline, *faultyStore) {
+	t.Helper()
+	st, err := store.Open(filepath.Join(t.TempDir(), "dtp.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := &faultyStore{Store: st}
+	p := New(fs, validation.DefaultProfile(), validation.VerifyEvent, cfg)
+	t.Cleanup(func() { p.Close(); st.Close() })
+	return p, fs
+}
+
+func statements(n int) []*nostr.Event {
+	a := fixture.NewAuthor(1)
+	evs := make([]*nostr.Event, n)
+	for i := range evs {
+		evs[i] = a.Trust(fixture.P(fixture.NewAuthor(100+i).Pubkey), "1", 1700000000)
+	}
+	return evs
+}
+
+func TestOKOnlyAfterCommitAndListeners(t *testing.T) {
+	p, st := newPipeline(t, Config{})
+	var listened atomic.Int64
+	p.OnCommit(func(c Committed) { listened.Add(int64(len(c.Stored))) })
+	evs := statements(50)
+	var wg sync.WaitGroup
+	for _, ev := range evs {
+		wg.Add(1)
+		err := p.Submit(context.Background(), ev, "test", func(r Result) {
+			defer wg.Done()
+			held, _ := st.Has(ev.ID)
+			if !r.OK || !r.Stored || !held || listened.Load() == 0 {
+				t.Errorf("answered %+v before commit (held %v, listened %d)", r, held, listened.Load())
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	wg.Wait()
+	if listened.Load() != 50 {
+		t.Fatalf("listeners saw %d stored events, want 50", listened.Load())
+	}
+}
+
+func TestSameEventTwiceInFlightIsStoredOnce(t *testing.T) {
+	p, _ := newPipeline(t, Config{})
+	ev := statements(1)[0]
+	results, err := p.SubmitAll(context.Background(), []*nostr.Event{ev, ev, ev}, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := 0
+	for _, r := range results {
+		if !r.OK {
+			t.Fatalf("refused: %s", r.Message)
+		}
+		if r.Stored {
+			stored++
+		} else if r.Message != MsgDuplicate {
+			t.Fatalf("twin answered %q, want %q", r.Message, MsgDuplicate)
+		}
+	}
+	if stored != 1 || p.Duplicates() != 2 {
+		t.Fatalf("stored %d times with %d duplicates, want once and 2", stored, p.Duplicates())
+	}
+	// a later submission is recognised before any signature work
+	r, _ := p.SubmitWait(context.Background(), ev, "test")
+	if !r.OK || r.Stored || r.Message != MsgDuplicate {
+		t.Fatalf("resubmission: %+v", r)
+	}
+}
+
+func TestRefusalNamesRule(t *testing.T) {
+	p, _ := newPipeline(t, Config{})
+	var rejected []string
+	var mu sync.Mutex
+	p.OnReject(func(_ *nostr.Event, source, reason string) { mu.Lock(); rejected = append(rejected, source+" "+reason); mu.Unlock() })
+	ev := statements(1)[0]
+	last := "0"
+	if ev.Sig[127] == '0' {
+		last = "1"
+	}
+	ev.Sig = ev.Sig[:127] + last
+	r, _ := p.SubmitWait(context.Background(), ev, "push")
+	if r.OK || r.Message != "invalid: bad signature" {
+		t.Fatalf("forged signature answered %+v", r)
+	}
+	if len(rejected) != 1 || rejected[0] != "push invalid: bad signature" {
+		t.Fatalf("reject listeners saw %v", rejected)
+	}
+}
+
+// TestFullQueueBlocksTheProducer: with commits held, Submit stops taking
+// events once the bounded queues are full, instead of growing memory.
+func TestFullQueueBlocksTheProducer(t *testing.T) {
+	st, err := store.Open(filepath.Join(t.TempDir(), "dtp.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	fs := &faultyStore{Store: st, hold: make(chan struct{})}
+	p := New(fs, validation.DefaultProfile(), validation.VerifyEvent, Config{Workers: 1, QueueSize: 4, MaxBatch: 2})
+	evs := statements(40)
+	answered := make(chan Result, len(evs))
+	accepted := 0
+	for _, ev := range evs {
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		err := p.Submit(ctx, ev, "test", func(r Result) { answered <- r })
+		cancel()
+		if errors.Is(err, context.DeadlineExceeded) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		accepted++
+	}
+	// verify queue 4 + write queue 4 + the batch held in SaveBatch (2) + one in each worker's hands
+	if accepted >= len(evs) || accepted > 4+4+2+2 {
+		t.Fatalf("Submit accepted %d events with commits held; the queues are not bounded", accepted)
+	}
+	close(fs.hold) // release: every accepted event is answered, none lost
+	p.Close()
+	if len(answered) != accepted {
+		t.Fatalf("%d of %d accepted events were answered", len(answered), accepted)
+	}
+	for range accepted {
+		if r := <-answered; !r.OK || !r.Stored {
+			t.Fatalf("after release: %+v", r)
+		}
+	}
+}
+
+func TestStoreFailureIsNeverAcknowledged(t *testing.T) {
+	p, st := newPipeline(t, Config{})
+	st.fail.Store(true)
+	ev := statements(1)[0]
+	r, err := p.SubmitWait(context.Background(), ev, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.OK || r.Message != "error: could not store event: disk full" {
+		t.Fatalf("failed commit answered %+v", r)
+	}
+	st.fail.Store(false)
+	if r, _ = p.SubmitWait(context.Background(), ev, "test"); !r.OK || !r.Stored {
+		t.Fatalf("the same event after the store recovered: %+v", r)
+	}
+}
