@@ -43,7 +43,7 @@ func TestMain(m *testing.M) {
 }
 
 // cliRun runs one CLI command and returns its stdout.
-func cliRun(t *testing.T, data string, args ...string) (string, error) {
+func cliRun(t testing.TB, data string, args ...string) (string, error) {
 	t.Helper()
 	cmd := exec.Command(binary, append([]string{"--data", data}, args...)...)
 	var stderr strings.Builder
@@ -55,7 +55,7 @@ func cliRun(t *testing.T, data string, args ...string) (string, error) {
 	return string(out), nil
 }
 
-func freeAddr(t *testing.T) string {
+func freeAddr(t testing.TB) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -73,7 +73,7 @@ type server struct {
 	mu     *sync.Mutex
 }
 
-func startServer(t *testing.T, data string) *server {
+func startServer(t testing.TB, data string) *server {
 	t.Helper()
 	addr := freeAddr(t)
 	cmd := exec.Command(binary, "serve", "--headless", "--data", data, "--listen", addr)

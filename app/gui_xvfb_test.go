@@ -163,7 +163,7 @@ func TestGUIOnXvfb(t *testing.T) {
 }
 
 // startXvfb starts a virtual display on a free display number.
-func startXvfb(ctx context.Context, t *testing.T) string {
+func startXvfb(ctx context.Context, t testing.TB) string {
 	t.Helper()
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -186,7 +186,7 @@ func startXvfb(ctx context.Context, t *testing.T) string {
 }
 
 // startSessionBus starts a private D-Bus session bus and returns its address.
-func startSessionBus(ctx context.Context, t *testing.T) string {
+func startSessionBus(ctx context.Context, t testing.TB) string {
 	t.Helper()
 	bus := exec.CommandContext(ctx, "dbus-daemon", "--session", "--nofork", "--print-address=1")
 	out, err := bus.StdoutPipe()
@@ -216,7 +216,7 @@ type trayItem struct {
 	path   dbus.ObjectPath
 }
 
-func newTrayWatcher(t *testing.T, busAddr string) *trayWatcher {
+func newTrayWatcher(t testing.TB, busAddr string) *trayWatcher {
 	t.Helper()
 	conn, err := dbus.Connect(busAddr)
 	if err != nil {
@@ -325,7 +325,7 @@ func cliStrategy(ctx context.Context, t *testing.T, bin, dataDir string, env []s
 }
 
 // waitForWindow waits until a window with the given title is mapped.
-func waitForWindow(t *testing.T, display, title string) {
+func waitForWindow(t testing.TB, display, title string) {
 	t.Helper()
 	waitFor(t, 30*time.Second, fmt.Sprintf("a mapped window %q", title), func() bool {
 		cmd := exec.Command("xwininfo", "-root", "-tree")
@@ -363,7 +363,7 @@ func screenshot(t *testing.T, display, work, name string) {
 	t.Logf("screenshot %s", path)
 }
 
-func waitFor(t *testing.T, timeout time.Duration, what string, ok func() bool) {
+func waitFor(t testing.TB, timeout time.Duration, what string, ok func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for !ok() {

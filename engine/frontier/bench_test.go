@@ -15,11 +15,7 @@ import (
 func BenchmarkWalk100k(b *testing.B) {
 	h := heap.New(status.DefaultLimits())
 	heaptest.Graph{Authors: 100_000, PerAuthor: 10, Seed: 3}.Statements(func(batch []*validation.Statement) { h.Apply(batch, nil) })
-	l := status.Limits{MaxDepth: 5, MaxAuthorsPerLevel: 100_000, MaxTotalAuthors: 100_000}
-	var roots []string // enough roots that depth 5 reaches nearly every author
-	for i := 1; i <= 100; i++ {
-		roots = append(roots, heaptest.Pubkey(i*997))
-	}
+	l, roots := heaptest.WideLimits, heaptest.SpreadRoots(100)
 	p := Params{Roots: roots, Limits: l, Now: time.Now().Unix()}
 	var r *Result
 	for b.Loop() {

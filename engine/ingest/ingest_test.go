@@ -112,7 +112,11 @@ func TestRefusalNamesRule(t *testing.T) {
 	p, _ := newPipeline(t, Config{})
 	var rejected []string
 	var mu sync.Mutex
-	p.OnReject(func(_ *nostr.Event, source, reason string) { mu.Lock(); rejected = append(rejected, source+" "+reason); mu.Unlock() })
+	p.OnReject(func(_ *nostr.Event, source, reason string) {
+		mu.Lock()
+		rejected = append(rejected, source+" "+reason)
+		mu.Unlock()
+	})
 	ev := statements(1)[0]
 	last := "0"
 	if ev.Sig[127] == '0' {

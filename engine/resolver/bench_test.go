@@ -20,11 +20,7 @@ import (
 func BenchmarkResolve100k(b *testing.B) {
 	h := heap.New(status.DefaultLimits())
 	heaptest.Graph{Authors: 100_000, PerAuthor: 10, Seed: 3}.Statements(func(batch []*validation.Statement) { h.Apply(batch, nil) })
-	l := status.Limits{MaxDepth: 5, MaxAuthorsPerLevel: 100_000, MaxTotalAuthors: 100_000}
-	var roots []string // enough roots that depth 5 reaches nearly every author
-	for i := 1; i <= 100; i++ {
-		roots = append(roots, heaptest.Pubkey(i*997))
-	}
+	l, roots := heaptest.WideLimits, heaptest.SpreadRoots(100)
 	tr := frontier.NewTracker(h, frontier.Config{Limits: l, Roots: roots})
 	tr.Recompute()
 	res := New(h, tr, nil)

@@ -125,15 +125,20 @@ func New(cfg Config) *Server {
 
 // Broadcast delivers committed events to matching live subscriptions.
 func (s *Server) Broadcast(evs []*nostr.Event) {
+	for _, c := range s.connections() {
+		c.deliver(evs)
+	}
+}
+
+// connections is a snapshot of the open connections.
+func (s *Server) connections() []*conn {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	conns := make([]*conn, 0, len(s.conns))
 	for c := range s.conns {
 		conns = append(conns, c)
 	}
-	s.mu.Unlock()
-	for _, c := range conns {
-		c.deliver(evs)
-	}
+	return conns
 }
 
 // ServeHTTP routes every request of the listener.
@@ -262,13 +267,7 @@ func (s *Server) unregister(c *conn) {
 
 // CloseAll closes every WebSocket connection (on shutdown).
 func (s *Server) CloseAll() {
-	s.mu.Lock()
-	conns := make([]*conn, 0, len(s.conns))
-	for c := range s.conns {
-		conns = append(conns, c)
-	}
-	s.mu.Unlock()
-	for _, c := range conns {
+	for _, c := range s.connections() {
 		c.cancel()
 	}
 }

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"github.com/nbd-wtf/go-nostr"
+
 	"database/sql"
 	"errors"
 	"fmt"
@@ -164,7 +166,7 @@ func (s *Store) RelayHealth(url string) (RelayHealth, bool, error) {
 
 // AddRoot adds a configured root (64 lower-case hex characters).
 func (s *Store) AddRoot(hex string) error {
-	if !isHex64(hex) {
+	if !nostr.IsValid32ByteHex(hex) {
 		return fmt.Errorf("store: add root %q: not a 64-character lower-case hex pubkey", hex)
 	}
 	if err := s.configChange(`INSERT INTO roots (pubkey) VALUES (?) ON CONFLICT (pubkey) DO NOTHING`, hex); err != nil {
@@ -206,17 +208,4 @@ func (s *Store) strings(query string, args ...any) ([]string, error) {
 		out = append(out, v)
 	}
 	return out, rows.Err()
-}
-
-func isHex64(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
 }

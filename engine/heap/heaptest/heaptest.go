@@ -8,6 +8,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 
+	"dtp-personal/engine/status"
 	"dtp-personal/engine/validation"
 )
 
@@ -83,4 +84,18 @@ func (g Graph) Statements(fn func(batch []*validation.Statement)) {
 	if len(batch) > 0 {
 		fn(batch)
 	}
+}
+
+// WideLimits are caps high enough that a walk of a benchmark graph reaches
+// most of it.
+var WideLimits = status.Limits{MaxDepth: 5, MaxAuthorsPerLevel: 100_000, MaxTotalAuthors: 100_000}
+
+// SpreadRoots returns n roots spread over a graph's authors, enough of them
+// that depth 5 reaches nearly every author.
+func SpreadRoots(n int) []string {
+	roots := make([]string, n)
+	for i := range roots {
+		roots[i] = Pubkey((i + 1) * 997)
+	}
+	return roots
 }
