@@ -326,12 +326,12 @@ func (p *pass) runBatch(ctx context.Context, pc *passConn, f *family, b batch, c
 	filter := f.filter(b.keys)
 	filter.Since = b.since
 	reqStart := p.r.cfg.Clock.Now()
-	var sinkErr error
+	pages := newPageIngester(ctx, p.r.cfg.Sink, url)
 	st, err := pc.conn.Fetch(ctx, filter, func(evs []*nostr.Event) error {
 		evs, capErr := p.admit(f, evs)
 		if len(evs) > 0 {
-			if _, sinkErr = p.r.cfg.Sink.Ingest(ctx, url, evs); sinkErr != nil {
-				return sinkErr
+			if err := pages.add(evs); err != nil {
+				return err
 			}
 			rc := p.r.metrics.relay(url)
 			if p.gap {
@@ -342,6 +342,7 @@ func (p *pass) runBatch(ctx context.Context, pc *passConn, f *family, b batch, c
 		}
 		return capErr
 	})
+	sinkErr := pages.wait()
 	pc.link.Fetched(st)
 	now := p.r.cfg.Clock.Now()
 	switch {
