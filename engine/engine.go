@@ -106,7 +106,10 @@ func Open(opts Options) (*Engine, error) {
 	}
 	e.stats = newIngestStats(e.metrics)
 	profile := validation.Profile{Scope: e.settings.ScopeProfile}
-	e.ingest = ingest.New(st, profile, validation.VerifyEvent, opts.Ingest)
+	if e.ingest, err = ingest.New(st, profile, validation.VerifyEvent, opts.Ingest); err != nil {
+		e.closeStore()
+		return nil, err
+	}
 	e.ingest.OnReject(e.stats.rejected)
 	e.ingest.OnCommit(e.stats.committed)
 	if e.authKey, err = loadAuthKey(st); err != nil {

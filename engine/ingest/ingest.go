@@ -24,6 +24,7 @@ import (
 // Store is the persistence the pipeline needs.
 type Store interface {
 	Has(id string) (bool, error)
+	EachID(ctx context.Context, fn func(id string)) error
 	SaveBatch(evs []*nostr.Event) ([]store.SaveResult, error)
 }
 
@@ -96,6 +97,8 @@ type Pipeline struct {
 	wg       sync.WaitGroup
 	writerWG sync.WaitGroup
 
+	seen *seenFilter // ids the store may hold
+
 	mu        sync.Mutex
 	inflight  map[string]*job
 	closed    bool
@@ -105,8 +108,9 @@ type Pipeline struct {
 	duplicates atomic.Int64
 }
 
-// New starts a pipeline's workers and writer.
-func New(st Store, checker Checker, verify Verifier, cfg Config) *Pipeline {
+// New loads the ids the store holds and starts the pipeline's workers and
+// writer.
+func New(st Store, checker Checker, verify Verifier, cfg Config) (*Pipeline, error) {
 	if cfg.Workers <= 0 {
 		cfg.Workers = runtime.NumCPU()
 	}
@@ -125,6 +129,10 @@ func New(st Store, checker Checker, verify Verifier, cfg Config) *Pipeline {
 		writeQ:   make(chan *job, cfg.QueueSize),
 		stop:     make(chan struct{}),
 		inflight: make(map[string]*job),
+		seen:     new(seenFilter),
+	}
+	if err := st.EachID(context.Background(), p.seen.add); err != nil {
+		return nil, err
 	}
 	for range cfg.Workers {
 		p.wg.Add(1)
@@ -132,7 +140,7 @@ func New(st Store, checker Checker, verify Verifier, cfg Config) *Pipeline {
 	}
 	p.writerWG.Add(1)
 	go p.writeLoop()
-	return p
+	return p, nil
 }
 
 // OnCommit adds a listener for committed batches. Add listeners before
@@ -263,10 +271,13 @@ func (p *Pipeline) verifyLoop() {
 }
 
 func (p *Pipeline) verifyOne(j *job) {
-	// the cheap checks first: a held id costs one indexed read, not a Schnorr verify
-	if has, err := p.store.Has(j.ev.ID); err == nil && has {
-		p.finish(j, Result{ID: j.ev.ID, OK: true, Message: MsgDuplicate})
-		return
+	// the cheap checks first: a held id costs one indexed read, not a Schnorr
+	// verify, and an id the filter has never seen costs no read at all
+	if p.seen.mayHold(j.ev.ID) {
+		if has, err := p.store.Has(j.ev.ID); err == nil && has {
+			p.finish(j, Result{ID: j.ev.ID, OK: true, Message: MsgDuplicate})
+			return
+		}
 	}
 	if err := p.checker.Check(j.ev); err != nil {
 		p.reject(j, err)
@@ -337,6 +348,7 @@ func (p *Pipeline) commit(batch []*job) {
 		r := Result{ID: evs[i].ID, OK: true}
 		switch s.Outcome {
 		case store.Stored:
+			p.seen.add(evs[i].ID)
 			r.Stored = true
 			c.Stored = append(c.Stored, evs[i])
 			c.Sources = append(c.Sources, batch[i].source)
@@ -344,6 +356,7 @@ func (p *Pipeline) commit(batch []*job) {
 				c.Replaced = append(c.Replaced, s.Replaced)
 			}
 		case store.Duplicate:
+			p.seen.add(evs[i].ID)
 			r.Message = MsgDuplicate
 		case store.Superseded:
 			r.Message = MsgSuperseded

@@ -41,7 +41,10 @@ func newPipeline(t *testing.T, cfg Config) (*Pipeline, *faultyStore) {
 		t.Fatal(err)
 	}
 	fs := &faultyStore{Store: st}
-	p := New(fs, validation.DefaultProfile(), validation.VerifyEvent, cfg)
+	p, err := New(fs, validation.DefaultProfile(), validation.VerifyEvent, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() { p.Close(); st.Close() })
 	return p, fs
 }
@@ -141,7 +144,10 @@ func TestFullQueueBlocksTheProducer(t *testing.T) {
 	}
 	defer st.Close()
 	fs := &faultyStore{Store: st, hold: make(chan struct{})}
-	p := New(fs, validation.DefaultProfile(), validation.VerifyEvent, Config{Workers: 1, QueueSize: 4, MaxBatch: 2})
+	p, err := New(fs, validation.DefaultProfile(), validation.VerifyEvent, Config{Workers: 1, QueueSize: 4, MaxBatch: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
 	evs := statements(40)
 	answered := make(chan Result, len(evs))
 	accepted := 0
@@ -187,5 +193,64 @@ func TestStoreFailureIsNeverAcknowledged(t *testing.T) {
 	st.fail.Store(false)
 	if r, _ = p.SubmitWait(context.Background(), ev, "test"); !r.OK || !r.Stored {
 		t.Fatalf("the same event after the store recovered: %+v", r)
+	}
+}
+
+// TestHeldIdsSkipSignatureWork: ids already in the store when the pipeline
+// starts are answered as duplicates without a signature check, and new ids
+// are not mistaken for held ones.
+func TestHeldIdsSkipSignatureWork(t *testing.T) {
+	st, err := store.Open(filepath.Join(t.TempDir(), "dtp.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	evs := statements(20)
+	if _, err := st.SaveBatch(evs[:10]); err != nil {
+		t.Fatal(err)
+	}
+	var verified atomic.Int64
+	verify := func(ev *nostr.Event) error { verified.Add(1); return validation.VerifyEvent(ev) }
+	p, err := New(st, validation.DefaultProfile(), verify, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	results, err := p.SubmitAll(context.Background(), evs, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range results {
+		if held := i < 10; r.Stored == held || !r.OK {
+			t.Fatalf("event %d (held before start: %v) answered %+v", i, held, r)
+		}
+	}
+	if verified.Load() != 10 {
+		t.Fatalf("%d signature checks for 10 new and 10 held events, want 10", verified.Load())
+	}
+}
+
+func TestSeenFilter(t *testing.T) {
+	var f seenFilter
+	evs := statements(200)
+	for _, ev := range evs[:100] {
+		f.add(ev.ID)
+	}
+	for _, ev := range evs[:100] {
+		if !f.mayHold(ev.ID) {
+			t.Fatal("an added id is reported as certainly new")
+		}
+	}
+	falsePositives := 0
+	for _, ev := range evs[100:] {
+		if f.mayHold(ev.ID) {
+			falsePositives++
+		}
+	}
+	if falsePositives > 1 {
+		t.Fatalf("%d of 100 new ids look held in a nearly empty filter", falsePositives)
+	}
+	if !f.mayHold("not hex") {
+		t.Fatal("an id the filter cannot hash must fall back to the database check")
 	}
 }

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"crypto/sha256"
 	"database/sql"
 	"encoding/json"
@@ -297,4 +298,22 @@ func (s *Store) Has(id string) (bool, error) {
 		return false, fmt.Errorf("store: has %s: %w", id, err)
 	}
 	return true, nil
+}
+
+// EachID calls fn with the id of every stored event, for building in-memory
+// indexes at start-up.
+func (s *Store) EachID(ctx context.Context, fn func(id string)) error {
+	rows, err := s.r.QueryContext(ctx, `SELECT id FROM events`)
+	if err != nil {
+		return fmt.Errorf("store: ids: %w", err)
+	}
+	defer rows.Close()
+	var id string
+	for rows.Next() {
+		if err := rows.Scan(&id); err != nil {
+			return fmt.Errorf("store: ids: %w", err)
+		}
+		fn(id)
+	}
+	return rows.Err()
 }
