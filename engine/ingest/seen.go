@@ -1,8 +1,8 @@
 package ingest
 
 import (
-	"encoding/hex"
 	"encoding/binary"
+	"encoding/hex"
 	"sync/atomic"
 )
 
