@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os"
+	"runtime"
 
 	"dtp-personal/ui"
 )
@@ -13,7 +14,21 @@ import (
 // when the desktop session ends the app. It fails at once with
 // ui.ErrNoDisplay when there is no display.
 func runGUI(ctx context.Context, eng ui.Engine, quit func()) error {
+	spareUIProcs()
 	return ui.Run(ctx, ui.WithAutostart(eng, loginCommand()), quit)
+}
+
+// spareUIProcs runs Go with two more Ps than the default (one per core),
+// unless GOMAXPROCS is set. The UI thread leaves its P at every paint (a cgo
+// call); during a sync the engine's CPU-bound work (one signature checker
+// per core, the store, the sockets) takes every P meanwhile, and the UI
+// thread waits in the global run queue, up to about 100 ms on two cores
+// (BenchmarkGUILagDuringSync). With spare Ps it runs at once, and the OS
+// scheduler, which favours a thread that has been waiting, shares the cores.
+func spareUIProcs() {
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + 2)
+	}
 }
 
 // loginCommand is how the autostart entry starts the app at login: this

@@ -54,19 +54,17 @@ func newActivityView(g *GUI) *activityView {
 func (v *activityView) render(s status.Snapshot) {
 	p := s.Progress
 	if p.Total > 0 {
-		v.pass.SetText(fmt.Sprintf("%s pass: %s of %s", p.Pass, count(p.Done), count(p.Total)))
-		v.progress.Max = float64(p.Total)
-		v.progress.SetValue(float64(min(p.Done, p.Total)))
+		setText(v.pass, fmt.Sprintf("%s pass: %s of %s", p.Pass, count(p.Done), count(p.Total)))
+		setProgress(v.progress, float64(min(p.Done, p.Total)), float64(p.Total))
 	} else {
-		v.pass.SetText("No pass running")
-		v.progress.Max = 1
-		v.progress.SetValue(0)
+		setText(v.pass, "No pass running")
+		setProgress(v.progress, 0, 1)
 	}
 	in := s.Ingest
-	v.accepted.SetText(count(in.Accepted))
-	v.rate.SetText(fmt.Sprintf("%.1f events/s", in.AcceptedPerSec))
-	v.duplicates.SetText(count(in.Duplicates))
-	v.rejected.SetText(count(in.Rejected))
+	setText(v.accepted, count(in.Accepted))
+	setText(v.rate, fmt.Sprintf("%.1f events/s", in.AcceptedPerSec))
+	setText(v.duplicates, count(in.Duplicates))
+	setText(v.rejected, count(in.Rejected))
 
 	rows := make([][]string, len(in.RecentRejections))
 	for i, r := range in.RecentRejections {

@@ -118,8 +118,9 @@ func fixture() status.Snapshot {
 	}
 }
 
-// newTestGUI is a GUI over a fake engine in a test app, showing the fixture.
-func newTestGUI(t *testing.T) (*GUI, *fakeEngine) {
+// newTestGUI is a GUI over a fake engine in a test app, showing the fixture
+// on tab (0 Status, 1 Relays, 2 Frontier, 3 Activity, 4 Settings).
+func newTestGUI(t *testing.T, tab int) (*GUI, *fakeEngine) {
 	t.Helper()
 	app := test.NewTempApp(t)
 	eng := &fakeEngine{snap: fixture()}
@@ -127,6 +128,7 @@ func newTestGUI(t *testing.T) (*GUI, *fakeEngine) {
 	g.clock = clock{now: func() time.Time { return fixtureNow }, zone: time.UTC}
 	g.onUI = uiQueue.post
 	g.win.Resize(fyne.NewSize(1200, 800))
+	g.tabs.SelectIndex(tab)
 	g.render(fixture())
 	return g, eng
 }

@@ -49,7 +49,7 @@ func newFrontierView(*GUI) *frontierView {
 func (v *frontierView) render(s status.Snapshot) {
 	f := s.Frontier
 	if len(f.Roots) == 0 {
-		v.roots.SetText("none configured (add one in Settings)")
+		setText(v.roots, "none configured (add one in Settings)")
 	} else {
 		text := ""
 		for i, r := range f.Roots {
@@ -58,10 +58,10 @@ func (v *frontierView) render(s status.Snapshot) {
 			}
 			text += displayKey(r)
 		}
-		v.roots.SetText(text)
+		setText(v.roots, text)
 	}
-	v.sessionRoots.SetText(fmt.Sprintf("%d from connected clients", len(f.SessionRoots)))
-	v.size.SetText(count(f.Size) + " authors")
+	setText(v.sessionRoots, fmt.Sprintf("%d from connected clients", len(f.SessionRoots)))
+	setText(v.size, count(f.Size)+" authors")
 
 	depths := make([][]string, len(f.ByDepth))
 	for depth, n := range f.ByDepth {

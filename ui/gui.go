@@ -15,6 +15,9 @@ import (
 // refreshInterval bounds how often engine snapshots reach the views.
 const refreshInterval = 250 * time.Millisecond
 
+// view is one tab's content, showing a snapshot.
+type view interface{ render(status.Snapshot) }
+
 // GUI is the app's window and tray, bound to one engine.
 type GUI struct {
 	app   fyne.App
@@ -35,6 +38,7 @@ type GUI struct {
 	activity *activityView
 	settings *settingsView
 	tray     *tray
+	views    []view // the tabs' views, in tab order
 
 	last     status.Snapshot // what the views show; read and written on the UI thread only
 	calls    sync.WaitGroup  // engine commands queued or running
@@ -65,6 +69,8 @@ func New(a fyne.App, eng Engine, quit func()) *GUI {
 		container.NewTabItem("Activity", g.activity.root),
 		container.NewTabItem("Settings", g.settings.root),
 	)
+	g.views = []view{g.status, g.relays, g.frontier, g.activity, g.settings}
+	g.tabs.OnSelected = func(*container.TabItem) { g.views[g.tabs.SelectedIndex()].render(g.last) }
 	g.win.SetContent(container.NewBorder(nil, g.notice.label, nil, nil, g.tabs))
 	g.win.Resize(fyne.NewSize(1040, 720))
 	g.render(status.Snapshot{})
@@ -115,14 +121,12 @@ func (g *GUI) Quit() {
 	})
 }
 
-// render shows a snapshot in every view; UI thread only.
+// render shows a snapshot in the tray and the selected tab; UI thread only.
+// The other tabs catch up when selected: updating hidden widgets would
+// cost the UI thread layout work and a repaint of the window for nothing.
 func (g *GUI) render(s status.Snapshot) {
 	g.last = s
-	g.status.render(s)
-	g.relays.render(s)
-	g.frontier.render(s)
-	g.activity.render(s)
-	g.settings.render(s)
+	g.views[g.tabs.SelectedIndex()].render(s)
 	if g.tray != nil {
 		g.tray.render(s)
 	}
@@ -189,7 +193,7 @@ func newInlineError() *inlineError {
 }
 
 func (e *inlineError) set(msg string) {
-	e.label.SetText(msg)
+	setText(e.label, msg)
 	if msg == "" {
 		e.label.Hide()
 	} else {

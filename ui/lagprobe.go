@@ -24,6 +24,9 @@ type LagReport struct {
 	MaxMs   float64 `json:"maxMs"`
 	P99Ms   float64 `json:"p99Ms"`
 	P50Ms   float64 `json:"p50Ms"`
+	// MaxAtS is when the longest wait began, in seconds after probing started
+	// (with the UI loop): it tells start-up from work that came later.
+	MaxAtS float64 `json:"maxAtS"`
 }
 
 // lagProbe schedules a callback on the UI thread every interval and records
@@ -34,17 +37,20 @@ type lagProbe struct {
 	schedule func(func()) // fyne.Do in the app
 	interval time.Duration
 
-	mu   sync.Mutex
-	lags []time.Duration
+	started time.Time
+	mu      sync.Mutex
+	lags    []time.Duration
+	max     time.Duration
+	maxAt   time.Duration // since started, when the longest lag began
 
 	stop   chan struct{}
 	exited chan struct{}
 	once   sync.Once
 }
 
-// startLagProbe starts probing at once; call stop to end it.
+// startLagProbe starts probing at once; report ends it.
 func startLagProbe(schedule func(func()), interval time.Duration) *lagProbe {
-	p := &lagProbe{schedule: schedule, interval: interval, stop: make(chan struct{}), exited: make(chan struct{})}
+	p := &lagProbe{schedule: schedule, interval: interval, started: time.Now(), stop: make(chan struct{}), exited: make(chan struct{})}
 	go p.run()
 	return p
 }
@@ -60,6 +66,9 @@ func (p *lagProbe) run() {
 		select {
 		case lag := <-ran:
 			p.mu.Lock()
+			if lag > p.max {
+				p.max, p.maxAt = lag, scheduled.Sub(p.started)
+			}
 			p.lags = append(p.lags, lag)
 			p.mu.Unlock()
 		case <-p.stop: // the loop is stopping and may never run the callback
@@ -79,7 +88,9 @@ func (p *lagProbe) report() LagReport {
 	<-p.exited
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return summarize(p.lags)
+	r := summarize(p.lags)
+	r.MaxAtS = p.maxAt.Seconds()
+	return r
 }
 
 // summarize gives the count, maximum and nearest-rank percentiles of lags.

@@ -27,6 +27,7 @@ func TestLagProbeMeasuresTheWaitForTheUIThread(t *testing.T) {
 			f()
 		}()
 	}
+	started := time.Now()
 	p := startLagProbe(schedule, time.Millisecond)
 	deadline := time.Now().Add(5 * time.Second)
 	for {
@@ -54,12 +55,16 @@ func TestLagProbeMeasuresTheWaitForTheUIThread(t *testing.T) {
 		MaxMs   float64
 		P99Ms   float64
 		P50Ms   float64
+		MaxAtS  float64
 	}
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatalf("report %s: %v", b, err)
 	}
 	if r.Samples < 9 || r.MaxMs < float64(busy.Milliseconds()) || r.MaxMs > 2000 || r.P50Ms >= float64(busy.Milliseconds()) {
 		t.Fatalf("report %s: want ≥9 samples, max ≥ %v, median below it", b, busy)
+	}
+	if r.MaxAtS <= 0 || r.MaxAtS > time.Since(started).Seconds() {
+		t.Fatalf("report %s: the longest wait began at %v s, want during the run (the third turn)", b, r.MaxAtS)
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 )
 
 func TestSettingsViewShowsSnapshot(t *testing.T) {
-	g, _ := newTestGUI(t)
+	g, _ := newTestGUI(t, 4)
 	v := g.settings
 	if got := v.roots.rows; len(got) != 2 || got[0][0] != rootNpub || got[0][1] != rootHex {
 		t.Errorf("root rows = %q", got)
@@ -34,7 +34,7 @@ func TestSettingsViewShowsSnapshot(t *testing.T) {
 }
 
 func TestSettingsBadInputIsRefusedInline(t *testing.T) {
-	g, eng := newTestGUI(t)
+	g, eng := newTestGUI(t, 4)
 	v := g.settings
 
 	for input, msg := range map[string]string{
@@ -86,7 +86,7 @@ func TestSettingsBadInputIsRefusedInline(t *testing.T) {
 }
 
 func TestSettingsCommands(t *testing.T) {
-	g, eng := newTestGUI(t)
+	g, eng := newTestGUI(t, 4)
 	v := g.settings
 
 	// settle after each step: a command's result updates the form.
@@ -135,7 +135,7 @@ func TestSettingsCommands(t *testing.T) {
 }
 
 func TestSettingsKeepsTypingAcrossUpdates(t *testing.T) {
-	g, _ := newTestGUI(t)
+	g, _ := newTestGUI(t, 4)
 	v := g.settings
 	v.listen.SetText("192.168.1.5:7447") // being edited
 	s := fixture()
@@ -159,7 +159,7 @@ func TestSettingsKeepsTypingAcrossUpdates(t *testing.T) {
 }
 
 func TestStartFollowsEngineSnapshots(t *testing.T) {
-	g, eng := newTestGUI(t)
+	g, eng := newTestGUI(t, 0)
 	eng.snap.State = status.StateLive
 	g.Start()
 	eng.mu.Lock()

@@ -287,19 +287,16 @@ func (v *settingsView) render(s status.Snapshot) {
 	for i, f := range limitFields {
 		v.limits[i].show(strconv.Itoa(*f.field(&s.Settings.Limits)))
 	}
-	v.interval.Selected = intervalLabel(s.IntervalMinutes)
-	v.interval.Refresh()
+	showChosen(v.interval, intervalLabel(s.IntervalMinutes))
 	if v.listen.show(s.Settings.Listen) {
-		v.allowLAN.Checked = s.Settings.AllowLAN
-		v.allowLAN.Refresh()
+		showChecked(v.allowLAN, s.Settings.AllowLAN)
 	}
 	v.scope.show(s.Settings.ScopeProfile)
-	v.startAtLogin.Checked = s.Settings.StartAtLogin
-	v.startAtLogin.Refresh()
+	showChecked(v.startAtLogin, s.Settings.StartAtLogin)
 	if s.Settings.RepoSyncService == "" {
-		v.repoSync.SetText("off")
+		setText(v.repoSync, "off")
 	} else {
-		v.repoSync.SetText(s.Settings.RepoSyncService)
+		setText(v.repoSync, s.Settings.RepoSyncService)
 	}
 }
 

@@ -91,13 +91,11 @@ func (v *statusView) togglePause() {
 }
 
 func (v *statusView) render(s status.Snapshot) {
-	// Set the radio without OnChanged: showing the engine's choice is not a new choice.
-	v.strategy.Selected = status.StrategyLabel(s.Strategy)
-	v.strategy.Refresh()
+	showSelected(v.strategy, status.StrategyLabel(s.Strategy))
 	if s.Paused {
-		v.pause.SetText("Resume sync")
+		setButtonText(v.pause, "Resume sync")
 	} else {
-		v.pause.SetText("Pause sync")
+		setButtonText(v.pause, "Pause sync")
 	}
 
 	state := s.State
@@ -107,27 +105,27 @@ func (v *statusView) render(s status.Snapshot) {
 	if s.State == status.StateRunning && s.Progress.Total > 0 {
 		state += fmt.Sprintf(" — %s pass %d%%", s.Progress.Pass, percent(s.Progress))
 	}
-	v.state.SetText(state)
-	v.coverage.SetText(s.Coverage.State)
+	setText(v.state, state)
+	setText(v.coverage, s.Coverage.State)
 	if len(s.Coverage.Reasons) == 0 {
-		v.reasons.SetText("—")
+		setText(v.reasons, "—")
 	} else {
-		v.reasons.SetText(strings.Join(s.Coverage.Reasons, ", "))
+		setText(v.reasons, strings.Join(s.Coverage.Reasons, ", "))
 	}
 	c := v.g.clock
-	v.lastSync.SetText(c.relative(s.LastSync, "never"))
-	v.nextSync.SetText(c.relative(s.NextSync, "not scheduled"))
+	setText(v.lastSync, c.relative(s.LastSync, "never"))
+	setText(v.nextSync, c.relative(s.NextSync, "not scheduled"))
 	if s.Strategy == status.FrontierInterval {
-		v.period.SetText(intervalLabel(s.IntervalMinutes))
+		setText(v.period, intervalLabel(s.IntervalMinutes))
 	} else {
-		v.period.SetText("— (continuous strategy)")
+		setText(v.period, "— (continuous strategy)")
 	}
-	v.nodes.SetText(count(s.Heap.Nodes) + " of " + count(s.Heap.NodeLimit))
-	v.edges.SetText(count(s.Heap.Edges) + " of " + count(s.Heap.EdgeLimit))
+	setText(v.nodes, count(s.Heap.Nodes)+" of "+count(s.Heap.NodeLimit))
+	setText(v.edges, count(s.Heap.Edges)+" of "+count(s.Heap.EdgeLimit))
 	if s.Heap.LimitReason == "" {
-		v.heapLimit.SetText("not reached")
+		setText(v.heapLimit, "not reached")
 	} else {
-		v.heapLimit.SetText("reached: " + s.Heap.LimitReason)
+		setText(v.heapLimit, "reached: "+s.Heap.LimitReason)
 	}
-	v.graphVersion.SetText(fmt.Sprint(s.Heap.GraphVersion))
+	setText(v.graphVersion, fmt.Sprint(s.Heap.GraphVersion))
 }

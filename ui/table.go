@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"slices"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/widget"
 )
@@ -67,6 +69,9 @@ func (t *textTable) choose(key string) {
 // setRows replaces the rows, keeping the selection on the same key or
 // dropping it when that row is gone.
 func (t *textTable) setRows(rows [][]string) {
+	if slices.EqualFunc(rows, t.rows, slices.Equal) {
+		return // a refresh would redraw every visible cell for nothing
+	}
 	t.rows = rows
 	if t.selected != "" {
 		at := -1

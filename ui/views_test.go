@@ -10,7 +10,7 @@ import (
 )
 
 func TestStatusViewShowsSnapshot(t *testing.T) {
-	g, eng := newTestGUI(t)
+	g, eng := newTestGUI(t, 0)
 	v := g.status
 	checks := map[string]string{
 		"state":         v.state.Text,
@@ -62,7 +62,7 @@ func TestStatusViewShowsSnapshot(t *testing.T) {
 }
 
 func TestStatusViewCommands(t *testing.T) {
-	g, eng := newTestGUI(t)
+	g, eng := newTestGUI(t, 0)
 	g.status.strategy.SetSelected(status.StrategyLabel(status.FrontierContinuous))
 	test.Tap(g.status.syncNow)
 	test.Tap(g.status.pause)
@@ -71,7 +71,7 @@ func TestStatusViewCommands(t *testing.T) {
 }
 
 func TestStatusViewStrategyFailureRevertsChoice(t *testing.T) {
-	g, eng := newTestGUI(t)
+	g, eng := newTestGUI(t, 0)
 	eng.err = errRefused
 	g.status.strategy.SetSelected(status.StrategyLabel(status.GlobalContinuous))
 	g.settle()
@@ -84,7 +84,7 @@ func TestStatusViewStrategyFailureRevertsChoice(t *testing.T) {
 }
 
 func TestRelaysViewShowsHealthAndProgress(t *testing.T) {
-	g, _ := newTestGUI(t)
+	g, _ := newTestGUI(t, 1)
 	v := g.relays
 	if len(v.table.rows) != 2 {
 		t.Fatalf("%d relay rows, want 2", len(v.table.rows))
@@ -103,7 +103,7 @@ func TestRelaysViewShowsHealthAndProgress(t *testing.T) {
 }
 
 func TestAddInvalidRelayShowsErrorAndCallsNothing(t *testing.T) {
-	g, eng := newTestGUI(t)
+	g, eng := newTestGUI(t, 1)
 	v := g.relays
 	for input, msg := range map[string]string{
 		"":                        "enter a relay URL",
@@ -127,7 +127,7 @@ func TestAddInvalidRelayShowsErrorAndCallsNothing(t *testing.T) {
 }
 
 func TestAddRelayCallsEngineAndShowsItsError(t *testing.T) {
-	g, eng := newTestGUI(t)
+	g, eng := newTestGUI(t, 1)
 	v := g.relays
 	v.addError.set("old message")
 	v.entry.SetText("  wss://relay.example.com  ")
@@ -148,7 +148,7 @@ func TestAddRelayCallsEngineAndShowsItsError(t *testing.T) {
 }
 
 func TestRemoveSelectedRelay(t *testing.T) {
-	g, eng := newTestGUI(t)
+	g, eng := newTestGUI(t, 1)
 	v := g.relays
 	if !v.remove.Disabled() {
 		t.Fatal("remove is enabled with no relay selected")
@@ -176,7 +176,7 @@ func TestRemoveSelectedRelay(t *testing.T) {
 }
 
 func TestFrontierViewShowsRootsDepthsAndTruncation(t *testing.T) {
-	g, _ := newTestGUI(t)
+	g, _ := newTestGUI(t, 2)
 	v := g.frontier
 	root2, _ := displayKeyOK(root2Hex)
 	if want := rootNpub + "\n" + root2; v.roots.Text != want {
@@ -206,7 +206,7 @@ func TestFrontierViewShowsRootsDepthsAndTruncation(t *testing.T) {
 }
 
 func TestActivityViewShowsProgressAndRejections(t *testing.T) {
-	g, _ := newTestGUI(t)
+	g, _ := newTestGUI(t, 3)
 	v := g.activity
 	if v.progress.Value != 420 || v.progress.Max != 1000 {
 		t.Errorf("progress bar %v of %v, want 420 of 1000", v.progress.Value, v.progress.Max)
@@ -233,6 +233,33 @@ func TestActivityViewShowsProgressAndRejections(t *testing.T) {
 	g.render(s)
 	if v.progress.Value != 0 || v.pass.Text != "No pass running" {
 		t.Errorf("idle: progress %v, pass %q", v.progress.Value, v.pass.Text)
+	}
+}
+
+// Snapshots update the selected tab only; another tab shows the latest
+// snapshot as soon as it is selected, and the tray follows whatever the tab.
+func TestHiddenTabsCatchUpWhenSelected(t *testing.T) {
+	g, _ := newTestGUI(t, 0)
+	host := &recordingTray{}
+	g.AttachTray(host)
+	s := fixture()
+	s.Ingest.Accepted = 98765
+	s.Heap.GraphVersion = 4321
+	s.State = status.StateLive
+	s.Coverage = status.Coverage{State: status.StateComplete}
+	g.render(s)
+	if got := g.status.graphVersion.Text; got != "4321" {
+		t.Errorf("selected tab shows graph version %q, want 4321", got)
+	}
+	if got := g.activity.accepted.Text; got == "98,765" {
+		t.Error("a hidden tab was updated")
+	}
+	if last := host.statuses[len(host.statuses)-1]; !strings.Contains(last, "live") {
+		t.Errorf("tray state %q did not follow while the Status tab was shown", last)
+	}
+	g.tabs.SelectIndex(3)
+	if got := g.activity.accepted.Text; got != "98,765" {
+		t.Errorf("Activity tab shows %q accepted once selected, want 98,765", got)
 	}
 }
 
@@ -273,7 +300,7 @@ func TestCount(t *testing.T) {
 }
 
 func TestTrayCommandFailureShowsInNoticeUntilNextSuccess(t *testing.T) {
-	g, eng := newTestGUI(t)
+	g, eng := newTestGUI(t, 0)
 	eng.err = errRefused
 	test.Tap(g.status.syncNow)
 	g.settle()
