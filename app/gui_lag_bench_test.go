@@ -34,14 +34,7 @@ import (
 // events, and the sync's rate (sync-ev/s, from launch to the end of the
 // start-up pass).
 func BenchmarkGUILagDuringSync(b *testing.B) {
-	if os.Getenv("DTP_GUI_TEST") != "1" {
-		b.Skip("set DTP_GUI_TEST=1 to run the desktop app under Xvfb")
-	}
-	for _, tool := range []string{"Xvfb", "dbus-daemon", "xwininfo"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			b.Fatalf("%s is needed (apt-get install xvfb dbus-x11 x11-utils): %v", tool, err)
-		}
-	}
+	requireDesktop(b)
 	ctx, cancel := context.WithTimeout(context.Background(), 9*time.Minute)
 	defer cancel()
 	work := b.TempDir()

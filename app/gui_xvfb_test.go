@@ -28,15 +28,22 @@ import (
 	"dtp-personal/engine/status"
 )
 
-func TestGUIOnXvfb(t *testing.T) {
+// requireDesktop skips unless DTP_GUI_TEST=1 and fails when a tool the
+// real-window tests need (Xvfb, a D-Bus daemon, xwininfo, and extra) is missing.
+func requireDesktop(tb testing.TB, extra ...string) {
+	tb.Helper()
 	if os.Getenv("DTP_GUI_TEST") != "1" {
-		t.Skip("set DTP_GUI_TEST=1 to run the desktop app under Xvfb")
+		tb.Skip("set DTP_GUI_TEST=1 to run the desktop app under Xvfb")
 	}
-	for _, tool := range []string{"Xvfb", "dbus-daemon", "xwininfo", "import"} {
+	for _, tool := range append([]string{"Xvfb", "dbus-daemon", "xwininfo"}, extra...) {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("%s is needed (apt-get install xvfb dbus-x11 x11-utils imagemagick): %v", tool, err)
+			tb.Fatalf("%s is needed (bash packaging/setup.sh installs it): %v", tool, err)
 		}
 	}
+}
+
+func TestGUIOnXvfb(t *testing.T) {
+	requireDesktop(t, "import")
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	work := t.TempDir()
