@@ -28,7 +28,8 @@ func cmdServe(c *cli) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	eng, err := engine.Open(engine.Options{DataDir: c.data(), Listen: *c.listen})
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	eng, err := engine.Open(engine.Options{DataDir: c.data(), Listen: *c.listen, Logger: log})
 	if err != nil {
 		return err
 	}
@@ -38,7 +39,7 @@ func cmdServe(c *cli) error {
 		return serveErr
 	}
 	if closeErr == nil {
-		slog.Info("stopped cleanly")
+		log.Info("stopped cleanly")
 	}
 	return closeErr
 }
