@@ -108,21 +108,8 @@ func syncWithWindow(ctx context.Context, b *testing.B, display, busAddr, local s
 	)
 	app.Stdout, app.Stderr = logFile, logFile
 	launched := time.Now()
-	if err := app.Start(); err != nil {
-		b.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- app.Wait() }()
-	defer func() {
-		if app.ProcessState == nil {
-			_ = app.Process.Kill()
-			<-exited
-		}
-		if b.Failed() {
-			log, _ := os.ReadFile(logPath)
-			b.Logf("app log:\n%s", log)
-		}
-	}()
+	exited, stop := startApp(b, app, logPath)
+	defer stop()
 	waitForWindow(b, display, "DTP Personal Server")
 
 	// The start-up pass is over once it has a finish time and no longer runs,

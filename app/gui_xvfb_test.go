@@ -42,6 +42,27 @@ func requireDesktop(tb testing.TB, extra ...string) {
 	}
 }
 
+// startApp starts the app; exited yields its Wait result, and stop kills it
+// if it still runs and shows its log when the test failed.
+func startApp(tb testing.TB, app *exec.Cmd, logPath string) (exited chan error, stop func()) {
+	tb.Helper()
+	if err := app.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	exited = make(chan error, 1)
+	go func() { exited <- app.Wait() }()
+	return exited, func() {
+		if app.ProcessState == nil {
+			_ = app.Process.Kill()
+			<-exited
+		}
+		if tb.Failed() {
+			log, _ := os.ReadFile(logPath)
+			tb.Logf("app log:\n%s", log)
+		}
+	}
+}
+
 func TestGUIOnXvfb(t *testing.T) {
 	requireDesktop(t, "import")
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
@@ -71,21 +92,8 @@ func TestGUIOnXvfb(t *testing.T) {
 	defer logFile.Close()
 	app := exec.CommandContext(ctx, bin, "--data", dataDir, "--listen", freeAddr(t))
 	app.Env, app.Stdout, app.Stderr = env, logFile, logFile
-	if err := app.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- app.Wait() }()
-	defer func() {
-		if app.ProcessState == nil {
-			_ = app.Process.Kill()
-			<-exited
-		}
-		if t.Failed() {
-			log, _ := os.ReadFile(logPath)
-			t.Logf("app log:\n%s", log)
-		}
-	}()
+	exited, stop := startApp(t, app, logPath)
+	defer stop()
 
 	item := watcher.waitForItem(t, 60*time.Second)
 	conn := watcher.conn

@@ -13,16 +13,24 @@ import (
 	"dtp-personal/engine/fixture"
 )
 
+// dialServer opens a WebSocket to a server; the connection and the context
+// end with the test or when done is called.
+func dialServer(t *testing.T, addr string) (ctx context.Context, ws *websocket.Conn, done func()) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ws, _, err := websocket.Dial(ctx, "ws://"+addr, nil)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	return ctx, ws, func() { ws.CloseNow(); cancel() }
+}
+
 // pushTo sends events to a server over its WebSocket and waits for each OK.
 func pushTo(t *testing.T, addr string, evs ...*nostr.Event) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	ws, _, err := websocket.Dial(ctx, "ws://"+addr, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.CloseNow()
+	ctx, ws, done := dialServer(t, addr)
+	defer done()
 	for _, ev := range evs {
 		b, _ := json.Marshal([]any{"EVENT", ev})
 		if err := ws.Write(ctx, websocket.MessageText, b); err != nil {
@@ -42,13 +50,8 @@ func pushTo(t *testing.T, addr string, evs ...*nostr.Event) {
 // holds reports whether a server has stored the event with this id.
 func holds(t *testing.T, addr, id string) bool {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	ws, _, err := websocket.Dial(ctx, "ws://"+addr, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.CloseNow()
+	ctx, ws, done := dialServer(t, addr)
+	defer done()
 	b, _ := json.Marshal([]any{"REQ", "h", nostr.Filter{IDs: []string{id}}})
 	if err := ws.Write(ctx, websocket.MessageText, b); err != nil {
 		t.Fatal(err)
