@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 
 	"dtp-personal/engine"
@@ -14,7 +15,11 @@ import (
 // runDesktop starts the engine and the tray app in one process. Closing the
 // window leaves the engine running in the tray; Quit stops both.
 func runDesktop(c *cli) error {
-	eng, err := engine.Open(engine.Options{DataDir: c.data(), Listen: *c.listen})
+	// one signature checker fewer than cores: a sync must not starve the
+	// window's thread (BenchmarkGUILagDuringSync)
+	opts := engine.Options{DataDir: c.data(), Listen: *c.listen}
+	opts.Ingest.Workers = max(1, runtime.NumCPU()-1)
+	eng, err := engine.Open(opts)
 	if errors.Is(err, engine.ErrAlreadyRunning) {
 		if r, ok := engine.FindRunning(c.data()); ok {
 			return fmt.Errorf("dtp-personal is already running on %s (pid %d, listening on %s); use its tray icon", c.data(), r.PID, r.Listen)
