@@ -52,10 +52,15 @@ func (l *live) run(ctx context.Context) {
 	if !l.global {
 		wg.Go(func() { l.watchFrontier(ctx) })
 	}
-	for _, url := range l.r.relays() {
+	relays := l.r.relays()
+	for _, url := range relays {
 		wg.Go(func() { l.relayLoop(ctx, url) })
 	}
-	l.r.setState(status.StateLive)
+	if len(relays) > 0 {
+		// with no relay there is nothing live to follow: the pass's "partial
+		// (no-relays)" stays the state
+		l.r.setState(status.StateLive)
+	}
 	wg.Wait()
 }
 

@@ -186,7 +186,9 @@ func (r *Runner) runContinuous(ctx context.Context, global bool) {
 	defer func() { <-liveDone }()
 	for r.wait(ctx, nextUTCDay(r.cfg.Clock.Now())) {
 		r.runPass(ctx)
-		r.setState(status.StateLive)
+		if len(r.relays()) > 0 {
+			r.setState(status.StateLive)
+		}
 	}
 }
 
