@@ -90,25 +90,10 @@ func syncWithWindow(ctx context.Context, b *testing.B, display, busAddr, local s
 	b.Helper()
 	home := filepath.Join(local, "home")
 	reportPath := filepath.Join(local, "lag.json")
-	logPath := filepath.Join(local, "app.log")
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer logFile.Close()
 	app := exec.CommandContext(ctx, binary, "--data", local, "--listen", freeAddr(b))
-	app.Env = append(os.Environ(),
-		"DISPLAY="+display,
-		"DBUS_SESSION_BUS_ADDRESS="+busAddr,
-		"HOME="+home,
-		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
-		"XDG_DATA_HOME="+filepath.Join(home, ".local", "share"),
-		"LIBGL_ALWAYS_SOFTWARE=1",
-		ui.LagReportEnv+"="+reportPath,
-	)
-	app.Stdout, app.Stderr = logFile, logFile
+	app.Env = desktopEnv(display, busAddr, home, ui.LagReportEnv+"="+reportPath)
 	launched := time.Now()
-	exited, stop := startApp(b, app, logPath)
+	exited, stop := startApp(b, app, filepath.Join(local, "app.log"))
 	defer stop()
 	waitForWindow(b, display, "DTP Personal Server")
 

@@ -42,11 +42,31 @@ func requireDesktop(tb testing.TB, extra ...string) {
 	}
 }
 
-// startApp starts the app; exited yields its Wait result, and stop kills it
-// if it still runs and shows its log when the test failed.
+// desktopEnv is the environment of the app on a test display and session
+// bus, with its own home so nothing of the user's desktop is touched.
+func desktopEnv(display, busAddr, home string, extra ...string) []string {
+	return append(append(os.Environ(),
+		"DISPLAY="+display,
+		"DBUS_SESSION_BUS_ADDRESS="+busAddr,
+		"HOME="+home,
+		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+		"XDG_DATA_HOME="+filepath.Join(home, ".local", "share"),
+		"LIBGL_ALWAYS_SOFTWARE=1",
+	), extra...)
+}
+
+// startApp starts the app with its output in logPath; exited yields its
+// Wait result, and stop kills it if it still runs and shows its log when the
+// test failed.
 func startApp(tb testing.TB, app *exec.Cmd, logPath string) (exited chan error, stop func()) {
 	tb.Helper()
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	app.Stdout, app.Stderr = logFile, logFile
 	if err := app.Start(); err != nil {
+		logFile.Close()
 		tb.Fatal(err)
 	}
 	exited = make(chan error, 1)
@@ -56,6 +76,7 @@ func startApp(tb testing.TB, app *exec.Cmd, logPath string) (exited chan error, 
 			_ = app.Process.Kill()
 			<-exited
 		}
+		logFile.Close()
 		if tb.Failed() {
 			log, _ := os.ReadFile(logPath)
 			tb.Logf("app log:\n%s", log)
@@ -76,23 +97,10 @@ func TestGUIOnXvfb(t *testing.T) {
 
 	dataDir := filepath.Join(work, "data")
 	home := filepath.Join(work, "home")
-	env := append(os.Environ(),
-		"DISPLAY="+display,
-		"DBUS_SESSION_BUS_ADDRESS="+busAddr,
-		"HOME="+home,
-		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
-		"XDG_DATA_HOME="+filepath.Join(home, ".local", "share"),
-		"LIBGL_ALWAYS_SOFTWARE=1",
-	)
-	logPath := filepath.Join(work, "app.log")
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer logFile.Close()
+	env := desktopEnv(display, busAddr, home)
 	app := exec.CommandContext(ctx, bin, "--data", dataDir, "--listen", freeAddr(t))
-	app.Env, app.Stdout, app.Stderr = env, logFile, logFile
-	exited, stop := startApp(t, app, logPath)
+	app.Env = env
+	exited, stop := startApp(t, app, filepath.Join(work, "app.log"))
 	defer stop()
 
 	item := watcher.waitForItem(t, 60*time.Second)

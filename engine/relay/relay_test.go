@@ -30,18 +30,6 @@ func trustEvents(n int, base int64) []*nostr.Event {
 	return evs
 }
 
-func startRelay(t *testing.T, mode faultrelay.Mode, evs []*nostr.Event) *faultrelay.Relay {
-	t.Helper()
-	r, err := faultrelay.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(r.Close)
-	r.SetMode(mode)
-	r.Publish(evs...)
-	return r
-}
-
 func dial(t *testing.T, url string, opts relay.Options) *relay.Conn {
 	t.Helper()
 	c, err := relay.Dial(context.Background(), url, opts)
@@ -81,7 +69,7 @@ func TestFetchPagesThroughCaps(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			r := startRelay(t, tc.mode, trustEvents(tc.events, 1_700_000_000))
+			r := faultrelay.StartForTest(t, tc.mode, trustEvents(tc.events, 1_700_000_000)...)
 			c := dial(t, r.URL, relay.Options{})
 			got, st, err := fetchAll(c)
 			if err != nil {
@@ -102,7 +90,7 @@ func TestFetchPagesThroughCaps(t *testing.T) {
 
 func TestFetchFailures(t *testing.T) {
 	t.Run("saturated", func(t *testing.T) {
-		r := startRelay(t, faultrelay.Mode{}, trustEvents(relay.PageLimit*relay.MaxPages+1, 1_700_000_000))
+		r := faultrelay.StartForTest(t, faultrelay.Mode{}, trustEvents(relay.PageLimit*relay.MaxPages+1, 1_700_000_000)...)
 		_, st, err := fetchAll(dial(t, r.URL, relay.Options{}))
 		if !errors.Is(err, relay.ErrSaturated) || st.Pages != relay.MaxPages {
 			t.Fatalf("err %v after %d pages, want saturated after %d", err, st.Pages, relay.MaxPages)
@@ -113,21 +101,21 @@ func TestFetchFailures(t *testing.T) {
 		for _, ev := range evs {
 			ev.CreatedAt = 1_700_000_000 // no progress possible with until
 		}
-		r := startRelay(t, faultrelay.Mode{}, evs)
+		r := faultrelay.StartForTest(t, faultrelay.Mode{}, evs...)
 		_, _, err := fetchAll(dial(t, r.URL, relay.Options{}))
 		if !errors.Is(err, relay.ErrStalled) || relay.ConnectionError(err) {
 			t.Fatalf("err %v, want page stalled (not a connection error)", err)
 		}
 	})
 	t.Run("unresponsive", func(t *testing.T) {
-		r := startRelay(t, faultrelay.Mode{Stall: true}, trustEvents(10, 1_700_000_000))
+		r := faultrelay.StartForTest(t, faultrelay.Mode{Stall: true}, trustEvents(10, 1_700_000_000)...)
 		_, _, err := fetchAll(dial(t, r.URL, relay.Options{PageTimeout: 200 * time.Millisecond}))
 		if !errors.Is(err, relay.ErrTimeout) || !relay.ConnectionError(err) {
 			t.Fatalf("err %v, want timeout counted as connection failure", err)
 		}
 	})
 	t.Run("dropped mid-page", func(t *testing.T) {
-		r := startRelay(t, faultrelay.Mode{DropAfter: 50}, trustEvents(300, 1_700_000_000))
+		r := faultrelay.StartForTest(t, faultrelay.Mode{DropAfter: 50}, trustEvents(300, 1_700_000_000)...)
 		c := dial(t, r.URL, relay.Options{})
 		_, _, err := fetchAll(c)
 		if !relay.ConnectionError(err) || !c.Dropped() {
@@ -139,7 +127,7 @@ func TestFetchFailures(t *testing.T) {
 func TestAuthRequired(t *testing.T) {
 	evs := trustEvents(5, 1_700_000_000)
 	t.Run("with key", func(t *testing.T) {
-		r := startRelay(t, faultrelay.Mode{AuthRequired: true}, evs)
+		r := faultrelay.StartForTest(t, faultrelay.Mode{AuthRequired: true}, evs...)
 		sk := nostr.GeneratePrivateKey()
 		pk, _ := nostr.GetPublicKey(sk)
 		got, _, err := fetchAll(dial(t, r.URL, relay.Options{AuthKey: sk}))
@@ -151,7 +139,7 @@ func TestAuthRequired(t *testing.T) {
 		}
 	})
 	t.Run("without key", func(t *testing.T) {
-		r := startRelay(t, faultrelay.Mode{AuthRequired: true}, evs)
+		r := faultrelay.StartForTest(t, faultrelay.Mode{AuthRequired: true}, evs...)
 		_, _, err := fetchAll(dial(t, r.URL, relay.Options{}))
 		var closed *relay.ClosedError
 		if !errors.As(err, &closed) {
@@ -167,7 +155,7 @@ func TestAuthRequired(t *testing.T) {
 // once.
 func TestHealthTransitions(t *testing.T) {
 	clock := faultrelay.NewClock(time.Unix(1_700_000_000, 0))
-	r := startRelay(t, faultrelay.Mode{}, trustEvents(3, 1_700_000_000))
+	r := faultrelay.StartForTest(t, faultrelay.Mode{}, trustEvents(3, 1_700_000_000)...)
 	var savedMu sync.Mutex
 	var saved relay.Health
 	link := relay.NewLink(relay.NewHealth(r.URL), relay.Options{DialTimeout: time.Second}, clock,

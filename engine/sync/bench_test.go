@@ -48,7 +48,7 @@ func BenchmarkPull(b *testing.B) {
 			})
 		}
 	}
-	relay := startRelay(b, faultrelay.Mode{}, evs)
+	relay := faultrelay.StartForTest(b, faultrelay.Mode{}, evs...)
 	b.ResetTimer()
 	var total int64
 	for range b.N {

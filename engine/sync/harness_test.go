@@ -15,7 +15,6 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 
-	"dtp-personal/engine/internal/faultrelay"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
 )
@@ -245,18 +244,6 @@ func openStore(t testing.TB, relays ...string) *store.Store {
 		}
 	}
 	return st
-}
-
-func startRelay(t testing.TB, mode faultrelay.Mode, evs []*nostr.Event) *faultrelay.Relay {
-	t.Helper()
-	r, err := faultrelay.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(r.Close)
-	r.SetMode(mode)
-	r.Publish(evs...)
-	return r
 }
 
 // person is a deterministic key pair.

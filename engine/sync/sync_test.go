@@ -84,7 +84,7 @@ func newRig(t *testing.T, strategy string, root person, relays ...string) *rig {
 func TestPassStoresExactlyTheFrontiersEvents(t *testing.T) {
 	now := time.Now().Unix()
 	w := buildWoT(now)
-	relay := startRelay(t, faultrelay.Mode{CapLimit: 500, AdvertiseCap: true}, w.all)
+	relay := faultrelay.StartForTest(t, faultrelay.Mode{CapLimit: 500, AdvertiseCap: true}, w.all...)
 	rg := newRig(t, status.FrontierInterval, w.root, relay.URL)
 
 	cov, err := rg.runner.RunOnce(context.Background())
@@ -145,8 +145,8 @@ func TestPassStoresExactlyTheFrontiersEvents(t *testing.T) {
 func TestMidPassFailureKeepsCursors(t *testing.T) {
 	now := time.Now().Unix()
 	w := buildWoT(now)
-	good := startRelay(t, faultrelay.Mode{}, w.all)
-	bad := startRelay(t, faultrelay.Mode{}, w.all)
+	good := faultrelay.StartForTest(t, faultrelay.Mode{}, w.all...)
+	bad := faultrelay.StartForTest(t, faultrelay.Mode{}, w.all...)
 	rg := newRig(t, status.FrontierInterval, w.root, good.URL, bad.URL)
 	if cov, err := rg.runner.RunOnce(context.Background()); err != nil || cov.State != status.StateComplete {
 		t.Fatalf("first pass %+v %v", cov, err)
@@ -198,7 +198,7 @@ func TestMidPassFailureKeepsCursors(t *testing.T) {
 func TestFrontierContinuousDeliversNewEvents(t *testing.T) {
 	now := time.Now().Unix()
 	w := buildWoT(now)
-	relay := startRelay(t, faultrelay.Mode{}, w.all)
+	relay := faultrelay.StartForTest(t, faultrelay.Mode{}, w.all...)
 	rg := newRig(t, status.FrontierContinuous, w.root, relay.URL)
 	rg.runner.cfg.Resubscribe = 100 * time.Millisecond
 	ctx, cancel := context.WithCancel(context.Background())

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"testing"
 
 	"github.com/coder/websocket"
 	"github.com/nbd-wtf/go-nostr"
@@ -383,4 +384,17 @@ func (c *conn) push(added []*stored) {
 			}
 		}
 	}
+}
+
+// StartForTest starts a relay in mode holding evs, closed when the test ends.
+func StartForTest(tb testing.TB, mode Mode, evs ...*nostr.Event) *Relay {
+	tb.Helper()
+	r, err := Start()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(r.Close)
+	r.SetMode(mode)
+	r.Publish(evs...)
+	return r
 }
