@@ -22,7 +22,7 @@ import (
 	"dtp-personal/engine/server"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
-	syncer "dtp-personal/engine/sync"
+	"dtp-personal/engine/trustsync"
 	"dtp-personal/engine/validation"
 )
 
@@ -52,7 +52,7 @@ type Engine struct {
 	metrics *metrics.Registry
 	stats   *ingestStats
 	trust   trust
-	sync    *syncer.Runner
+	sync    *trustsync.Runner
 	authKey string // NIP-42 key of this data directory; never used to publish
 
 	settingsChanged chan struct{} // tells the sync runner to re-read settings

@@ -8,29 +8,29 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/status"
-	syncer "dtp-personal/engine/sync"
+	"dtp-personal/engine/trustsync"
 )
 
 // newSyncRunner adapts the engine's parts to the sync ports.
-func (e *Engine) newSyncRunner() *syncer.Runner {
-	var last *syncer.PassOutcome
+func (e *Engine) newSyncRunner() *trustsync.Runner {
+	var last *trustsync.PassOutcome
 	if v, ok, err := e.store.Setting(keyLastPass); err != nil {
 		e.log.Warn("read last sync pass", "err", err)
 	} else if ok {
-		last = new(syncer.PassOutcome)
+		last = new(trustsync.PassOutcome)
 		if err := json.Unmarshal([]byte(v), last); err != nil {
 			e.log.Warn("last sync pass record does not parse; treating as never synced", "err", err)
 			last = nil
 		}
 	}
-	return syncer.New(syncer.Config{
+	return trustsync.New(trustsync.Config{
 		Store:    e.store,
 		Sink:     syncSink{e},
 		Frontier: syncFrontier{e},
 		Settings: syncSettings{e},
 		Log:      e.log.With("part", "sync"),
 		LastPass: last,
-		OnPassFinished: func(o syncer.PassOutcome) {
+		OnPassFinished: func(o trustsync.PassOutcome) {
 			b, _ := json.Marshal(o)
 			if err := e.store.SetSetting(keyLastPass, string(b)); err != nil {
 				e.log.Warn("record sync pass", "err", err)

@@ -1,11 +1,11 @@
-// Package sync pulls the web-of-trust events of the sync frontier from the
+// Package trustsync pulls the web-of-trust events of the sync frontier from the
 // configured relays (SPEC §6): bounded interval passes, live subscriptions
 // (frontier or global), and the runner that switches strategies at run time.
 //
 // It never stores events itself: fetched events go to a Sink (the ingest
 // pipeline), cursors and relay health to a Store, and whose events to fetch
 // comes from a Frontier. The engine adapts its parts to these ports.
-package sync
+package trustsync
 
 import (
 	"context"

@@ -1,8 +1,8 @@
-package sync
+package trustsync
 
 import (
 	"context"
-	stdsync "sync"
+	"sync"
 
 	"github.com/nbd-wtf/go-nostr"
 )
@@ -20,9 +20,9 @@ type pageIngester struct {
 	sink  Sink
 	relay string
 	slots chan struct{}
-	wg    stdsync.WaitGroup
+	wg    sync.WaitGroup
 
-	mu  stdsync.Mutex
+	mu  sync.Mutex
 	err error
 }
 

@@ -1,9 +1,9 @@
-package sync
+package trustsync
 
 import (
 	"context"
 	"slices"
-	stdsync "sync"
+	"sync"
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
@@ -37,7 +37,7 @@ type live struct {
 	r      *Runner
 	global bool
 
-	mu      stdsync.Mutex
+	mu      sync.Mutex
 	authors []string
 	waiters []chan struct{}
 }
@@ -48,7 +48,7 @@ func newLive(r *Runner, global bool) *live {
 
 func (l *live) run(ctx context.Context) {
 	l.authors = trustFamily.normalizeKeys(l.r.cfg.Frontier.Authors())
-	var wg stdsync.WaitGroup
+	var wg sync.WaitGroup
 	if !l.global {
 		wg.Go(func() { l.watchFrontier(ctx) })
 	}
@@ -164,7 +164,7 @@ type liveSub struct {
 	sub    *relay.Sub
 	gap    bool // opened to fill a gap: its stored events count as gap events
 
-	mu    stdsync.Mutex
+	mu    sync.Mutex
 	eosed bool
 }
 
@@ -186,7 +186,7 @@ type session struct {
 	subs     []*liveSub
 	keys     []string  // authors subscribed (frontier mode)
 	lastGood time.Time // last moment everything received was ingested
-	mu       stdsync.Mutex
+	mu       sync.Mutex
 }
 
 // serve runs the connection until it drops, fails or ctx ends; it returns

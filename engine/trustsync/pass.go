@@ -1,4 +1,4 @@
-package sync
+package trustsync
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	stdsync "sync"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -31,10 +31,10 @@ type pass struct {
 
 	conns []*passConn
 
-	seenMu stdsync.Mutex
+	seenMu sync.Mutex
 	seen   map[[32]byte]struct{} // event ids handed to the sink in this pass
 
-	mu      stdsync.Mutex
+	mu      sync.Mutex
 	reasons map[string]bool
 	counts  map[string]int             // events admitted per family scope
 	cut     map[string]map[string]bool // cap reason -> keys left unfetched
@@ -46,7 +46,7 @@ type passConn struct {
 	conn    *relay.Conn
 	failure error // set once the relay failed; later batches are skipped
 
-	mu      stdsync.Mutex
+	mu      sync.Mutex
 	pending []store.Cursor // cursor writes not yet saved
 }
 
@@ -133,7 +133,7 @@ func (p *pass) run(ctx context.Context) (status.Coverage, error) {
 // connect opens every relay whose health allows an attempt (all of them on a
 // manual pass), in parallel.
 func (p *pass) connect(ctx context.Context, urls []string) {
-	var wg stdsync.WaitGroup
+	var wg sync.WaitGroup
 	for _, url := range urls {
 		link := p.r.link(url)
 		pc := &passConn{link: link}
@@ -257,7 +257,7 @@ func (p *pass) fetch(ctx context.Context, f *family, keys []string) error {
 		p.r.setProgress(status.Progress{Pass: f.scope, Done: int(done.Add(int64(n))), Total: total})
 	}
 	errs := make(chan error, len(live))
-	var wg stdsync.WaitGroup
+	var wg sync.WaitGroup
 	for _, pc := range live {
 		wg.Go(func() { errs <- p.fetchRelay(ctx, pc, f, keys, progress) })
 	}
@@ -287,8 +287,8 @@ func (p *pass) fetchRelay(ctx context.Context, pc *passConn, f *family, keys []s
 	}
 	work := make(chan batch)
 	var fatal error
-	var fatalOnce stdsync.Once
-	var wg stdsync.WaitGroup
+	var fatalOnce sync.Once
+	var wg sync.WaitGroup
 	for range p.r.cfg.Parallel {
 		wg.Go(func() {
 			for b := range work {

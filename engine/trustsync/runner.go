@@ -1,11 +1,11 @@
-package sync
+package trustsync
 
 import (
 	"context"
 	"log/slog"
 	"maps"
 	"slices"
-	stdsync "sync"
+	"sync"
 	"time"
 
 	"dtp-personal/engine/relay"
@@ -45,9 +45,9 @@ type Runner struct {
 	cfg     Config
 	metrics metrics
 	syncNow chan struct{}
-	passMu  stdsync.Mutex // one pass at a time
+	passMu  sync.Mutex // one pass at a time
 
-	mu         stdsync.Mutex
+	mu         sync.Mutex
 	links      map[string]*relay.Link
 	saved      map[string]relay.Health // last persisted health per relay
 	relayState map[string]string

@@ -1,4 +1,4 @@
-package sync
+package trustsync
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	stdsync "sync"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -22,7 +22,7 @@ import (
 // memSink keeps the slot winner of every event it is given (a stand-in for
 // the ingest pipeline: no signature work).
 type memSink struct {
-	mu    stdsync.Mutex
+	mu    sync.Mutex
 	byID  map[string]*nostr.Event
 	slots map[string]*nostr.Event
 	// afterIngest runs after a batch stored something (outside the lock),
@@ -101,7 +101,7 @@ type bfsFrontier struct {
 	maxDepth int
 	clock    func() time.Time
 
-	mu            stdsync.Mutex
+	mu            sync.Mutex
 	authors       []string
 	truncs        []status.Truncation
 	claimsFetched []string
@@ -210,7 +210,7 @@ func (f *bfsFrontier) SetEventTruncations(ts []status.Truncation) {
 
 // fixedSettings are settings that change only when a test says so.
 type fixedSettings struct {
-	mu       stdsync.Mutex
+	mu       sync.Mutex
 	strategy string
 	interval int
 	limits   status.Limits

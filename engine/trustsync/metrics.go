@@ -1,7 +1,7 @@
-package sync
+package trustsync
 
 import (
-	stdsync "sync"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -40,7 +40,7 @@ type RelayMetrics struct {
 }
 
 type metrics struct {
-	mu       stdsync.Mutex
+	mu       sync.Mutex
 	relays   map[string]*relayCounters
 	passes   atomic.Int64
 	lastPass atomic.Int64 // nanoseconds
