@@ -1,0 +1,113 @@
+package reposync
+
+import (
+	"fmt"
+
+	"github.com/nbd-wtf/go-nostr"
+
+	"dtp-personal/engine/validation"
+)
+
+// Rules of acceptance, each named in the refusal (`OK false` message).
+const (
+	RuleNotListed       = "announcement does not list this server"
+	RuleNotMaintainer   = "state event not by a maintainer"
+	RuleNotAboutRepo    = "not about a repository this server keeps"
+	RuleAnnouncementNoD = "announcement has no d tag"
+)
+
+// Refusal is an event this profile does not keep. Wants names what, once
+// held, could change the answer (a repository reference, "d:<id>" for any
+// announcement of that id, or a root event id): relays deliver out of
+// order, so such an event is kept aside and checked again. Ends is set when
+// the owner's newer announcement no longer lists this server: the held one
+// must go.
+type Refusal struct {
+	validation.Rejection
+	Wants []string
+	Ends  *Announcement
+}
+
+func refuse(rule string, wants ...string) *Refusal {
+	return &Refusal{Rejection: validation.Rejection{Prefix: "blocked", Rule: rule}, Wants: wants}
+}
+
+// Admit decides whether a verified event is kept by the repository profile
+// (SPEC §8, issue "Repository sync" §1). Trust kinds never reach it. It
+// returns nil or a *Refusal (or a *validation.Rejection for malformed events).
+func (ix *Index) Admit(ev *nostr.Event) error {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if len(ix.services) == 0 {
+		return &validation.Rejection{Prefix: "blocked", Rule: fmt.Sprintf("kind %d is not kept by this server", ev.Kind)}
+	}
+	switch ev.Kind {
+	case KindAnnouncement:
+		return ix.admitAnnouncement(ev)
+	case KindState:
+		return ix.admitState(ev)
+	}
+	return ix.admitTagged(ev)
+}
+
+// admitAnnouncement: listing us, or by a maintainer of a held repository of
+// the same id (GRASP-01's maintainer exception). The owner's newer one
+// without us ends the repository.
+func (ix *Index) admitAnnouncement(ev *nostr.Event) error {
+	a := ParseAnnouncement(ev, ix.normalize)
+	if a.D == "" {
+		return &validation.Rejection{Prefix: "invalid", Rule: RuleAnnouncementNoD}
+	}
+	if a.Lists(ix.services) {
+		return nil
+	}
+	if maintains, _ := ix.maintainsHeld(a.Owner, a.D, a.Owner); maintains {
+		return nil
+	}
+	r := refuse(RuleNotListed, dKey(a.D))
+	if held := ix.held(a.Owner, a.D); held != nil && beats(a.CreatedAt, a.ID, held.CreatedAt, held.ID) {
+		ended := *held
+		r.Ends, r.Wants = &ended, nil
+	}
+	return r
+}
+
+// admitState: a 30618 of a held repository's id by a member of that
+// repository's recursive maintainer set.
+func (ix *Index) admitState(ev *nostr.Event) error {
+	d := ev.Tags.GetD()
+	maintains, heldAny := ix.maintainsHeld(ev.PubKey, d, "")
+	switch {
+	case maintains:
+		return nil
+	case heldAny:
+		return refuse(RuleNotMaintainer, dKey(d))
+	}
+	return refuse(RuleNotAboutRepo, dKey(d))
+}
+
+// admitTagged: root events naming a held repository, and any event naming a
+// held repository (layer 2) or a held root event (layer 3).
+func (ix *Index) admitTagged(ev *nostr.Event) error {
+	var wants []string
+	for _, v := range taggedRefs(ev) {
+		if ix.heldRef(v) != nil {
+			return nil
+		}
+		if _, _, ok := ParseRef(v); ok {
+			wants = append(wants, v)
+		}
+	}
+	for _, v := range taggedIDs(ev) {
+		if k, ok := parseEventKey(v); ok {
+			if _, held := ix.roots[k]; held {
+				return nil
+			}
+			wants = append(wants, v)
+		}
+	}
+	if len(wants) == 0 && !IsRootKind(ev.Kind) {
+		return &validation.Rejection{Prefix: "blocked", Rule: fmt.Sprintf("kind %d is not kept by this server", ev.Kind)}
+	}
+	return refuse(RuleNotAboutRepo, wants...)
+}

@@ -1,0 +1,234 @@
+package reposync
+
+import (
+	"slices"
+	"sync"
+
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// annKey is an announcement's slot: (pubkey, d).
+type annKey struct{ pubkey, d string }
+
+// Index is what acceptance asks: the held announcements and root events.
+// The ingest pipeline reads it from its verify workers while the commit
+// listener updates it, hence the RWMutex.
+type Index struct {
+	normalize Normalizer
+
+	mu       sync.RWMutex
+	services []string
+	anns     map[annKey]*Announcement // every announcement held (listing us, or a maintainer's)
+	byD      map[string][]annKey      // d → the announcements of that d
+	roots    map[eventKey][]RepoRef   // held root event → the held repos it belongs to
+}
+
+// NewIndex is an empty index for our service URLs (normalised).
+func NewIndex(services []string, normalize Normalizer) *Index {
+	return &Index{
+		normalize: normalize, services: slices.Clone(services),
+		anns: map[annKey]*Announcement{}, byD: map[string][]annKey{}, roots: map[eventKey][]RepoRef{},
+	}
+}
+
+// Enabled reports whether the profile is on: it needs a service URL.
+func (ix *Index) Enabled() bool {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return len(ix.services) > 0
+}
+
+// Services are our service URLs.
+func (ix *Index) Services() []string {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return slices.Clone(ix.services)
+}
+
+// SetServices changes our service URLs; which repositories are held follows.
+func (ix *Index) SetServices(services []string) {
+	ix.mu.Lock()
+	ix.services = slices.Clone(services)
+	ix.mu.Unlock()
+}
+
+// putAnnouncement records a held announcement (the newer one of its slot).
+func (ix *Index) putAnnouncement(a *Announcement) {
+	k := annKey{a.Owner, a.D}
+	if old, ok := ix.anns[k]; ok && !beats(a.CreatedAt, a.ID, old.CreatedAt, old.ID) {
+		return
+	}
+	if _, ok := ix.anns[k]; !ok {
+		ix.byD[a.D] = append(ix.byD[a.D], k)
+	}
+	ix.anns[k] = a
+}
+
+func (ix *Index) removeAnnouncement(k annKey) {
+	if _, ok := ix.anns[k]; !ok {
+		return
+	}
+	delete(ix.anns, k)
+	ix.byD[k.d] = slices.DeleteFunc(ix.byD[k.d], func(x annKey) bool { return x == k })
+	if len(ix.byD[k.d]) == 0 {
+		delete(ix.byD, k.d)
+	}
+}
+
+// putRoot links a root event to the held repositories it names.
+func (ix *Index) putRoot(id string, refs []RepoRef) {
+	k, ok := parseEventKey(id)
+	if !ok || len(refs) == 0 {
+		return
+	}
+	for _, r := range refs {
+		if !slices.Contains(ix.roots[k], r) {
+			ix.roots[k] = append(ix.roots[k], r)
+		}
+	}
+}
+
+// held returns the announcement of a repository this server keeps: the
+// owner's, listing our service. Callers hold mu.
+func (ix *Index) held(owner, d string) *Announcement {
+	a := ix.anns[annKey{owner, d}]
+	if a == nil || !a.Lists(ix.services) {
+		return nil
+	}
+	return a
+}
+
+// heldRef is held for a reference string.
+func (ix *Index) heldRef(ref string) *Announcement {
+	owner, d, ok := ParseRef(ref)
+	if !ok {
+		return nil
+	}
+	return ix.held(owner, d)
+}
+
+// maintainers is the recursive maintainer set of owner's repository d:
+// the owner, the maintainers its announcement lists, the maintainers their
+// own announcements of d list, and so on. Callers hold mu.
+func (ix *Index) maintainers(owner, d string) []string {
+	set := []string{owner}
+	for i := 0; i < len(set); i++ {
+		a := ix.anns[annKey{set[i], d}]
+		if a == nil {
+			continue
+		}
+		for _, m := range a.Maintainers {
+			if !slices.Contains(set, m) {
+				set = append(set, m)
+			}
+		}
+	}
+	return set
+}
+
+// Maintainers is the recursive maintainer set of a repository, sorted.
+func (ix *Index) Maintainers(ref RepoRef) []string {
+	owner, d, ok := ParseRef(string(ref))
+	if !ok {
+		return nil
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	set := ix.maintainers(owner, d)
+	slices.Sort(set)
+	return set
+}
+
+// maintainsHeld reports whether pubkey is in the maintainer set of a held
+// repository with id d, leaving out the repository owned by skip ("" for
+// none); heldAny says whether any such repository is held. Callers hold mu.
+func (ix *Index) maintainsHeld(pubkey, d, skip string) (maintains, heldAny bool) {
+	for _, k := range ix.byD[d] {
+		if k.pubkey == skip || ix.held(k.pubkey, d) == nil {
+			continue
+		}
+		heldAny = true
+		if slices.Contains(ix.maintainers(k.pubkey, d), pubkey) {
+			return true, true
+		}
+	}
+	return false, heldAny
+}
+
+// HeldRepos lists the references of every held repository, sorted.
+func (ix *Index) HeldRepos() []RepoRef {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	var out []RepoRef
+	for k, a := range ix.anns {
+		if a.Lists(ix.services) {
+			out = append(out, MakeRef(k.pubkey, k.d))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Announcement is the held announcement of ref, if any.
+func (ix *Index) Announcement(ref RepoRef) (Announcement, bool) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if a := ix.heldRef(string(ref)); a != nil {
+		return *a, true
+	}
+	return Announcement{}, false
+}
+
+// Apply updates the index with a committed event and returns what the plan
+// must learn from it (nil when nothing) and the dependency keys it
+// satisfies (for events kept aside).
+func (ix *Index) Apply(ev *nostr.Event) (*Change, []string) {
+	switch {
+	case ev.Kind == KindAnnouncement:
+		a := ParseAnnouncement(ev, ix.normalize)
+		ix.mu.Lock()
+		ix.putAnnouncement(&a)
+		ix.mu.Unlock()
+		return &Change{Announcement: &a}, []string{string(a.Ref()), dKey(a.D)}
+	case IsRootKind(ev.Kind):
+		ix.mu.Lock()
+		var refs []RepoRef
+		for _, r := range rootRefs(ev) {
+			if ix.heldRef(string(r)) != nil {
+				refs = append(refs, r)
+			}
+		}
+		ix.putRoot(ev.ID, refs)
+		ix.mu.Unlock()
+		if len(refs) == 0 {
+			return nil, nil
+		}
+		return &Change{Root: ev.ID, RootRefs: refs}, []string{ev.ID}
+	}
+	return nil, nil
+}
+
+// End forgets a repository whose owner published an announcement that no
+// longer lists this server; the plan drops its filters.
+func (ix *Index) End(ref RepoRef) *Change {
+	owner, d, ok := ParseRef(string(ref))
+	if !ok {
+		return nil
+	}
+	ix.mu.Lock()
+	ix.removeAnnouncement(annKey{owner, d})
+	ix.mu.Unlock()
+	return &Change{Ended: ref}
+}
+
+// dKey is the dependency key "any announcement of repository id d".
+func dKey(d string) string { return "d:" + d }
+
+// beats reports whether event a wins a slot against b: newer created_at,
+// ties to the lexically lower id (SPEC §2.3).
+func beats(aAt int64, aID string, bAt int64, bID string) bool {
+	if aAt != bAt {
+		return aAt > bAt
+	}
+	return aID < bID
+}

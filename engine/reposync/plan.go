@@ -1,0 +1,237 @@
+package reposync
+
+import (
+	"maps"
+	"slices"
+)
+
+// Change is one fact the plan learns from the committed stream.
+type Change struct {
+	Announcement *Announcement // a stored announcement (the newest of its slot)
+	Ended        RepoRef       // a repository this server stopped keeping
+	Root         string        // a stored root event id ...
+	RootRefs     []RepoRef     // ... and the held repositories it belongs to
+}
+
+// Plan is the design's two maps: the root events of each followed
+// repository, and each sync relay's repositories (whose root events come
+// from the first map). A repository is followed while its owner's
+// announcement lists our service; its sync relays are the announcement's
+// other relays. The bootstrap relay is always a sync relay (for discovery:
+// layer 1 finds announcements that list us), with the repositories whose
+// announcements name it.
+type Plan struct {
+	services  []string
+	bootstrap string
+	repos     map[RepoRef]*followed
+	relays    map[string]map[RepoRef]struct{}
+}
+
+// followed is one followed repository.
+type followed struct {
+	relays []string // its sync relays (not ours), sorted
+	roots  []eventKey
+}
+
+// NewPlan is an empty plan for our service URLs and bootstrap relay ("" = none).
+func NewPlan(services []string, bootstrap string) *Plan {
+	p := &Plan{services: slices.Clone(services), bootstrap: bootstrap,
+		repos: map[RepoRef]*followed{}, relays: map[string]map[RepoRef]struct{}{}}
+	if bootstrap != "" {
+		p.relays[bootstrap] = map[RepoRef]struct{}{}
+	}
+	return p
+}
+
+// RelayDelta is what one sync relay's connection must do after a window.
+type RelayDelta struct {
+	Relay string
+	Open  bool      // a new sync relay: connect with the full filters
+	Close bool      // no repository left (never the bootstrap relay)
+	Refs  []RepoRef // repositories newly on this relay: incremental layer 1–2 filters
+	Roots []string  // root events newly followed here: incremental layer 3 filters
+	// Shrunk: a repository left this relay; its filters go at the next
+	// consolidation.
+	Shrunk bool
+}
+
+// Apply folds a window's changes into the plan and returns, per relay in
+// URL order, what its connection must do.
+func (p *Plan) Apply(changes []Change) []RelayDelta {
+	deltas := map[string]*RelayDelta{}
+	p.fold(changes, func(relay string) *RelayDelta {
+		d := deltas[relay]
+		if d == nil {
+			d = &RelayDelta{Relay: relay}
+			deltas[relay] = d
+		}
+		return d
+	})
+	out := make([]RelayDelta, 0, len(deltas))
+	for _, relay := range slices.Sorted(maps.Keys(deltas)) {
+		d := deltas[relay]
+		if relay != p.bootstrap && len(p.relays[relay]) == 0 {
+			delete(p.relays, relay)
+			if d.Open {
+				continue // opened and emptied within one window: never connected
+			}
+			d = &RelayDelta{Relay: relay, Close: true}
+		}
+		out = append(out, *d)
+	}
+	return out
+}
+
+// fold applies changes, telling delta what each relay must do.
+func (p *Plan) fold(changes []Change, delta func(string) *RelayDelta) {
+	for _, c := range changes {
+		switch {
+		case c.Announcement != nil:
+			p.announce(c.Announcement, delta)
+		case c.Ended != "":
+			p.unfollow(c.Ended, delta)
+		case c.Root != "":
+			p.addRoot(c.Root, c.RootRefs, delta)
+		}
+	}
+}
+
+// announce follows, updates or unfollows a repository from its newest
+// announcement.
+func (p *Plan) announce(a *Announcement, delta func(string) *RelayDelta) {
+	ref := a.Ref()
+	if !a.Lists(p.services) {
+		if _, ok := p.repos[ref]; ok {
+			p.unfollow(ref, delta)
+		}
+		return
+	}
+	f := p.repos[ref]
+	if f == nil {
+		f = &followed{}
+		p.repos[ref] = f
+	}
+	next := p.syncRelays(a)
+	for _, r := range f.relays {
+		if !slices.Contains(next, r) {
+			p.leave(r, ref, delta)
+		}
+	}
+	for _, r := range next {
+		if !slices.Contains(f.relays, r) {
+			p.join(r, ref, f, delta)
+		}
+	}
+	f.relays = next
+	// a changed maintainer list changes the state filter of every relay
+	for _, r := range f.relays {
+		d := delta(r)
+		if !slices.Contains(d.Refs, ref) {
+			d.Refs = append(d.Refs, ref)
+		}
+	}
+}
+
+// syncRelays are an announcement's relays that are not ours.
+func (p *Plan) syncRelays(a *Announcement) []string {
+	var out []string
+	for _, r := range a.Relays {
+		if !slices.Contains(p.services, r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func (p *Plan) join(relay string, ref RepoRef, f *followed, delta func(string) *RelayDelta) {
+	repos, ok := p.relays[relay]
+	if !ok {
+		repos = map[RepoRef]struct{}{}
+		p.relays[relay] = repos
+		delta(relay).Open = true
+	}
+	repos[ref] = struct{}{}
+	d := delta(relay)
+	d.Refs = append(d.Refs, ref)
+	for _, k := range f.roots {
+		d.Roots = append(d.Roots, k.String())
+	}
+}
+
+func (p *Plan) leave(relay string, ref RepoRef, delta func(string) *RelayDelta) {
+	delete(p.relays[relay], ref)
+	delta(relay).Shrunk = true
+}
+
+func (p *Plan) unfollow(ref RepoRef, delta func(string) *RelayDelta) {
+	f := p.repos[ref]
+	if f == nil {
+		return
+	}
+	for _, r := range f.relays {
+		p.leave(r, ref, delta)
+	}
+	delete(p.repos, ref)
+}
+
+func (p *Plan) addRoot(id string, refs []RepoRef, delta func(string) *RelayDelta) {
+	k, ok := parseEventKey(id)
+	if !ok {
+		return
+	}
+	for _, ref := range refs {
+		f := p.repos[ref]
+		if f == nil || slices.Contains(f.roots, k) {
+			continue
+		}
+		f.roots = append(f.roots, k)
+		for _, r := range f.relays {
+			d := delta(r)
+			if !slices.Contains(d.Roots, id) {
+				d.Roots = append(d.Roots, id)
+			}
+		}
+	}
+}
+
+// Relays lists the sync relays, sorted.
+func (p *Plan) Relays() []string { return slices.Sorted(maps.Keys(p.relays)) }
+
+// RelayRepos lists the repositories a relay serves, sorted.
+func (p *Plan) RelayRepos(relay string) []RepoRef {
+	return slices.Sorted(maps.Keys(p.relays[relay]))
+}
+
+// Repos lists the followed repositories, sorted.
+func (p *Plan) Repos() []RepoRef { return slices.Sorted(maps.Keys(p.repos)) }
+
+// Roots lists a followed repository's root event ids, sorted.
+func (p *Plan) Roots(ref RepoRef) []string {
+	f := p.repos[ref]
+	if f == nil {
+		return nil
+	}
+	out := make([]string, len(f.roots))
+	for i, k := range f.roots {
+		out[i] = k.String()
+	}
+	slices.Sort(out)
+	return out
+}
+
+// RootCount is the number of (repository, root event) pairs followed.
+func (p *Plan) RootCount() int {
+	n := 0
+	for _, f := range p.repos {
+		n += len(f.roots)
+	}
+	return n
+}
+
+// RepoRelays lists a followed repository's sync relays.
+func (p *Plan) RepoRelays(ref RepoRef) []string {
+	if f := p.repos[ref]; f != nil {
+		return slices.Clone(f.relays)
+	}
+	return nil
+}

@@ -1,0 +1,182 @@
+package reposync
+
+import (
+	"context"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+
+	"dtp-personal/engine/fixture"
+	"dtp-personal/engine/internal/faultrelay"
+	"dtp-personal/engine/store"
+)
+
+const (
+	bootstrapA = "wss://a.example"
+	relayC     = "wss://c.example"
+	relayD     = "wss://d.example"
+)
+
+// follow runs events through the index and folds their changes into plan,
+// as the self-subscriber does at the end of a window.
+func follow(t *testing.T, ix *Index, p *Plan, evs ...*nostr.Event) []RelayDelta {
+	t.Helper()
+	var cs []Change
+	for _, ev := range evs {
+		if err := ix.Admit(ev); err != nil {
+			t.Fatalf("admit %d: %v", ev.Kind, err)
+		}
+		if c, _ := ix.Apply(ev); c != nil {
+			cs = append(cs, *c)
+		}
+	}
+	return p.Apply(cs)
+}
+
+func deltaOf(ds []RelayDelta, relay string) RelayDelta {
+	for _, d := range ds {
+		if d.Relay == relay {
+			return d
+		}
+	}
+	return RelayDelta{}
+}
+
+func TestPlanFollowsAnnouncementsAndRoots(t *testing.T) {
+	ix := NewIndex([]string{ourService}, normalize)
+	p := NewPlan([]string{ourService}, bootstrapA)
+	ref := RepoRef(fixture.RepoRef(owner.Pubkey, "tool"))
+
+	ds := follow(t, ix, p, owner.Announce("tool", []string{ourService, relayB, "WSS://C.example/"}, nil, 100))
+	if b := deltaOf(ds, relayB); !b.Open || !slices.Equal(b.Refs, []RepoRef{ref}) {
+		t.Fatalf("B after the announcement: %+v", b)
+	}
+	if got := p.Relays(); !slices.Equal(got, []string{bootstrapA, relayB, relayC}) {
+		t.Fatalf("sync relays %v", got)
+	}
+
+	issue := stranger.Root(KindIssue, "bug", 110, string(ref))
+	ds = follow(t, ix, p, issue)
+	for _, r := range []string{relayB, relayC} {
+		if d := deltaOf(ds, r); d.Open || !slices.Equal(d.Roots, []string{issue.ID}) {
+			t.Fatalf("%s after a new issue: %+v, want only the incremental root", r, d)
+		}
+	}
+	if d := deltaOf(ds, bootstrapA); d.Relay != "" {
+		t.Fatalf("bootstrap relay touched by a root of a repository it does not list: %+v", d)
+	}
+
+	// a newer announcement naming D and dropping C
+	ds = follow(t, ix, p, owner.Announce("tool", []string{ourService, relayB, relayD}, nil, 120))
+	if d := deltaOf(ds, relayD); !d.Open || !slices.Equal(d.Roots, []string{issue.ID}) || !slices.Equal(d.Refs, []RepoRef{ref}) {
+		t.Fatalf("D: %+v, want a new connection with the repository's history", d)
+	}
+	if d := deltaOf(ds, relayC); !d.Close {
+		t.Fatalf("C: %+v, want closed", d)
+	}
+
+	// the owner ends the repository: B and D close, the bootstrap relay stays
+	ds = p.Apply([]Change{*ix.End(ref)})
+	if !deltaOf(ds, relayB).Close || !deltaOf(ds, relayD).Close || deltaOf(ds, bootstrapA).Close {
+		t.Fatalf("after the end: %+v", ds)
+	}
+	if got := p.Relays(); !slices.Equal(got, []string{bootstrapA}) {
+		t.Fatalf("sync relays after the end: %v", got)
+	}
+}
+
+// The maps rebuilt from the database equal the maps the self-subscriber
+// kept while the events arrived.
+func TestLoadRebuildsTheSameMaps(t *testing.T) {
+	st, err := store.Open(filepath.Join(t.TempDir(), "dtp.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ix := NewIndex([]string{ourService}, normalize)
+	live := NewPlan([]string{ourService}, bootstrapA)
+	ref1 := fixture.RepoRef(owner.Pubkey, "tool")
+	ref2 := fixture.RepoRef(maint.Pubkey, "lib")
+	evs := []*nostr.Event{
+		owner.Announce("tool", []string{ourService, relayB}, []string{maint.Pubkey}, 100),
+		maint.Announce("lib", []string{ourService, relayC, relayB}, nil, 100),
+		maint.Announce("tool", []string{relayB}, nil, 100), // maintainer's, not listing us
+		stranger.Root(KindPatch, "two repos", 110, ref1, ref2),
+		stranger.Root(KindIssue, "one", 111, ref2),
+		owner.Announce("tool", []string{ourService, relayD}, []string{maint.Pubkey}, 120), // moves to D
+	}
+	for _, ev := range evs {
+		follow(t, ix, live, ev)
+		if _, err := st.SaveBatch([]*nostr.Event{ev}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, loaded, err := Load(context.Background(), st, []string{ourService}, bootstrapA, normalize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(sortedMaps(loaded), sortedMaps(live)) {
+		t.Fatalf("rebuilt maps differ:\nloaded %+v\nlive   %+v", sortedMaps(loaded), sortedMaps(live))
+	}
+	if n := live.RootCount(); n != 3 {
+		t.Fatalf("root pairs %d, want 3 (the patch under both repositories, the issue under one)", n)
+	}
+}
+
+// sortedMaps renders the plan's two maps in a comparable form.
+func sortedMaps(p *Plan) map[string][]string {
+	out := map[string][]string{}
+	for _, ref := range p.Repos() {
+		out["repo "+string(ref)] = p.Roots(ref)
+	}
+	for _, r := range p.Relays() {
+		var refs []string
+		for _, ref := range p.RelayRepos(r) {
+			refs = append(refs, string(ref))
+		}
+		out["relay "+r] = refs
+	}
+	return out
+}
+
+// The window opens at its first change and is not extended by later ones.
+func TestWindowStartsAtFirstChangeAndDoesNotReset(t *testing.T) {
+	clock := faultrelay.NewClock(time.Unix(1000, 0))
+	flushed := make(chan []Change, 4)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w := NewWindow(ctx, clock, WindowLength, func(cs []Change) { flushed <- cs })
+
+	w.Add(Change{Root: "1"})
+	clock.Advance(3 * time.Second)
+	w.Add(Change{Root: "2"})
+	clock.Advance(1999 * time.Millisecond) // 4.999 s after the first change
+	select {
+	case cs := <-flushed:
+		t.Fatalf("flushed early: %v", cs)
+	case <-time.After(50 * time.Millisecond):
+	}
+	clock.Advance(time.Millisecond) // 5 s after the first, 2 s after the second
+	select {
+	case cs := <-flushed:
+		if len(cs) != 2 {
+			t.Fatalf("flushed %d changes, want both", len(cs))
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("window did not close 5 s after its first change")
+	}
+	w.Add(Change{Root: "3"})
+	clock.Advance(WindowLength)
+	select {
+	case cs := <-flushed:
+		if len(cs) != 1 || cs[0].Root != "3" {
+			t.Fatalf("second window: %v", cs)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("second window did not close")
+	}
+}
