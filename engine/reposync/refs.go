@@ -75,6 +75,7 @@ type Announcement struct {
 	ID          string
 	Owner       string
 	D           string
+	Name        string
 	CreatedAt   int64
 	Relays      []string // normalised, sorted, unique; unparseable URLs left out
 	Maintainers []string // hex pubkeys, sorted, unique, not the owner
@@ -84,7 +85,7 @@ type Announcement struct {
 // count; maintainers that are not hex pubkeys are ignored.
 func ParseAnnouncement(ev *nostr.Event, normalize Normalizer) Announcement {
 	repo := nip34.ParseRepository(*ev)
-	a := Announcement{ID: ev.ID, Owner: ev.PubKey, D: repo.ID, CreatedAt: int64(ev.CreatedAt)}
+	a := Announcement{ID: ev.ID, Owner: ev.PubKey, D: repo.ID, Name: repo.Name, CreatedAt: int64(ev.CreatedAt)}
 	for _, u := range repo.Relays {
 		if n, err := normalize(u); err == nil {
 			a.Relays = append(a.Relays, n)

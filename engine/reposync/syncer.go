@@ -1,0 +1,305 @@
+package reposync
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/nbd-wtf/go-nostr"
+
+	"dtp-personal/engine/status"
+	"dtp-personal/engine/store"
+)
+
+// SourcePrefix marks events this profile fetched ("reposync:<relay>"): only
+// those are kept aside when refused, since a pushing client hears its
+// refusal and may send again.
+const SourcePrefix = "reposync:"
+
+// Store is what the profile needs of the database (*store.Store fits).
+type Store interface {
+	EventSource
+	Supersede(ev *nostr.Event) (ended string, err error)
+	RelayHealth(url string) (store.RelayHealth, bool, error)
+	SaveRelayHealth(h store.RelayHealth) error
+}
+
+// Sink takes fetched events: it returns once they are committed or refused.
+type Sink interface {
+	Ingest(ctx context.Context, relay string, evs []*nostr.Event) (stored int, err error)
+}
+
+// Config wires a Syncer. Zero values take the defaults.
+type Config struct {
+	Store     Store
+	Sink      Sink
+	Normalize Normalizer
+	Clock     Clock        // default: the wall clock
+	Log       *slog.Logger // default: slog.Default()
+	Window    WindowConfig
+	Conn      ConnConfig
+}
+
+// WindowConfig sizes the self-subscriber's window and the events kept aside.
+type WindowConfig struct {
+	Length   time.Duration // default WindowLength
+	AsideMax int           // default AsideMax
+	AsideTTL time.Duration // default AsideTTL
+}
+
+// Syncer is the repository-sync profile: acceptance for the ingest
+// pipeline, the self-subscriber on its commits, and one connection per sync
+// relay.
+type Syncer struct {
+	cfg   Config
+	aside *Aside
+
+	mu        sync.Mutex
+	ix        *Index
+	plan      *Plan
+	bootstrap string
+	window    *Window
+	runCtx    context.Context
+	conns     map[string]*relayConn
+	counts    map[string]*relayCounts // per relay, kept across reconnects and reconfigurations
+}
+
+// New loads the profile's state from the database for our service URLs and
+// bootstrap relay ("" = none). Nothing connects until Run.
+func New(ctx context.Context, cfg Config, services []string, bootstrap string) (*Syncer, error) {
+	if cfg.Clock == nil {
+		cfg.Clock = systemClock{}
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.Window.Length <= 0 {
+		cfg.Window.Length = WindowLength
+	}
+	if cfg.Window.AsideMax <= 0 {
+		cfg.Window.AsideMax = AsideMax
+	}
+	if cfg.Window.AsideTTL <= 0 {
+		cfg.Window.AsideTTL = AsideTTL
+	}
+	cfg.Conn = cfg.Conn.withDefaults()
+	s := &Syncer{cfg: cfg, aside: NewAside(cfg.Clock, cfg.Window.AsideMax, cfg.Window.AsideTTL),
+		conns: map[string]*relayConn{}, counts: map[string]*relayCounts{}}
+	if err := s.load(ctx, services, bootstrap); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Syncer) load(ctx context.Context, services []string, bootstrap string) error {
+	if len(services) == 0 {
+		bootstrap = "" // the profile is off: nothing to discover
+	}
+	ix, plan, err := Load(ctx, s.cfg.Store, services, bootstrap, s.cfg.Normalize)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.ix, s.plan, s.bootstrap = ix, plan, bootstrap
+	s.mu.Unlock()
+	return nil
+}
+
+func (s *Syncer) index() *Index {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ix
+}
+
+// Admit is the ingest pipeline's acceptance check for every kind that is
+// not a trust kind; ev's signature is already verified. A refused event this
+// profile fetched is kept aside when what it depends on may still arrive;
+// an owner's newer announcement that no longer lists us ends its repository.
+func (s *Syncer) Admit(ev *nostr.Event, source string) error {
+	err := s.index().Admit(ev)
+	var r *Refusal
+	if !errors.As(err, &r) {
+		return err
+	}
+	if r.Ends != nil {
+		if _, serr := s.cfg.Store.Supersede(ev); serr != nil {
+			return serr
+		}
+		s.learn(*s.index().End(r.Ends.Ref()))
+		s.cfg.Log.Info("repository no longer lists this server; stopped keeping it", "repo", r.Ends.Ref())
+	}
+	if relay, fetched := strings.CutPrefix(source, SourcePrefix); fetched {
+		s.aside.Keep(ev, relay, r.Wants)
+	}
+	return err
+}
+
+// Committed is the self-subscriber: every committed batch, pulled or
+// pushed, in commit order. The index learns at once (acceptance needs it);
+// the plan learns when the window closes. Events kept aside for what just
+// landed are tried again.
+func (s *Syncer) Committed(evs []*nostr.Event) {
+	ix := s.index()
+	var changes []Change
+	var woken []string
+	for _, ev := range evs {
+		c, wake := ix.Apply(ev)
+		if c != nil {
+			changes = append(changes, *c)
+		}
+		woken = append(woken, wake...)
+	}
+	s.learn(changes...)
+	if len(woken) == 0 {
+		return
+	}
+	retry, relays := s.aside.Wake(woken)
+	if len(retry) == 0 {
+		return
+	}
+	byRelay := map[string][]*nostr.Event{}
+	for i, ev := range retry {
+		byRelay[relays[i]] = append(byRelay[relays[i]], ev)
+	}
+	// not on the writer goroutine that calls listeners: Ingest waits for a commit
+	go func() {
+		for relay, evs := range byRelay {
+			if _, err := s.cfg.Sink.Ingest(s.context(), relay, evs); err != nil {
+				s.cfg.Log.Warn("retry events kept aside", "relay", relay, "err", err)
+			}
+		}
+	}()
+}
+
+// learn hands changes to the window, if the profile runs.
+func (s *Syncer) learn(cs ...Change) {
+	s.mu.Lock()
+	w := s.window
+	s.mu.Unlock()
+	if w != nil {
+		w.Add(cs...)
+	}
+}
+
+func (s *Syncer) context() context.Context {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.runCtx == nil {
+		return context.Background()
+	}
+	return s.runCtx
+}
+
+// Run connects to every sync relay and follows the plan until ctx ends.
+func (s *Syncer) Run(ctx context.Context) {
+	s.mu.Lock()
+	s.runCtx = ctx
+	s.window = NewWindow(ctx, s.cfg.Clock, s.cfg.Window.Length, s.flush)
+	s.startAll()
+	s.mu.Unlock()
+	<-ctx.Done()
+	s.mu.Lock()
+	conns := s.conns
+	s.conns = map[string]*relayConn{}
+	s.window = nil
+	s.mu.Unlock()
+	for _, c := range conns {
+		c.stop()
+	}
+}
+
+// Reconfigure applies new service URLs or a new bootstrap relay: the state
+// is rebuilt from the database (which repositories are held depends on the
+// services) and every connection restarts with its new filters.
+func (s *Syncer) Reconfigure(ctx context.Context, services []string, bootstrap string) error {
+	if err := s.load(ctx, services, bootstrap); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	conns := s.conns
+	s.conns = map[string]*relayConn{}
+	running := s.window != nil
+	s.mu.Unlock()
+	for _, c := range conns {
+		c.stop()
+	}
+	if running {
+		s.mu.Lock()
+		s.startAll()
+		s.mu.Unlock()
+	}
+	return nil
+}
+
+// startAll opens a connection per sync relay. Callers hold mu.
+func (s *Syncer) startAll() {
+	for _, relay := range s.plan.Relays() {
+		s.start(relay)
+	}
+}
+
+// start opens relay's connection with its full filters. Callers hold mu.
+func (s *Syncer) start(relay string) {
+	counts := s.counts[relay]
+	if counts == nil {
+		counts = &relayCounts{}
+		s.counts[relay] = counts
+	}
+	c := newRelayConn(s, relay, counts, RelayFilters(s.plan, s.ix, relay))
+	s.conns[relay] = c
+	go c.run(s.runCtx)
+}
+
+// flush is the end of a window: the plan learns the changes and each
+// touched relay's connection is opened, extended, shrunk or closed.
+func (s *Syncer) flush(cs []Change) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.window == nil {
+		return
+	}
+	for _, d := range s.plan.Apply(cs) {
+		c := s.conns[d.Relay]
+		switch {
+		case d.Close:
+			if c != nil {
+				delete(s.conns, d.Relay)
+				go c.stop()
+			}
+		case d.Open || c == nil:
+			s.start(d.Relay)
+		default:
+			full := RelayFilters(s.plan, s.ix, d.Relay)
+			c.update(Filters(d.Refs, d.Roots, s.ix.Maintainers, false), full)
+		}
+	}
+}
+
+// Status is the profile's status.
+func (s *Syncer) Status() status.RepoSync {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := status.RepoSync{
+		Enabled: s.ix.Enabled(), Services: s.ix.Services(), Bootstrap: s.bootstrap,
+		Repos: len(s.plan.Repos()), RootEvents: s.plan.RootCount(), KeptAside: s.aside.Len(),
+		Repositories: []status.Repository{}, Relays: []status.RepoRelay{},
+	}
+	for _, ref := range s.plan.Repos() {
+		a, _ := s.ix.Announcement(ref)
+		st.Repositories = append(st.Repositories, status.Repository{
+			Ref: string(ref), ID: a.D, Name: a.Name, Owner: a.Owner,
+			RootEvents: len(s.plan.Roots(ref)), Relays: s.plan.RepoRelays(ref),
+		})
+	}
+	for _, relay := range slices.Sorted(maps.Keys(s.conns)) {
+		r := s.conns[relay].status()
+		r.Bootstrap = relay == s.bootstrap
+		r.Repos = len(s.plan.RelayRepos(relay))
+		st.Relays = append(st.Relays, r)
+	}
+	return st
+}

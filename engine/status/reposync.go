@@ -1,0 +1,44 @@
+package status
+
+// RepoSync is the repository-sync profile's status (SPEC §8): `repo-sync
+// status --json`, the `repoSync` section of `status --json`, and the
+// window's Repositories tab.
+type RepoSync struct {
+	Enabled      bool         `json:"enabled"` // a service URL is set
+	Services     []string     `json:"services"`
+	Bootstrap    string       `json:"bootstrap"` // "" = none
+	Repos        int          `json:"repos"`      // repositories followed
+	RootEvents   int          `json:"rootEvents"` // (repository, root event) pairs followed
+	KeptAside    int          `json:"keptAside"`  // events waiting for what they depend on
+	Repositories []Repository `json:"repositories"`
+	Relays       []RepoRelay  `json:"relays"`
+}
+
+// Repository is one followed repository.
+type Repository struct {
+	Ref        string   `json:"ref"` // 30617:<owner hex>:<d>
+	ID         string   `json:"id"`  // d
+	Name       string   `json:"name"`
+	Owner      string   `json:"owner"` // hex pubkey
+	RootEvents int      `json:"rootEvents"`
+	Relays     []string `json:"relays"` // its sync relays
+}
+
+// RepoRelay is one sync relay of the repository profile.
+type RepoRelay struct {
+	URL            string `json:"url"`
+	Bootstrap      bool   `json:"bootstrap"`
+	Health         string `json:"health"`
+	State          string `json:"state"`
+	Connected      bool   `json:"connected"`
+	Filters        int    `json:"filters"`
+	Subscriptions  int    `json:"subscriptions"`
+	Repos          int    `json:"repos"`
+	EventsReceived int64  `json:"eventsReceived"`
+	LastError      string `json:"lastError"`
+	// CoolingUntil is set (unix seconds) while the relay is left alone after
+	// refusing subscriptions ("too many", "rate limit", …).
+	CoolingUntil int64 `json:"coolingUntil,omitempty"`
+	Failures     int   `json:"consecutiveFailures"`
+	NextRetry    int64 `json:"nextRetry"`
+}
