@@ -3,10 +3,10 @@ package engine
 import (
 	"context"
 	"encoding/json"
-	"strings"
 
 	"github.com/nbd-wtf/go-nostr"
 
+	"dtp-personal/engine/ingest"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/trustsync"
 )
@@ -47,10 +47,10 @@ func (s syncSink) Ingest(ctx context.Context, relay string, evs []*nostr.Event) 
 	results, err := s.e.ingest.SubmitAll(ctx, evs, "sync:"+relay)
 	stored := 0
 	for _, r := range results {
-		if r.Stored {
+		if r.Outcome == ingest.Stored {
 			stored++
 		}
-		if !r.OK && strings.HasPrefix(r.Message, "error:") && err == nil {
+		if r.Outcome == ingest.Failed && err == nil {
 			err = storageError(r.Message)
 		}
 	}

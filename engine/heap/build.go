@@ -100,15 +100,18 @@ func parseInto(ev *nostr.Event, stmts *[]*validation.Statement, claims *[]*valid
 	return err
 }
 
-// ApplyEvents parses committed events and applies them: the ingest
-// pipeline's path into the heap. Events of other kinds are ignored.
-func (h *Heap) ApplyEvents(evs []*nostr.Event) Change {
+// ApplyParsed applies what the ingest checker parsed from committed events
+// (*validation.Statement or *validation.Claims; other values are ignored):
+// the pipeline's path into the heap, with no second parse.
+func (h *Heap) ApplyParsed(parsed []any) Change {
 	var stmts []*validation.Statement
 	var claims []*validation.Claims
-	for _, ev := range evs {
-		switch ev.Kind {
-		case validation.KindTrust, validation.KindRating, validation.KindClaims:
-			_ = parseInto(ev, &stmts, &claims) // validated before commit; a failure cannot occur here
+	for _, v := range parsed {
+		switch v := v.(type) {
+		case *validation.Statement:
+			stmts = append(stmts, v)
+		case *validation.Claims:
+			claims = append(claims, v)
 		}
 	}
 	return h.Apply(stmts, claims)
