@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/nbd-wtf/go-nostr"
 
@@ -67,7 +68,14 @@ type syncFrontier struct{ e *Engine }
 func (f syncFrontier) Authors() []string           { return f.e.trust.frontier.Current().Pubkeys() }
 func (f syncFrontier) DiscoverySubjects() []string { return f.e.trust.heap.DiscoverySubjects() }
 func (f syncFrontier) ClaimCandidates() []string   { return f.e.trust.heap.ClaimCandidates() }
+
+// ClaimsFetched records the fact in the store first: the heap only caches
+// what the store can rebuild after a restart.
 func (f syncFrontier) ClaimsFetched(pubkeys []string) {
+	if err := f.e.store.RecordClaimsFetched(pubkeys, time.Now().Unix()); err != nil {
+		f.e.log.Warn("record fetched claims", "err", err)
+		return
+	}
 	f.e.trust.heap.ClaimsFetched(pubkeys)
 }
 func (f syncFrontier) Changed() <-chan struct{} { return f.e.trust.frontier.Changed() }
