@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"dtp-personal/engine"
+	"dtp-personal/engine/ingest"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
 )
@@ -341,10 +342,10 @@ func cmdImport(c *cli) error {
 		defer f.Close()
 		in = f
 	}
-	progress := func(s engine.ImportStats) {
+	progress := func(s ingest.Tally) {
 		fmt.Fprintf(os.Stderr, "\rimported %d lines: %d stored, %d duplicates, %d rejected", s.Lines, s.Stored, s.Duplicates, s.Rejected)
 	}
-	var stats engine.ImportStats
+	var stats ingest.Tally
 	err := withEngine(c,
 		func(base string) (err error) {
 			stats, err = pushOverWebSocket(base, in, progress)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"dtp-personal/engine"
+	"dtp-personal/engine/ingest"
 )
 
 // pushWindow is how many events an import keeps awaiting their OK.
@@ -21,8 +21,8 @@ const pushWindow = 512
 // pushOverWebSocket imports a JSONL stream into a running server over its
 // WebSocket, so the events go through that server's pipeline and reach its
 // heap. OKs are counted as they arrive; at most pushWindow are outstanding.
-func pushOverWebSocket(base string, in io.Reader, progress func(engine.ImportStats)) (engine.ImportStats, error) {
-	var stats engine.ImportStats
+func pushOverWebSocket(base string, in io.Reader, progress func(ingest.Tally)) (ingest.Tally, error) {
+	var stats ingest.Tally
 	ctx := context.Background()
 	ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(base, "http"), nil)
 	if err != nil {
@@ -53,6 +53,11 @@ func pushOverWebSocket(base string, in io.Reader, progress func(engine.ImportSta
 		outstanding[id] = frame
 		return ws.Write(ctx, websocket.MessageText, frame)
 	}
+	add := func(r ingest.Result) {
+		if stats.Add(r) && progress != nil {
+			progress(stats)
+		}
+	}
 	count := func(msg []any) error {
 		id, _ := msg[1].(string)
 		ok, _ := msg[2].(bool)
@@ -61,25 +66,13 @@ func pushOverWebSocket(base string, in io.Reader, progress func(engine.ImportSta
 		if !mine {
 			return nil
 		}
+		// the server's own refusal, before its pipeline: not an ingest outcome
 		if !ok && strings.HasPrefix(reason, "rate-limited:") {
 			time.Sleep(50 * time.Millisecond)
 			return send(id, frame)
 		}
 		delete(outstanding, id)
-		switch {
-		case ok && strings.HasPrefix(reason, "duplicate:"):
-			stats.Duplicates++
-		case ok:
-			stats.Stored++
-		default:
-			stats.Rejected++
-			if len(stats.FirstErrors) < 10 {
-				stats.FirstErrors = append(stats.FirstErrors, reason)
-			}
-		}
-		if progress != nil && (stats.Stored+stats.Duplicates+stats.Rejected)%1000 == 0 {
-			progress(stats)
-		}
+		add(ingest.ResultFromOK(id, ok, reason))
 		return nil
 	}
 	await := func() error {
@@ -101,14 +94,11 @@ func pushOverWebSocket(base string, in io.Reader, progress func(engine.ImportSta
 			ID string `json:"id"`
 		}
 		if err := json.Unmarshal(line, &ev); err != nil || ev.ID == "" {
-			stats.Rejected++
-			if len(stats.FirstErrors) < 10 {
-				stats.FirstErrors = append(stats.FirstErrors, fmt.Sprintf("invalid: line %d is not a JSON event with an id", stats.Lines))
-			}
+			add(ingest.Result{Outcome: ingest.Rejected, Message: fmt.Sprintf("invalid: line %d is not a JSON event with an id", stats.Lines)})
 			continue
 		}
 		if _, twice := outstanding[ev.ID]; twice {
-			stats.Duplicates++
+			add(ingest.Result{ID: ev.ID, Outcome: ingest.Duplicate, Message: ingest.MsgDuplicate})
 			continue
 		}
 		for len(outstanding) >= pushWindow {

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 
 	"github.com/nbd-wtf/go-nostr"
@@ -97,39 +96,20 @@ func (e *Engine) applyNow(err error) error {
 	return nil
 }
 
-// ImportStats counts what an import did.
-type ImportStats struct {
-	Lines, Stored, Duplicates, Rejected int
-	FirstErrors                         []string
-}
-
 // Import reads one JSON event per line and sends each through the ingest
 // pipeline, reporting progress after every thousand answers. Submit blocks
 // while the pipeline is full, so memory stays bounded for any file size.
-func (e *Engine) Import(ctx context.Context, r io.Reader, progress func(ImportStats)) (ImportStats, error) {
+func (e *Engine) Import(ctx context.Context, r io.Reader, progress func(ingest.Tally)) (ingest.Tally, error) {
 	var (
-		mu       sync.Mutex
-		stats    ImportStats
-		answered int
-		wg       sync.WaitGroup
+		mu    sync.Mutex
+		tally ingest.Tally
+		wg    sync.WaitGroup
 	)
-	record := func(msg string, stored bool) {
+	add := func(r ingest.Result) {
 		mu.Lock()
 		defer mu.Unlock()
-		switch {
-		case stored:
-			stats.Stored++
-		case strings.HasPrefix(msg, "duplicate:"):
-			stats.Duplicates++
-		default:
-			stats.Rejected++
-			if len(stats.FirstErrors) < 10 {
-				stats.FirstErrors = append(stats.FirstErrors, msg)
-			}
-		}
-		answered++
-		if progress != nil && answered%1000 == 0 {
-			progress(stats)
+		if tally.Add(r) && progress != nil {
+			progress(tally)
 		}
 	}
 	sc := bufio.NewScanner(r)
@@ -142,16 +122,16 @@ func (e *Engine) Import(ctx context.Context, r io.Reader, progress func(ImportSt
 			continue
 		}
 		mu.Lock()
-		stats.Lines++
+		tally.Lines++
 		mu.Unlock()
 		var ev nostr.Event
 		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-			record(fmt.Sprintf("invalid: line %d is not a JSON event: %v", line, err), false)
+			add(ingest.Result{Outcome: ingest.Rejected, Message: fmt.Sprintf("invalid: line %d is not a JSON event: %v", line, err)})
 			continue
 		}
 		wg.Add(1)
 		err := e.ingest.Submit(ctx, &ev, "import", func(r ingest.Result) {
-			record(r.Message, r.Stored)
+			add(r)
 			wg.Done()
 		})
 		if err != nil {
@@ -167,9 +147,9 @@ func (e *Engine) Import(ctx context.Context, r io.Reader, progress func(ImportSt
 		}
 	}
 	if progress != nil {
-		progress(stats)
+		progress(tally)
 	}
-	return stats, submitErr
+	return tally, submitErr
 }
 
 // ExportEvents writes every stored event of the given kinds (all kept kinds

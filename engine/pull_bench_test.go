@@ -12,6 +12,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/fixture"
+	"dtp-personal/engine/ingest"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
 )
@@ -93,7 +94,7 @@ func ingestCeiling(b *testing.B, evs []*nostr.Event) float64 {
 	}
 	elapsed := time.Since(start)
 	for _, r := range results {
-		if !r.Stored {
+		if r.Outcome != ingest.Stored {
 			b.Fatalf("ingest refused a fixture event: %s", r.Message)
 		}
 	}

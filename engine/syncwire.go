@@ -3,10 +3,11 @@ package engine
 import (
 	"context"
 	"encoding/json"
-	"strings"
+	"time"
 
 	"github.com/nbd-wtf/go-nostr"
 
+	"dtp-personal/engine/ingest"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/trustsync"
 )
@@ -47,10 +48,10 @@ func (s syncSink) Ingest(ctx context.Context, relay string, evs []*nostr.Event) 
 	results, err := s.e.ingest.SubmitAll(ctx, evs, "sync:"+relay)
 	stored := 0
 	for _, r := range results {
-		if r.Stored {
+		if r.Outcome == ingest.Stored {
 			stored++
 		}
-		if !r.OK && strings.HasPrefix(r.Message, "error:") && err == nil {
+		if r.Outcome == ingest.Failed && err == nil {
 			err = storageError(r.Message)
 		}
 	}
@@ -67,7 +68,14 @@ type syncFrontier struct{ e *Engine }
 func (f syncFrontier) Authors() []string           { return f.e.trust.frontier.Current().Pubkeys() }
 func (f syncFrontier) DiscoverySubjects() []string { return f.e.trust.heap.DiscoverySubjects() }
 func (f syncFrontier) ClaimCandidates() []string   { return f.e.trust.heap.ClaimCandidates() }
+
+// ClaimsFetched records the fact in the store first: the heap only caches
+// what the store can rebuild after a restart.
 func (f syncFrontier) ClaimsFetched(pubkeys []string) {
+	if err := f.e.store.RecordClaimsFetched(pubkeys, time.Now().Unix()); err != nil {
+		f.e.log.Warn("record fetched claims", "err", err)
+		return
+	}
 	f.e.trust.heap.ClaimsFetched(pubkeys)
 }
 func (f syncFrontier) Changed() <-chan struct{} { return f.e.trust.frontier.Changed() }

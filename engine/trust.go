@@ -48,7 +48,7 @@ func (e *Engine) buildTrust() error {
 	tracker.Recompute()
 	e.trust = trust{heap: h, frontier: tracker, resolver: resolver.New(h, tracker, e)}
 	e.ingest.OnCommit(func(c ingest.Committed) {
-		if h.ApplyEvents(c.Stored).HopsChanged {
+		if h.ApplyParsed(c.Parsed).HopsChanged {
 			tracker.Notify()
 		}
 	})

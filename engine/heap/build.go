@@ -9,9 +9,11 @@ import (
 	"dtp-personal/engine/validation"
 )
 
-// EventScanner yields every stored event of the given kinds (the store).
-type EventScanner interface {
+// Source is the store as Build reads it: every stored event of the given
+// kinds, and the identity facts.
+type Source interface {
 	Scan(ctx context.Context, kinds []int, fn func(*nostr.Event) error) error
+	IdentitySource
 }
 
 // buildBatch is the number of events parsed and applied as one unit; it
@@ -32,13 +34,16 @@ type parsedBatch struct {
 	skipped int
 }
 
-// Build loads the stored slot winners into the heap. Signatures are not
-// checked again: they were verified on write (SPEC §4); each event still goes
-// through the same parse path as ingest. Parsing is most of a build's CPU, so
-// batches are parsed on parallel goroutines while one goroutine applies
-// them, in scan order, as they complete.
-func (h *Heap) Build(ctx context.Context, src EventScanner) (BuildResult, error) {
+// Build loads the stored slot winners and identity facts into the heap.
+// Signatures are not checked again: they were verified on write (SPEC §4);
+// each event still goes through the same parse path as ingest. Parsing is
+// most of a build's CPU, so batches are parsed on parallel goroutines while
+// one goroutine applies them, in scan order, as they complete.
+func (h *Heap) Build(ctx context.Context, src Source) (BuildResult, error) {
 	var res BuildResult
+	if err := h.loadIdentities(ctx, src); err != nil {
+		return res, err
+	}
 	// Each queued channel delivers one batch's parse; the queue's capacity
 	// bounds the batches in flight.
 	queue := make(chan chan parsedBatch, runtime.GOMAXPROCS(0)+1)
@@ -100,15 +105,18 @@ func parseInto(ev *nostr.Event, stmts *[]*validation.Statement, claims *[]*valid
 	return err
 }
 
-// ApplyEvents parses committed events and applies them: the ingest
-// pipeline's path into the heap. Events of other kinds are ignored.
-func (h *Heap) ApplyEvents(evs []*nostr.Event) Change {
+// ApplyParsed applies what the ingest checker parsed from committed events
+// (*validation.Statement or *validation.Claims; other values are ignored):
+// the pipeline's path into the heap, with no second parse.
+func (h *Heap) ApplyParsed(parsed []any) Change {
 	var stmts []*validation.Statement
 	var claims []*validation.Claims
-	for _, ev := range evs {
-		switch ev.Kind {
-		case validation.KindTrust, validation.KindRating, validation.KindClaims:
-			_ = parseInto(ev, &stmts, &claims) // validated before commit; a failure cannot occur here
+	for _, v := range parsed {
+		switch v := v.(type) {
+		case *validation.Statement:
+			stmts = append(stmts, v)
+		case *validation.Claims:
+			claims = append(claims, v)
 		}
 	}
 	return h.Apply(stmts, claims)

@@ -70,6 +70,51 @@ func TestBuildFromStore(t *testing.T) {
 	}
 }
 
+// TestBuildRestoresIdentityStates: "revoked" and "unclaimed" come back from
+// the store's claim history and fetched claims, not from this process.
+func TestBuildRestoresIdentityStates(t *testing.T) {
+	db, err := store.Open(filepath.Join(t.TempDir(), "dtp.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	a, revoker, silent := pk(1), pk(2), pk(3)
+	hinted := heaptest.TrustEvent(validation.KindTrust, a, 'i', "user:id:9", "1", "", []string{"x.com"}, 6)
+	subjectTag := nostr.Tag{"i", "user:id:9"}
+	for _, p := range []string{revoker, silent} {
+		npub, _ := validation.EncodeNpub(p)
+		subjectTag = append(subjectTag, npub)
+	}
+	hinted.Tags[1] = subjectTag
+	hinted.ID = hinted.GetID()
+	for _, batch := range [][]*nostr.Event{{hinted, heaptest.ClaimsEvent(revoker, 5, "9")}, {heaptest.ClaimsEvent(revoker, 7, "")}} {
+		if _, err := db.SaveBatch(batch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.RecordClaimsFetched([]string{silent}, 8); err != nil {
+		t.Fatal(err)
+	}
+
+	h := newHeap()
+	if _, err := h.Build(context.Background(), db); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	h.View(func(v View) {
+		n, _ := v.Subject('i', "user:id:9")
+		for _, b := range v.Bindings(n) {
+			got[b.Pubkey] = b.State
+		}
+	})
+	if want := map[string]string{revoker: StateRevoked, silent: StateUnclaimed}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("states %v, want %v", got, want)
+	}
+	if cands := h.ClaimCandidates(); len(cands) != 0 {
+		t.Fatalf("claim candidates %v, want none", cands)
+	}
+}
+
 // generatedScanner yields random 32009 events built on the fly, so a
 // million events never sit in memory at once. Pubkeys and `d` tags (which
 // depend on the subject only) are precomputed to keep the generator cheap.
@@ -106,6 +151,12 @@ func (g generatedScanner) Scan(ctx context.Context, kinds []int, fn func(*nostr.
 	}
 	return ctx.Err()
 }
+
+// The generated store holds no identity facts.
+func (generatedScanner) EachClaimedPair(context.Context, func(pubkey, twitterID string)) error {
+	return nil
+}
+func (generatedScanner) ClaimsFetched() ([]string, error) { return nil, nil }
 
 func heapBytes() uint64 {
 	runtime.GC()

@@ -1,6 +1,7 @@
 package heap
 
 import (
+	"context"
 	"slices"
 	"strings"
 
@@ -29,17 +30,21 @@ type claimPair struct{ pubkey, twitterID string }
 
 // identities is the §6.3 state: which pubkeys held statements name as the
 // owner of an X account (npub hints) and what each pubkey's latest 10011 says.
+// Like the rest of the heap it caches the store: everClaimed and fetched are
+// loaded by Build and kept current as the store is (applyClaims mirrors the
+// claim history SaveBatch writes; ClaimsFetched follows RecordClaimsFetched).
 type identities struct {
 	// hinted: X account node -> hinted pubkey (hex) -> held statements naming it.
 	hinted map[NodeID]map[string]int32
 	// accounts is the reverse index: pubkey (hex) -> X accounts hinting it.
 	accounts map[string]map[NodeID]struct{}
 	claims   map[string]claimRecord // pubkey (hex) -> latest 10011
-	// everClaimed remembers pairs claimed by an earlier 10011 seen in this
-	// process, which tells "revoked" from "unclaimed".
+	// everClaimed: pairs claimed by any stored 10011, which tells "revoked"
+	// from "unclaimed".
 	everClaimed map[claimPair]struct{}
-	// fetchedNone: pubkeys the sync asked for whose 10011 no relay had.
-	fetchedNone map[string]struct{}
+	// fetched: pubkeys whose 10011 the sync asked relays for; without a held
+	// 10011 their pairs are "unclaimed", not "pending".
+	fetched map[string]struct{}
 }
 
 func newIdentities() identities {
@@ -48,8 +53,31 @@ func newIdentities() identities {
 		accounts:    make(map[string]map[NodeID]struct{}),
 		claims:      make(map[string]claimRecord),
 		everClaimed: make(map[claimPair]struct{}),
-		fetchedNone: make(map[string]struct{}),
+		fetched:     make(map[string]struct{}),
 	}
+}
+
+// IdentitySource is the store's record of the identity facts no held event
+// shows: the claim history and the fetched claims.
+type IdentitySource interface {
+	EachClaimedPair(ctx context.Context, fn func(pubkey, twitterID string)) error
+	ClaimsFetched() ([]string, error)
+}
+
+// loadIdentities fills everClaimed and fetched from the store.
+func (h *Heap) loadIdentities(ctx context.Context, src IdentitySource) error {
+	fetched, err := src.ClaimsFetched()
+	if err != nil {
+		return err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, p := range fetched {
+		h.ids.fetched[p] = struct{}{}
+	}
+	return src.EachClaimedPair(ctx, func(pubkey, twitterID string) {
+		h.ids.everClaimed[claimPair{pubkey, twitterID}] = struct{}{}
+	})
 }
 
 // Binding is one (X account, pubkey) pair named by a held hint, and its state.
@@ -138,7 +166,6 @@ func (h *Heap) applyClaims(c *validation.Claims) (applied, hops bool) {
 		return false, false
 	}
 	h.ids.claims[c.Author] = claimRecord{createdAt: c.CreatedAt, id: c.ID, twitterIDs: slices.Clone(c.TwitterIDs)}
-	delete(h.ids.fetchedNone, c.Author)
 	for _, id := range c.TwitterIDs {
 		h.ids.everClaimed[claimPair{c.Author, id}] = struct{}{}
 	}
@@ -152,17 +179,17 @@ func (h *Heap) applyClaims(c *validation.Claims) (applied, hops bool) {
 	return true, hops
 }
 
-// ClaimsFetched records that the sync asked relays for these pubkeys' 10011
-// and none is held: their pairs become "unclaimed" instead of "pending".
+// ClaimsFetched records that the sync asked relays for these pubkeys' 10011:
+// while none is held, their pairs are "unclaimed" instead of "pending".
 func (h *Heap) ClaimsFetched(pubkeys []string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, p := range pubkeys {
-		if _, held := h.ids.claims[p]; held {
+		if _, done := h.ids.fetched[p]; done {
 			continue
 		}
-		if _, done := h.ids.fetchedNone[p]; !done {
-			h.ids.fetchedNone[p] = struct{}{}
+		h.ids.fetched[p] = struct{}{}
+		if _, held := h.ids.claims[p]; !held {
 			h.version++
 		}
 	}
@@ -175,8 +202,8 @@ func (h *Heap) ClaimCandidates() []string {
 	defer h.mu.RUnlock()
 	return h.hintedPubkeys(func(p string) bool {
 		_, held := h.ids.claims[p]
-		_, none := h.ids.fetchedNone[p]
-		return !held && !none
+		_, fetched := h.ids.fetched[p]
+		return !held && !fetched
 	})
 }
 
@@ -230,7 +257,7 @@ func (h *Heap) bindings(n NodeID) []Binding {
 	for p := range counts {
 		state := StatePending
 		_, held := h.ids.claims[p]
-		_, none := h.ids.fetchedNone[p]
+		_, fetched := h.ids.fetched[p]
 		switch {
 		case h.claimsHold(p, twitterID) && claimants > 1:
 			state = StateConflict
@@ -241,7 +268,7 @@ func (h *Heap) bindings(n NodeID) []Binding {
 			if _, ever := h.ids.everClaimed[claimPair{p, twitterID}]; ever {
 				state = StateRevoked
 			}
-		case none:
+		case fetched:
 			state = StateUnclaimed
 		}
 		out = append(out, Binding{XAccount: account, Pubkey: p, State: state})

@@ -28,9 +28,11 @@ type Store interface {
 	SaveBatch(evs []*nostr.Event) ([]store.SaveResult, error)
 }
 
-// Checker validates an event's kind rules and eligibility (no signature work).
+// Checker validates an event's kind rules and eligibility (no signature
+// work). What it parsed travels with the event to the commit listeners
+// (Committed.Parsed), so the writer side need not parse it again.
 type Checker interface {
-	Check(ev *nostr.Event) error
+	Check(ev *nostr.Event) (parsed any, err error)
 }
 
 // Verifier checks an event's id and signature.
@@ -39,16 +41,19 @@ type Verifier func(ev *nostr.Event) error
 // Result is the pipeline's answer for one event, shaped like a NIP-01 OK.
 type Result struct {
 	ID      string
-	OK      bool   // OK true: stored now or already held
-	Stored  bool   // written in this call's transaction
-	Message string // "" or "prefix: reason"
+	Outcome Outcome
+	Message string // the OK message: "" or "prefix: reason"
 }
+
+// OK is the NIP-01 OK flag: stored now or already held.
+func (r Result) OK() bool { return r.Outcome.OK() }
 
 // Committed is one committed batch, given to listeners before any submitter
 // is answered.
 type Committed struct {
 	Stored   []*nostr.Event
 	Sources  []string // Sources[i] is where Stored[i] came from
+	Parsed   []any    // Parsed[i] is what the Checker parsed from Stored[i]
 	Replaced []string // ids of slot losers deleted by this batch
 }
 
@@ -56,8 +61,8 @@ type Committed struct {
 // writer goroutine: it must not block for long.
 type Listener func(Committed)
 
-// Rejected is told about every refused event (for status and metrics).
-type Rejected func(ev *nostr.Event, source string, reason string)
+// RejectListener is told about every refused event (for status and metrics).
+type RejectListener func(ev *nostr.Event, source string, reason string)
 
 // Config sizes the pipeline. Zero values take the defaults.
 type Config struct {
@@ -67,18 +72,13 @@ type Config struct {
 	MaxBatchWait time.Duration // how long a batch may wait to fill; default 20ms
 }
 
-// Duplicate messages (OK true, not stored).
-const (
-	MsgDuplicate  = "duplicate: already have this event"
-	MsgSuperseded = "duplicate: older than current slot winner"
-)
-
 // ErrClosed is returned by Submit after Close.
 var ErrClosed = errors.New("ingest: pipeline closed")
 
 type job struct {
 	ev     *nostr.Event
 	source string
+	parsed any // the Checker's value
 	done   func(Result)
 	// twins are later submissions of the same id that arrived while this one
 	// was in flight; they get this job's outcome, as duplicates.
@@ -103,7 +103,7 @@ type Pipeline struct {
 	inflight  map[string]*job
 	closed    bool
 	listeners []Listener
-	rejected  []Rejected
+	rejected  []RejectListener
 
 	duplicates atomic.Int64
 }
@@ -152,7 +152,7 @@ func (p *Pipeline) OnCommit(l Listener) {
 }
 
 // OnReject adds a listener for refused events.
-func (p *Pipeline) OnReject(r Rejected) {
+func (p *Pipeline) OnReject(r RejectListener) {
 	p.mu.Lock()
 	p.rejected = append(p.rejected, r)
 	p.mu.Unlock()
@@ -275,14 +275,16 @@ func (p *Pipeline) verifyOne(j *job) {
 	// verify, and an id the filter has never seen costs no read at all
 	if p.seen.mayHold(j.ev.ID) {
 		if has, err := p.store.Has(j.ev.ID); err == nil && has {
-			p.finish(j, Result{ID: j.ev.ID, OK: true, Message: MsgDuplicate})
+			p.finish(j, Result{ID: j.ev.ID, Outcome: Duplicate, Message: MsgDuplicate})
 			return
 		}
 	}
-	if err := p.checker.Check(j.ev); err != nil {
+	parsed, err := p.checker.Check(j.ev)
+	if err != nil {
 		p.reject(j, err)
 		return
 	}
+	j.parsed = parsed
 	if err := p.verify(j.ev); err != nil {
 		p.reject(j, err)
 		return
@@ -297,7 +299,7 @@ func (p *Pipeline) reject(j *job, err error) {
 	for _, r := range rejected {
 		r(j.ev, j.source, err.Error())
 	}
-	p.finish(j, Result{ID: j.ev.ID, OK: false, Message: err.Error()})
+	p.finish(j, Result{ID: j.ev.ID, Outcome: Rejected, Message: err.Error()})
 }
 
 func (p *Pipeline) writeLoop() {
@@ -338,28 +340,29 @@ func (p *Pipeline) commit(batch []*job) {
 	if err != nil {
 		// nothing of this batch is stored: every submitter hears it, none gets OK true
 		for _, j := range batch {
-			p.finish(j, Result{ID: j.ev.ID, OK: false, Message: "error: could not store event: " + err.Error()})
+			p.finish(j, Result{ID: j.ev.ID, Outcome: Failed, Message: msgFailed + err.Error()})
 		}
 		return
 	}
 	var c Committed
 	results := make([]Result, len(batch))
 	for i, s := range saved {
-		r := Result{ID: evs[i].ID, OK: true}
+		r := Result{ID: evs[i].ID}
 		switch s.Outcome {
 		case store.Stored:
 			p.seen.add(evs[i].ID)
-			r.Stored = true
+			r.Outcome = Stored
 			c.Stored = append(c.Stored, evs[i])
 			c.Sources = append(c.Sources, batch[i].source)
+			c.Parsed = append(c.Parsed, batch[i].parsed)
 			if s.Replaced != "" {
 				c.Replaced = append(c.Replaced, s.Replaced)
 			}
 		case store.Duplicate:
 			p.seen.add(evs[i].ID)
-			r.Message = MsgDuplicate
+			r.Outcome, r.Message = Duplicate, MsgDuplicate
 		case store.Superseded:
-			r.Message = MsgSuperseded
+			r.Outcome, r.Message = Superseded, MsgSuperseded
 		}
 		results[i] = r
 	}
@@ -386,17 +389,16 @@ func (p *Pipeline) finish(j *job, r Result) {
 	twins := j.twins
 	j.twins = nil
 	p.mu.Unlock()
-	if r.OK && !r.Stored {
+	if r.Outcome == Duplicate || r.Outcome == Superseded {
 		p.duplicates.Add(1)
 	}
 	j.done(r)
 	twin := r
-	twin.Stored = false
-	if r.OK {
-		twin.Message = MsgDuplicate
+	if r.OK() {
+		twin.Outcome, twin.Message = Duplicate, MsgDuplicate
 	}
 	for _, done := range twins {
-		if twin.OK {
+		if twin.OK() {
 			p.duplicates.Add(1)
 		}
 		done(twin)

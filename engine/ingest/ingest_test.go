@@ -69,7 +69,7 @@ func TestOKOnlyAfterCommitAndListeners(t *testing.T) {
 		err := p.Submit(context.Background(), ev, "test", func(r Result) {
 			defer wg.Done()
 			held, _ := st.Has(ev.ID)
-			if !r.OK || !r.Stored || !held || listened.Load() == 0 {
+			if !r.OK() || r.Outcome != Stored || !held || listened.Load() == 0 {
 				t.Errorf("answered %+v before commit (held %v, listened %d)", r, held, listened.Load())
 			}
 		})
@@ -92,10 +92,10 @@ func TestSameEventTwiceInFlightIsStoredOnce(t *testing.T) {
 	}
 	stored := 0
 	for _, r := range results {
-		if !r.OK {
+		if !r.OK() {
 			t.Fatalf("refused: %s", r.Message)
 		}
-		if r.Stored {
+		if r.Outcome == Stored {
 			stored++
 		} else if r.Message != MsgDuplicate {
 			t.Fatalf("twin answered %q, want %q", r.Message, MsgDuplicate)
@@ -106,7 +106,7 @@ func TestSameEventTwiceInFlightIsStoredOnce(t *testing.T) {
 	}
 	// a later submission is recognised before any signature work
 	r, _ := p.SubmitWait(context.Background(), ev, "test")
-	if !r.OK || r.Stored || r.Message != MsgDuplicate {
+	if !r.OK() || r.Outcome == Stored || r.Message != MsgDuplicate {
 		t.Fatalf("resubmission: %+v", r)
 	}
 }
@@ -127,7 +127,7 @@ func TestRefusalNamesRule(t *testing.T) {
 	}
 	ev.Sig = ev.Sig[:127] + last
 	r, _ := p.SubmitWait(context.Background(), ev, "push")
-	if r.OK || r.Message != "invalid: bad signature" {
+	if r.OK() || r.Message != "invalid: bad signature" {
 		t.Fatalf("forged signature answered %+v", r)
 	}
 	if len(rejected) != 1 || rejected[0] != "push invalid: bad signature" {
@@ -173,7 +173,7 @@ func TestFullQueueBlocksTheProducer(t *testing.T) {
 		t.Fatalf("%d of %d accepted events were answered", len(answered), accepted)
 	}
 	for range accepted {
-		if r := <-answered; !r.OK || !r.Stored {
+		if r := <-answered; !r.OK() || r.Outcome != Stored {
 			t.Fatalf("after release: %+v", r)
 		}
 	}
@@ -187,11 +187,11 @@ func TestStoreFailureIsNeverAcknowledged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.OK || r.Message != "error: could not store event: disk full" {
+	if r.OK() || r.Message != "error: could not store event: disk full" {
 		t.Fatalf("failed commit answered %+v", r)
 	}
 	st.fail.Store(false)
-	if r, _ = p.SubmitWait(context.Background(), ev, "test"); !r.OK || !r.Stored {
+	if r, _ = p.SubmitWait(context.Background(), ev, "test"); !r.OK() || r.Outcome != Stored {
 		t.Fatalf("the same event after the store recovered: %+v", r)
 	}
 }
@@ -221,7 +221,7 @@ func TestHeldIdsSkipSignatureWork(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, r := range results {
-		if held := i < 10; r.Stored == held || !r.OK {
+		if held := i < 10; (r.Outcome == Stored) == held || !r.OK() {
 			t.Fatalf("event %d (held before start: %v) answered %+v", i, held, r)
 		}
 	}

@@ -216,7 +216,7 @@ func (c *conn) handleEvent(frame []json.RawMessage, size int, oversize bool) {
 		return
 	}
 	err := c.s.cfg.Ingest.Submit(c.ctx, &ev, "push", func(r ingest.Result) {
-		c.ok(r.ID, r.OK, r.Message)
+		c.ok(r.ID, r.OK(), r.Message)
 		<-c.inflight
 	})
 	if err != nil {

@@ -10,6 +10,8 @@ import (
 	"strconv"
 
 	"github.com/nbd-wtf/go-nostr"
+
+	"dtp-personal/engine/validation"
 )
 
 // Outcome is what SaveBatch did with one event.
@@ -46,10 +48,12 @@ type writeStmts struct {
 	slotGet, slotPut         *sql.Stmt
 	insertEvent, deleteEvent *sql.Stmt
 	indexTags, unindexTags   *sql.Stmt
+	claimPut, claimRevoke    *sql.Stmt
 }
 
 func (ws *writeStmts) fields() []**sql.Stmt {
-	return []**sql.Stmt{&ws.slotGet, &ws.slotPut, &ws.insertEvent, &ws.deleteEvent, &ws.indexTags, &ws.unindexTags}
+	return []**sql.Stmt{&ws.slotGet, &ws.slotPut, &ws.insertEvent, &ws.deleteEvent, &ws.indexTags, &ws.unindexTags,
+		&ws.claimPut, &ws.claimRevoke}
 }
 
 // writeSQL is in the order of fields.
@@ -62,6 +66,8 @@ var writeSQL = []string{
 	`DELETE FROM events WHERE id = ? RETURNING rid, tags`,
 	indexTagsSQL,
 	unindexTagsSQL,
+	claimPutSQL,
+	claimRevokeSQL,
 }
 
 // The tag index rows of one event: the hashes come as a JSON array
@@ -155,6 +161,11 @@ func (st writeStmts) save(ev *nostr.Event) (SaveResult, error) {
 	}
 	if hashes, ok := tagHashList(ev.Tags); ok {
 		if _, err := st.indexTags.Exec(hashes, rid); err != nil {
+			return SaveResult{}, err
+		}
+	}
+	if ev.Kind == validation.KindClaims {
+		if err := st.recordClaims(ev); err != nil {
 			return SaveResult{}, err
 		}
 	}

@@ -97,6 +97,35 @@ CREATE TABLE cursors (
 ) WITHOUT ROWID;
 CREATE INDEX cursors_author ON cursors(author);
 `,
+	// Identity facts the heap's X account states need (SPEC §6.3), so that
+	// "revoked" and "unclaimed" survive a restart.
+	`
+-- Every (pubkey, X account id) pair a stored 10011 has claimed, kept after a
+-- newer 10011 dropped it: what tells "revoked" from "unclaimed". Written in
+-- the transaction that stores the 10011.
+CREATE TABLE claim_history (
+	pubkey     TEXT    NOT NULL,
+	twitter_id TEXT    NOT NULL,
+	claimed_at INTEGER NOT NULL, -- created_at of the latest 10011 claiming the pair
+	revoked_at INTEGER NOT NULL, -- created_at of the 10011 that dropped it, 0 while claimed
+	PRIMARY KEY (pubkey, twitter_id)
+) WITHOUT ROWID;
+
+-- The held 10011s' claims: stored events passed validation, so their
+-- twitter_id values are valid ids.
+INSERT OR IGNORE INTO claim_history (pubkey, twitter_id, claimed_at, revoked_at)
+SELECT e.pubkey, substr(json_extract(t.value, '$[1]'), 12), e.created_at, 0
+FROM events e, json_each(e.tags) t
+WHERE e.kind = 10011 AND json_extract(t.value, '$[0]') = 'i'
+	AND substr(json_extract(t.value, '$[1]'), 1, 11) = 'twitter_id:';
+
+-- Pubkeys whose 10011 the sync asked relays for: while none is held, their
+-- pairs are "unclaimed", no longer "claims-pending".
+CREATE TABLE claims_fetched (
+	pubkey     TEXT    PRIMARY KEY,
+	fetched_at INTEGER NOT NULL
+) WITHOUT ROWID;
+`,
 }
 
 // migrate brings the schema up to date. Each step re-reads user_version inside

@@ -25,7 +25,7 @@ func FuzzParseStatement(f *testing.F) {
 		}
 		ev := event(kind, content, tags...)
 		st, err := ParseStatement(ev)
-		_ = DefaultProfile().Check(ev)
+		_, _ = DefaultProfile().Check(ev)
 		_ = Sanitize(content)
 		if err != nil {
 			if st != nil {

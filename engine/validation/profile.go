@@ -22,19 +22,27 @@ func DefaultProfile() Profile { return Profile{Scope: DefaultScope} }
 // Check decides whether an event may be kept, short of signature work
 // (VerifyEvent): the kind must be one this server keeps, pass its kind's
 // checklist, and — for statements — be eligible under the profile scope.
-func (p Profile) Check(ev *nostr.Event) error {
+// It returns what it parsed, a *Statement or a *Claims, so that the heap
+// need not parse the event again.
+func (p Profile) Check(ev *nostr.Event) (parsed any, err error) {
 	switch ev.Kind {
 	case KindTrust, KindRating:
 		st, err := ParseStatement(ev)
-		if err != nil {
-			return err
+		if err == nil {
+			err = p.Eligible(st)
 		}
-		return p.Eligible(st)
+		if err != nil {
+			return nil, err
+		}
+		return st, nil
 	case KindClaims:
-		_, err := ParseClaims(ev)
-		return err
+		c, err := ParseClaims(ev)
+		if err != nil {
+			return nil, err
+		}
+		return c, nil
 	}
-	return &Rejection{Prefix: "blocked", Rule: fmt.Sprintf("kind %d is not kept by this server", ev.Kind)}
+	return nil, &Rejection{Prefix: "blocked", Rule: fmt.Sprintf("kind %d is not kept by this server", ev.Kind)}
 }
 
 // Eligible applies scope eligibility to an already parsed statement, so a

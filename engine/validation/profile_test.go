@@ -47,7 +47,7 @@ func TestProfileCheck(t *testing.T) {
 			if err := VerifyEvent(tt.ev); err != nil {
 				t.Fatalf("signed test event failed verification: %v", err)
 			}
-			err := tt.profile.Check(tt.ev)
+			_, err := tt.profile.Check(tt.ev)
 			if tt.prefix == "" {
 				if err != nil {
 					t.Fatalf("want kept, got %v", err)

@@ -1,0 +1,101 @@
+package engine
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+
+	"dtp-personal/engine/fixture"
+	"dtp-personal/engine/heap"
+	"dtp-personal/engine/resolver"
+	"dtp-personal/engine/validation"
+)
+
+// bindingOf is the one binding the answer about an X account names.
+func bindingOf(t *testing.T, eng *Engine, account string) (heap.Binding, Answer) {
+	t.Helper()
+	a := resolve(t, eng, account)
+	if len(a.Bindings) != 1 {
+		t.Fatalf("%s bindings %+v, want one", account, a.Bindings)
+	}
+	return a.Bindings[0], a
+}
+
+// TestRevokedClaimSurvivesRestart: after a restart only the newest 10011 is
+// held; the claim history in the store still tells "revoked" from "unclaimed".
+func TestRevokedClaimSurvivesRestart(t *testing.T) {
+	data := t.TempDir()
+	alice, bob := fixture.NewAuthor(1), fixture.NewAuthor(2)
+	bobNpub, _ := validation.EncodeNpub(bob.Pubkey)
+	const account = "user:id:777"
+	func() {
+		eng, _, stop := runEngine(t, Options{DataDir: data})
+		defer stop()
+		for _, ev := range []*nostr.Event{
+			alice.Trust(fixture.XUser("777", bobNpub), "1", t0, fixture.Scopes("x.com")),
+			bob.Claims("bob", "777", t0),
+			bob.Claims("bob", "", t0+1), // drops the claim
+		} {
+			if r, err := eng.Submit(context.Background(), ev, "test"); err != nil || !r.OK() {
+				t.Fatalf("submit: %+v %v", r, err)
+			}
+		}
+		if b, _ := bindingOf(t, eng, account); b.State != heap.StateRevoked {
+			t.Fatalf("state %s before restart, want revoked", b.State)
+		}
+	}()
+	eng, _ := startEngine(t, Options{DataDir: data})
+	if b, _ := bindingOf(t, eng, account); b.State != heap.StateRevoked {
+		t.Fatalf("state %s after restart, want revoked", b.State)
+	}
+}
+
+// TestFetchedClaimsSurviveRestart: a pubkey whose 10011 the sync asked for
+// and no relay had stays "unclaimed" after a restart, not "claims-pending".
+func TestFetchedClaimsSurviveRestart(t *testing.T) {
+	root, alice, bob := fixture.NewAuthor(1), fixture.NewAuthor(2), fixture.NewAuthor(3)
+	bobNpub, _ := validation.EncodeNpub(bob.Pubkey)
+	const account = "user:id:777"
+	remote := startRemote(t, []*nostr.Event{
+		root.Trust(fixture.P(alice.Pubkey), "1", t0),
+		alice.Trust(fixture.XUser("777", bobNpub), "1", t0, fixture.Scopes("x.com")),
+	})
+	data := t.TempDir()
+	open := func() *Engine {
+		eng, err := Open(Options{DataDir: data, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return eng
+	}
+	unclaimed := func(eng *Engine, when string) {
+		t.Helper()
+		b, a := bindingOf(t, eng, account)
+		if b.State != heap.StateUnclaimed || slices.Contains(a.Coverage.Reasons, resolver.ReasonClaimsPending) {
+			t.Fatalf("%s: state %s, coverage %+v; want unclaimed, not pending", when, b.State, a.Coverage)
+		}
+	}
+
+	eng := open()
+	for _, err := range []error{eng.AddRoot(root.Pubkey), eng.AddRelay(remote)} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := eng.SyncOnce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	unclaimed(eng, "after the pass")
+	eng.Close()
+
+	eng = open()
+	defer eng.Close()
+	unclaimed(eng, "after restart")
+}
