@@ -35,6 +35,13 @@ type Checker interface {
 	Check(ev *nostr.Event) (parsed any, err error)
 }
 
+// Admitter is a Checker's second stage, run once the signature is verified:
+// rules that depend on what is held, and may act on what they refuse (a
+// forged event must never end a repository), implement it.
+type Admitter interface {
+	Admit(ev *nostr.Event, source string) error
+}
+
 // Verifier checks an event's id and signature.
 type Verifier func(ev *nostr.Event) error
 
@@ -288,6 +295,12 @@ func (p *Pipeline) verifyOne(j *job) {
 	if err := p.verify(j.ev); err != nil {
 		p.reject(j, err)
 		return
+	}
+	if a, ok := p.checker.(Admitter); ok {
+		if err := a.Admit(j.ev, j.source); err != nil {
+			p.reject(j, err)
+			return
+		}
 	}
 	p.writeQ <- j
 }
