@@ -26,7 +26,7 @@ func (e *Engine) newSyncRunner() *trustsync.Runner {
 	}
 	return trustsync.New(trustsync.Config{
 		Store:    e.store,
-		Sink:     syncSink{e},
+		Sink:     ingest.RelaySink{Pipeline: e.ingest, Prefix: "sync:"},
 		Frontier: syncFrontier{e},
 		Settings: syncSettings{e},
 		Log:      e.log.With("part", "sync"),
@@ -39,28 +39,6 @@ func (e *Engine) newSyncRunner() *trustsync.Runner {
 		},
 	})
 }
-
-// syncSink sends fetched events through the ingest pipeline and waits for
-// their commit, so a cursor never advances past an event not yet stored.
-type syncSink struct{ e *Engine }
-
-func (s syncSink) Ingest(ctx context.Context, relay string, evs []*nostr.Event) (int, error) {
-	results, err := s.e.ingest.SubmitAll(ctx, evs, "sync:"+relay)
-	stored := 0
-	for _, r := range results {
-		if r.Outcome == ingest.Stored {
-			stored++
-		}
-		if r.Outcome == ingest.Failed && err == nil {
-			err = storageError(r.Message)
-		}
-	}
-	return stored, err
-}
-
-type storageError string
-
-func (e storageError) Error() string { return string(e) }
 
 // syncFrontier is the frontier as the sync sees it.
 type syncFrontier struct{ e *Engine }

@@ -6,7 +6,7 @@ package status
 type RepoSync struct {
 	Enabled      bool         `json:"enabled"` // a service URL is set
 	Services     []string     `json:"services"`
-	Bootstrap    string       `json:"bootstrap"` // "" = none
+	Bootstrap    string       `json:"bootstrap"`  // "" = none
 	Repos        int          `json:"repos"`      // repositories followed
 	RootEvents   int          `json:"rootEvents"` // (repository, root event) pairs followed
 	KeptAside    int          `json:"keptAside"`  // events waiting for what they depend on

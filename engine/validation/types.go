@@ -10,6 +10,11 @@ const (
 	KindClaims = 10011
 )
 
+// IsTrustKind reports whether kind is one of the trust profile's kinds.
+func IsTrustKind(kind int) bool {
+	return kind == KindTrust || kind == KindRating || kind == KindClaims
+}
+
 // Rejection is an event refused by a named rule. Error() is the exact text
 // sent in an `OK false` message, e.g. "invalid: d tag does not match material".
 type Rejection struct {
