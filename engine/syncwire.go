@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/nbd-wtf/go-nostr"
-
 	"dtp-personal/engine/ingest"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/trustsync"

@@ -157,7 +157,7 @@ func (c *relayConn) serve(ctx context.Context, conn *relay.Conn) error {
 	consumed := make(chan struct{})
 	go func() {
 		defer close(consumed)
-		c.consume(ctx, set)
+		c.consume(ctx, conn, set)
 	}()
 	defer func() {
 		conn.Close()
@@ -269,7 +269,7 @@ func (c *relayConn) fetch(ctx context.Context, conn *relay.Conn, filters []Layer
 }
 
 // consume ingests live events in batches and answers drain marks.
-func (c *relayConn) consume(ctx context.Context, set *relay.LiveSet) {
+func (c *relayConn) consume(ctx context.Context, conn *relay.Conn, set *relay.LiveSet) {
 	var evs []*nostr.Event
 	flush := func() {
 		if len(evs) == 0 {
@@ -285,6 +285,9 @@ func (c *relayConn) consume(ctx context.Context, set *relay.LiveSet) {
 	for {
 		select {
 		case <-ctx.Done():
+			return
+		case <-conn.Done():
+			flush() // what arrived before the drop
 			return
 		case it := <-set.Items():
 			if it.Event != nil {

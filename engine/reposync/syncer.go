@@ -8,9 +8,11 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/nbd-wtf/go-nostr"
 
+	"dtp-personal/engine/relay"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
 )
@@ -63,6 +65,7 @@ type Syncer struct {
 	plan      *Plan
 	bootstrap string
 	window    *Window
+	early     []Change // learnt before Run
 	runCtx    context.Context
 	conns     map[string]*relayConn
 	counts    map[string]*relayCounts // per relay, kept across reconnects and reconfigurations
@@ -72,7 +75,7 @@ type Syncer struct {
 // bootstrap relay ("" = none). Nothing connects until Run.
 func New(ctx context.Context, cfg Config, services []string, bootstrap string) (*Syncer, error) {
 	if cfg.Clock == nil {
-		cfg.Clock = systemClock{}
+		cfg.Clock = relay.SystemClock{}
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
@@ -175,10 +178,13 @@ func (s *Syncer) Committed(evs []*nostr.Event) {
 	}()
 }
 
-// learn hands changes to the window, if the profile runs.
+// learn hands changes to the window; before Run they wait for it.
 func (s *Syncer) learn(cs ...Change) {
 	s.mu.Lock()
 	w := s.window
+	if w == nil {
+		s.early = append(s.early, cs...)
+	}
 	s.mu.Unlock()
 	if w != nil {
 		w.Add(cs...)
@@ -200,7 +206,10 @@ func (s *Syncer) Run(ctx context.Context) {
 	s.runCtx = ctx
 	s.window = NewWindow(ctx, s.cfg.Clock, s.cfg.Window.Length, s.flush)
 	s.startAll()
+	early := s.early
+	s.early = nil
 	s.mu.Unlock()
+	s.window.Add(early...)
 	<-ctx.Done()
 	s.mu.Lock()
 	conns := s.conns
@@ -302,4 +311,22 @@ func (s *Syncer) Status() status.RepoSync {
 		st.Relays = append(st.Relays, r)
 	}
 	return st
+}
+
+// link is a relay's connection life, from its stored health; health changes
+// are saved as they happen.
+func (s *Syncer) link(url string) *relay.Link {
+	h := relay.NewHealth(url)
+	if stored, ok, err := s.cfg.Store.RelayHealth(url); err != nil {
+		s.cfg.Log.Warn("read relay health", "relay", url, "err", err)
+	} else if ok {
+		h = relay.Health(stored)
+		h.URL = url
+	}
+	opts := relay.Options{AuthKey: s.cfg.Conn.AuthKey, PageTimeout: s.cfg.Conn.PageTimeout}
+	return relay.NewLink(h, opts, s.cfg.Clock, func(h relay.Health) {
+		if err := s.cfg.Store.SaveRelayHealth(store.RelayHealth(h)); err != nil {
+			s.cfg.Log.Warn("save relay health", "relay", h.URL, "err", err)
+		}
+	})
 }

@@ -1,0 +1,218 @@
+package reposync
+
+import (
+	"context"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+
+	"dtp-personal/engine/fixture"
+	"dtp-personal/engine/ingest"
+	"dtp-personal/engine/internal/faultrelay"
+	"dtp-personal/engine/store"
+	"dtp-personal/engine/validation"
+)
+
+// node is this server as the tests see it: a real store, the real ingest
+// pipeline with the profile's rules, and the Syncer on its commits.
+type node struct {
+	st   *store.Store
+	pipe *ingest.Pipeline
+	sync *Syncer
+}
+
+func startNode(t *testing.T, services []string, bootstrap string) *node {
+	t.Helper()
+	st, err := store.Open(filepath.Join(t.TempDir(), "dtp.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := &node{st: st}
+	ctx, cancel := context.WithCancel(context.Background())
+	sink := &lateSink{}
+	n.sync, err = New(ctx, Config{
+		Store: st, Sink: sink, Normalize: normalize,
+		Window: WindowConfig{Length: 50 * time.Millisecond},
+		Conn:   ConnConfig{PageTimeout: 5 * time.Second},
+	}, services, bootstrap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.pipe, err = ingest.New(st, Rules{Trust: validation.DefaultProfile(), Repos: n.sync}, validation.VerifyEvent, ingest.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink.sink = ingest.RelaySink{Pipeline: n.pipe, Prefix: SourcePrefix}
+	n.pipe.OnCommit(func(c ingest.Committed) { n.sync.Committed(c.Stored) })
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		n.sync.Run(ctx)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		n.pipe.Close()
+		st.Close()
+	})
+	return n
+}
+
+// lateSink lets the pipeline, built after the Syncer, receive its events.
+type lateSink struct{ sink ingest.RelaySink }
+
+func (s *lateSink) Ingest(ctx context.Context, relay string, evs []*nostr.Event) (int, error) {
+	return s.sink.Ingest(ctx, relay, evs)
+}
+
+func (n *node) has(id string) bool {
+	ok, err := n.st.Has(id)
+	return err == nil && ok
+}
+
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func waitStored(t *testing.T, n *node, evs ...*nostr.Event) {
+	t.Helper()
+	for _, ev := range evs {
+		eventually(t, "event of kind "+strconv.Itoa(ev.Kind)+" stored", func() bool { return n.has(ev.ID) })
+	}
+}
+
+// A repository announced on the bootstrap relay A and listed on relay B is
+// discovered through A and synced from B over all three layers; one that
+// does not list us is never stored, nor anything tagging it.
+func TestDiscoveredOnBootstrapSyncedFromListedRelay(t *testing.T) {
+	now := time.Now().Unix()
+	b := faultrelay.StartForTest(t, faultrelay.Mode{})
+	ann := owner.Announce("tool", []string{ourService, b.URL}, []string{maint.Pubkey}, now-100)
+	other := stranger.Announce("other", []string{b.URL}, nil, now-100) // does not list us
+	a := faultrelay.StartForTest(t, faultrelay.Mode{}, ann, other)
+
+	ref := fixture.RepoRef(owner.Pubkey, "tool")
+	otherRef := fixture.RepoRef(stranger.Pubkey, "other")
+	issue := stranger.Root(KindIssue, "bug", now-90, ref)
+	patch := maint.Root(KindPatch, "two repos", now-89, ref, otherRef)
+	state := maint.RepoState("tool", now-88)
+	commentByE := stranger.Tagging(1111, "E", now-80, issue.ID) // reaches the root only by E
+	statusByE := owner.Tagging(1631, "e", now-79, patch.ID)
+	reaction := stranger.Tagging(7, "A", now-78, ref)
+	strangerState := stranger.RepoState("tool", now-77)
+	otherIssue := stranger.Root(KindIssue, "elsewhere", now-76, otherRef)
+	otherComment := stranger.Tagging(1111, "E", now-75, otherIssue.ID)
+	b.Publish(ann, other, issue, patch, state, commentByE, statusByE, reaction, strangerState, otherIssue, otherComment)
+
+	n := startNode(t, []string{ourService}, a.URL)
+	waitStored(t, n, ann, issue, patch, state, commentByE, statusByE, reaction)
+	for _, ev := range []*nostr.Event{other, otherIssue, otherComment, strangerState} {
+		if n.has(ev.ID) {
+			t.Fatalf("stored kind %d about a repository that does not list us (or by a stranger)", ev.Kind)
+		}
+	}
+	st := n.sync.Status()
+	if st.Repos != 1 || st.RootEvents != 2 {
+		t.Fatalf("status: %d repos, %d root events; want 1 and 2", st.Repos, st.RootEvents)
+	}
+
+	// live: a new issue on B arrives, and a comment on it (a root that did not
+	// exist at start) arrives through the self-subscriber's incremental filters
+	fresh := stranger.Root(KindIssue, "new bug", now+1, ref)
+	b.Publish(fresh)
+	waitStored(t, n, fresh)
+	reply := maint.Tagging(1111, "E", now+2, fresh.ID)
+	b.Publish(reply)
+	waitStored(t, n, reply)
+
+	// a newer announcement naming relay D: D is connected and its history arrives
+	d := faultrelay.StartForTest(t, faultrelay.Mode{})
+	onlyOnD := stranger.Root(KindIssue, "only on D", now-50, ref)
+	commentOnD := maint.Tagging(1111, "E", now-49, issue.ID)
+	d.Publish(onlyOnD, commentOnD)
+	b.Publish(owner.Announce("tool", []string{ourService, b.URL, d.URL}, []string{maint.Pubkey}, now+3))
+	waitStored(t, n, onlyOnD, commentOnD)
+}
+
+// A relay that allows only 20 subscriptions per connection still gets every
+// filter: more than 20 filter groups are packed into few REQs.
+func TestRelayWithTwentySubscriptionsGetsEveryFilter(t *testing.T) {
+	now := time.Now().Unix()
+	b := faultrelay.StartForTest(t, faultrelay.Mode{MaxSubscriptions: 20})
+	ann := owner.Announce("tool", []string{ourService, b.URL}, nil, now-100)
+	b.Publish(ann)
+	var roots, comments []*nostr.Event
+	ref := fixture.RepoRef(owner.Pubkey, "tool")
+	for i := range 700 { // 7 chunks of root ids: 21 layer-3 filters, 26 filters in all
+		roots = append(roots, stranger.Root(KindIssue, "issue "+strconv.Itoa(i), now-1000+int64(i), ref))
+	}
+	b.Publish(roots...)
+	for i, r := range roots {
+		comments = append(comments, maint.Tagging(1111, "E", now-500+int64(i), r.ID))
+	}
+	b.Publish(comments...)
+	n := startNode(t, []string{ourService}, "")
+	// the node starts with the repository already announced to it
+	if r, err := n.pipe.SubmitWait(context.Background(), ann, "push"); err != nil || r.Outcome != ingest.Stored {
+		t.Fatalf("push announcement: %+v %v", r, err)
+	}
+	waitStored(t, n, roots...)
+	waitStored(t, n, comments...)
+	rs := n.sync.Status().Relays
+	if len(rs) != 1 || rs[0].Filters <= 20 || rs[0].Subscriptions > 20 {
+		t.Fatalf("relay status %+v: want more than 20 filters in at most 20 subscriptions", rs)
+	}
+}
+
+// Pushes: a patch for a held repository is stored before OK true; one for an
+// unknown repository is refused naming the rule.
+func TestPushedPatches(t *testing.T) {
+	n := startNode(t, []string{ourService}, "")
+	ctx := context.Background()
+	ann := owner.Announce("tool", []string{ourService}, nil, 100)
+	if r, _ := n.pipe.SubmitWait(ctx, ann, "push"); r.Outcome != ingest.Stored {
+		t.Fatalf("announcement: %+v", r)
+	}
+	patch := stranger.Root(KindPatch, "diff", 110, fixture.RepoRef(owner.Pubkey, "tool"))
+	if r, _ := n.pipe.SubmitWait(ctx, patch, "push"); r.Outcome != ingest.Stored || !n.has(patch.ID) {
+		t.Fatalf("patch for a held repository: %+v", r)
+	}
+	unknown := stranger.Root(KindPatch, "diff", 110, fixture.RepoRef(stranger.Pubkey, "nope"))
+	if r, _ := n.pipe.SubmitWait(ctx, unknown, "push"); r.OK() || r.Message != "blocked: "+RuleNotAboutRepo {
+		t.Fatalf("patch for an unknown repository: %+v", r)
+	}
+	if n.sync.aside.Len() != 0 {
+		t.Fatal("a pushed event was kept aside")
+	}
+}
+
+// Events fetched before what they depend on are kept aside and stored once
+// the dependency lands.
+func TestOutOfOrderEventsAreKeptAside(t *testing.T) {
+	n := startNode(t, []string{ourService}, "")
+	ctx := context.Background()
+	ref := fixture.RepoRef(owner.Pubkey, "tool")
+	issue := stranger.Root(KindIssue, "bug", 110, ref)
+	comment := maint.Tagging(1111, "E", 111, issue.ID)
+	sink := ingest.RelaySink{Pipeline: n.pipe, Prefix: SourcePrefix}
+	if _, err := sink.Ingest(ctx, "wss://b.example", []*nostr.Event{comment, issue}); err != nil {
+		t.Fatal(err)
+	}
+	if n.has(issue.ID) || n.sync.aside.Len() != 2 {
+		t.Fatalf("before the announcement: stored %v, aside %d", n.has(issue.ID), n.sync.aside.Len())
+	}
+	if r, _ := n.pipe.SubmitWait(ctx, owner.Announce("tool", []string{ourService}, nil, 100), "push"); r.Outcome != ingest.Stored {
+		t.Fatalf("announcement: %+v", r)
+	}
+	waitStored(t, n, issue, comment)
+}
