@@ -97,6 +97,17 @@ CREATE TABLE cursors (
 ) WITHOUT ROWID;
 CREATE INDEX cursors_author ON cursors(author);
 `,
+	// 2: facts the program records about itself, apart from the user's
+	// settings so that writing them does not bump the revision. The NIP-42
+	// key and the last pass outcome were kept in settings until now.
+	`
+CREATE TABLE state (
+	key   TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+) WITHOUT ROWID;
+INSERT INTO state (key, value) SELECT key, value FROM settings WHERE key IN ('authKey', 'lastPass');
+DELETE FROM settings WHERE key IN ('authKey', 'lastPass');
+`,
 }
 
 // migrate brings the schema up to date. Each step re-reads user_version inside
