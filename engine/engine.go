@@ -20,6 +20,7 @@ import (
 	"dtp-personal/engine/ingest"
 	"dtp-personal/engine/metrics"
 	"dtp-personal/engine/server"
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
 	"dtp-personal/engine/trustsync"
@@ -57,8 +58,9 @@ type Engine struct {
 
 	settingsChanged chan struct{} // tells the sync runner to re-read settings
 
+	applyMu  sync.Mutex // one settings reload and apply at a time
 	mu       sync.Mutex
-	settings Settings
+	settings settings.Settings
 	revision int64
 	subs     map[int]func(status.Snapshot)
 	nextSub  int
@@ -100,7 +102,12 @@ func Open(opts Options) (*Engine, error) {
 
 		settingsChanged: make(chan struct{}, 1),
 	}
-	if err := e.reloadSettings(); err != nil {
+	// the revision first: a change made meanwhile is then seen by the watcher
+	if e.revision, err = st.Revision(); err != nil {
+		e.closeStore()
+		return nil, err
+	}
+	if e.settings, err = settings.Load(st); err != nil {
 		e.closeStore()
 		return nil, err
 	}
@@ -234,25 +241,10 @@ func (e *Engine) closeStore() error {
 }
 
 // Settings returns the current settings.
-func (e *Engine) Settings() Settings {
+func (e *Engine) Settings() settings.Settings {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.settings
-}
-
-func (e *Engine) reloadSettings() error {
-	rev, err := e.store.Revision()
-	if err != nil {
-		return err
-	}
-	s, err := LoadSettings(e.store)
-	if err != nil {
-		return err
-	}
-	e.mu.Lock()
-	e.settings, e.revision = s, rev
-	e.mu.Unlock()
-	return nil
 }
 
 // watchSettings notices settings written by any process (CLI, UI) through
@@ -267,39 +259,37 @@ func (e *Engine) watchSettings(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		rev, err := e.store.Revision()
-		if err != nil {
-			e.log.Warn("read settings revision", "err", err)
-			continue
-		}
-		e.mu.Lock()
-		same := rev == e.revision
-		e.mu.Unlock()
-		if same {
-			continue
-		}
 		if err := e.reloadSettings(); err != nil {
 			e.log.Warn("reload settings", "err", err)
-			continue
 		}
-		e.applySettings()
-		e.notify()
 	}
 }
 
-// applySettings hands changed settings to the parts that act on them.
-func (e *Engine) applySettings() {
-	s := e.Settings()
-	if roots, err := e.store.Roots(); err != nil {
-		e.log.Warn("read roots", "err", err)
-	} else {
-		e.trust.frontier.SetRoots(roots)
+// reloadSettings reads the settings again if their revision moved and hands
+// the parts that act on them the old and the new settings.
+func (e *Engine) reloadSettings() error {
+	e.applyMu.Lock()
+	defer e.applyMu.Unlock()
+	rev, err := e.store.Revision()
+	if err != nil {
+		return err
 	}
-	e.trust.frontier.SetLimits(s.Limits)
-	select {
-	case e.settingsChanged <- struct{}{}:
-	default:
+	e.mu.Lock()
+	from, same := e.settings, rev == e.revision
+	e.mu.Unlock()
+	if same {
+		return nil
 	}
+	to, err := settings.Load(e.store)
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	e.settings, e.revision = to, rev
+	e.mu.Unlock()
+	e.commitSettings(from, to)
+	e.notify()
+	return nil
 }
 
 // notify marks the status as changed; publishStatus coalesces bursts.

@@ -32,10 +32,7 @@ func (e *Engine) Status() status.Snapshot {
 		Heap:            e.trust.heap.Stats(),
 		Progress:        sy.Progress,
 		Ingest:          e.stats.snapshot(e.ingest.Duplicates()),
-		Settings: status.Settings{
-			Listen: s.Listen, AllowLAN: s.AllowLAN, ScopeProfile: s.ScopeProfile,
-			Limits: s.Limits, StartAtLogin: s.StartAtLogin, RepoSyncService: s.RepoSyncService,
-		},
+		Settings:        s,
 	}
 	if s.Paused {
 		snap.State = status.StateStopped

@@ -8,14 +8,23 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/ingest"
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
+	"dtp-personal/engine/store"
 	"dtp-personal/engine/trustsync"
+)
+
+// Facts the engine records about itself, in the store's state table: they
+// are not settings, so writing them does not bump the settings revision.
+const (
+	stateAuthKey  = "authKey"
+	stateLastPass = "lastPass" // outcome of the last sync pass, JSON
 )
 
 // newSyncRunner adapts the engine's parts to the sync ports.
 func (e *Engine) newSyncRunner() *trustsync.Runner {
 	var last *trustsync.PassOutcome
-	if v, ok, err := e.store.Setting(keyLastPass); err != nil {
+	if v, ok, err := e.store.State(stateLastPass); err != nil {
 		e.log.Warn("read last sync pass", "err", err)
 	} else if ok {
 		last = new(trustsync.PassOutcome)
@@ -33,11 +42,22 @@ func (e *Engine) newSyncRunner() *trustsync.Runner {
 		LastPass: last,
 		OnPassFinished: func(o trustsync.PassOutcome) {
 			b, _ := json.Marshal(o)
-			if err := e.store.SetSetting(keyLastPass, string(b)); err != nil {
+			if err := e.store.SetState(stateLastPass, string(b)); err != nil {
 				e.log.Warn("record sync pass", "err", err)
 			}
 		},
 	})
+}
+
+// loadAuthKey returns the data directory's NIP-42 key, generating it on
+// first use. The server has no identity of its own: this key only answers
+// relays that ask for AUTH before serving reads.
+func loadAuthKey(st *store.Store) (string, error) {
+	if k, ok, err := st.State(stateAuthKey); err != nil || ok {
+		return k, err
+	}
+	k := nostr.GeneratePrivateKey()
+	return k, st.SetState(stateAuthKey, k)
 }
 
 // syncSink sends fetched events through the ingest pipeline and waits for
@@ -100,7 +120,7 @@ func (s syncSettings) Strategy() (string, int) {
 	return st.Strategy, st.IntervalMinutes
 }
 func (s syncSettings) Paused() bool                     { return s.e.Settings().Paused }
-func (s syncSettings) Limits() status.Limits            { return s.e.Settings().Limits }
+func (s syncSettings) Limits() settings.Limits          { return s.e.Settings().Limits }
 func (s syncSettings) AuthKey() string                  { return s.e.authKey }
 func (s syncSettings) SettingsChanged() <-chan struct{} { return s.e.settingsChanged }
 

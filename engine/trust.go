@@ -9,6 +9,7 @@ import (
 	"dtp-personal/engine/ingest"
 	"dtp-personal/engine/resolver"
 	"dtp-personal/engine/server"
+	"dtp-personal/engine/settings"
 )
 
 // Query and Answer are the resolver's question and answer (SPEC §7, §12).
@@ -28,10 +29,6 @@ type trust struct {
 // walks the frontier once and wires the pipeline's commits into both.
 func (e *Engine) buildTrust() error {
 	s := e.Settings()
-	roots, err := e.store.Roots()
-	if err != nil {
-		return err
-	}
 	h := heap.New(s.Limits)
 	res, err := h.Build(context.Background(), e.store)
 	if err != nil {
@@ -42,7 +39,7 @@ func (e *Engine) buildTrust() error {
 	}
 	tracker := frontier.NewTracker(h, frontier.Config{
 		Limits: s.Limits,
-		Roots:  roots,
+		Roots:  s.Roots,
 		OnLeft: e.authorsLeft,
 	})
 	tracker.Recompute()
@@ -79,7 +76,7 @@ func (p resolverPort) Resolve(ctx context.Context, q server.ResolveQuery) (any, 
 func (e *Engine) SetSessionRoots(session string, roots []string) error {
 	hexes := make([]string, len(roots))
 	for i, r := range roots {
-		h, err := ParsePubkey(r)
+		h, err := settings.ParsePubkey(r)
 		if err != nil {
 			return fmt.Errorf("invalid: session root: %v", err)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"fyne.io/fyne/v2/test"
 
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 )
 
@@ -116,7 +117,7 @@ func TestSettingsCommands(t *testing.T) {
 	v.startAtLogin.SetChecked(true)
 	g.settle()
 
-	want := status.DefaultLimits()
+	want := settings.DefaultLimits()
 	want.MaxDepth, want.MaxAuthorsPerLevel = 3, 1500
 	assertCalls(t, eng,
 		"AddRoot "+rootNpub,

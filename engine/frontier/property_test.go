@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"dtp-personal/engine/heap"
-	"dtp-personal/engine/status"
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/validation"
 )
 
@@ -139,7 +139,7 @@ type refAuthor struct {
 }
 
 // referenceBFS is the frontier rule written plainly over strings.
-func referenceBFS(hops map[string][]string, roots []string, l status.Limits) (map[string]refAuthor, []int, map[string]int) {
+func referenceBFS(hops map[string][]string, roots []string, l settings.Limits) (map[string]refAuthor, []int, map[string]int) {
 	maxDepth := min(l.MaxDepth, 5)
 	admitted := map[string]refAuthor{}
 	firstCut := map[string]string{}
@@ -215,7 +215,7 @@ func TestWalkMatchesReferenceBFS(t *testing.T) {
 	for round := 0; round < 8; round++ {
 		pubkeys := 2000 + rng.IntN(2000)
 		w := newRandomWorld(rng, pubkeys, pubkeys*8, 200)
-		h := heap.New(status.DefaultLimits())
+		h := heap.New(settings.DefaultLimits())
 		// Shuffled, in small batches: the heap must keep winners whatever the order.
 		order := rng.Perm(len(w.stmts))
 		for i := 0; i < len(order); i += 50 {
@@ -240,7 +240,7 @@ func TestWalkMatchesReferenceBFS(t *testing.T) {
 			for range 1 + rng.IntN(4) {
 				roots = append(roots, pk(1+rng.IntN(pubkeys+20))) // some roots hold nothing
 			}
-			l := status.Limits{
+			l := settings.Limits{
 				MaxDepth:           rng.IntN(7),
 				MaxAuthorsPerLevel: []int{0, 3, 40, 400}[rng.IntN(4)],
 				MaxTotalAuthors:    []int{0, 5, 200, 1500}[rng.IntN(4)],

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"dtp-personal/engine/heap"
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 )
 
@@ -16,7 +17,7 @@ const DefaultDebounce = time.Second
 
 // Config configures a Tracker.
 type Config struct {
-	Limits   status.Limits
+	Limits   settings.Limits
 	Roots    []string      // configured roots, hex
 	Debounce time.Duration // 0 = DefaultDebounce
 	// OnLeft receives, after a recompute, the authors that left the frontier
@@ -38,7 +39,7 @@ type Tracker struct {
 	walkMu sync.Mutex // serialises recomputes so "left" diffs are consistent
 
 	mu        sync.Mutex
-	limits    status.Limits
+	limits    settings.Limits
 	roots     []string
 	sessions  map[string][]string
 	walked    *Result             // last walk, nil before the first
@@ -209,7 +210,7 @@ func (t *Tracker) SetRoots(roots []string) {
 }
 
 // SetLimits replaces the caps and schedules a walk.
-func (t *Tracker) SetLimits(l status.Limits) {
+func (t *Tracker) SetLimits(l settings.Limits) {
 	t.mu.Lock()
 	t.limits = l
 	t.mu.Unlock()

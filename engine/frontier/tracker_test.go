@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"dtp-personal/engine/heap"
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/validation"
 )
@@ -46,9 +47,9 @@ func startTracker(t *testing.T, h *heap.Heap, cfg Config) *Tracker {
 }
 
 func TestTrackerDebouncesBurstAndReportsLeavers(t *testing.T) {
-	h := graph(status.DefaultLimits(), [2]int{1, 2}, [2]int{2, 3})
+	h := graph(settings.DefaultLimits(), [2]int{1, 2}, [2]int{2, 3})
 	var left leftLog
-	tr := startTracker(t, h, Config{Limits: status.DefaultLimits(), Roots: []string{pk(1)}, Debounce: 40 * time.Millisecond, OnLeft: left.add})
+	tr := startTracker(t, h, Config{Limits: settings.DefaultLimits(), Roots: []string{pk(1)}, Debounce: 40 * time.Millisecond, OnLeft: left.add})
 	if tr.Current().Size() != 3 {
 		t.Fatalf("initial size %d", tr.Current().Size())
 	}
@@ -77,9 +78,9 @@ func TestTrackerDebouncesBurstAndReportsLeavers(t *testing.T) {
 }
 
 func TestTrackerSessionRoots(t *testing.T) {
-	h := graph(status.DefaultLimits(), [2]int{9, 10})
+	h := graph(settings.DefaultLimits(), [2]int{9, 10})
 	var left leftLog
-	tr := startTracker(t, h, Config{Limits: status.DefaultLimits(), Roots: []string{pk(1)}, Debounce: 10 * time.Millisecond, OnLeft: left.add})
+	tr := startTracker(t, h, Config{Limits: settings.DefaultLimits(), Roots: []string{pk(1)}, Debounce: 10 * time.Millisecond, OnLeft: left.add})
 
 	changed := tr.Changed()
 	tr.AddSessionRoots("conn-1", []string{pk(9)})
@@ -101,7 +102,7 @@ func TestTrackerSessionRoots(t *testing.T) {
 }
 
 func TestTrackerEventCapsJoinTruncation(t *testing.T) {
-	h := graph(status.DefaultLimits(), [2]int{1, 2}, [2]int{1, 3})
+	h := graph(settings.DefaultLimits(), [2]int{1, 2}, [2]int{1, 3})
 	tr := NewTracker(h, Config{Limits: limits(4, 1, 10), Roots: []string{pk(1)}})
 	tr.Recompute()
 	walkCut := status.Truncation{Reason: ReasonMaxAuthorsPerLevel, Cut: 1}
@@ -126,8 +127,8 @@ func TestTrackerEventCapsJoinTruncation(t *testing.T) {
 }
 
 func TestTrackerWithRootsIsPerQuery(t *testing.T) {
-	h := graph(status.DefaultLimits(), [2]int{1, 2}, [2]int{5, 6})
-	tr := NewTracker(h, Config{Limits: status.DefaultLimits(), Roots: []string{pk(1)}})
+	h := graph(settings.DefaultLimits(), [2]int{1, 2}, [2]int{5, 6})
+	tr := NewTracker(h, Config{Limits: settings.DefaultLimits(), Roots: []string{pk(1)}})
 	tr.Recompute()
 	if tr.WithRoots([]string{pk(1)}) != tr.Current() {
 		t.Fatal("known roots must reuse the current frontier")
@@ -142,11 +143,11 @@ func TestTrackerWithRootsIsPerQuery(t *testing.T) {
 }
 
 func TestTrackerWakesWhenAHopBecomesActive(t *testing.T) {
-	h := graph(status.DefaultLimits())
+	h := graph(settings.DefaultLimits())
 	st := trust(1, 2, "1")
 	st.ActiveFrom = time.Now().Unix() + 1
 	h.Apply([]*validation.Statement{st}, nil)
-	tr := startTracker(t, h, Config{Limits: status.DefaultLimits(), Roots: []string{pk(1)}})
+	tr := startTracker(t, h, Config{Limits: settings.DefaultLimits(), Roots: []string{pk(1)}})
 	if _, in := tr.Current().Depth(pk(2)); in {
 		t.Fatal("hop active before its x")
 	}

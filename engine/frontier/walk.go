@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"dtp-personal/engine/heap"
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 )
 
@@ -28,7 +29,7 @@ const (
 // Params are the inputs of one walk.
 type Params struct {
 	Roots  []string // hex pubkeys; invalid ones are ignored
-	Limits status.Limits
+	Limits settings.Limits
 	Now    int64 // unix seconds: hops are evaluated at this time
 	// Frozen, when the heap is at a limit, is the previous frontier: the walk
 	// then admits only its authors (and the roots), so the frontier stops
@@ -176,7 +177,7 @@ var cutReasons = []string{ReasonMaxDepth, ReasonMaxAuthorsPerLevel, ReasonMaxTot
 // admitted at a deeper one (found again through another author) is not
 // counted. So the cuts add up to (authors found) − (authors admitted).
 func Walk(v heap.View, p Params) *Result {
-	depthCap := min(max(p.Limits.MaxDepth, 0), status.MaxDepthHardCap)
+	depthCap := min(max(p.Limits.MaxDepth, 0), settings.MaxDepthHardCap)
 	r := &Result{
 		Roots:        normalizeRoots(p.Roots),
 		GraphVersion: v.Version(),

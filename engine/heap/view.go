@@ -65,9 +65,6 @@ func (v View) OrderKey(n NodeID) [4]uint64 {
 	return x
 }
 
-// IsPubkey reports whether n is a pubkey node.
-func (v View) IsPubkey(n NodeID) bool { return v.h.nodes[n].key[0] == tagPubkey }
-
 // Hops appends to dst the pubkeys author n has an active positive 32009
 // statement about at unix time now: a `p` subject, or an X account bound to
 // a pubkey. It also returns the earliest time after now at which one of n's

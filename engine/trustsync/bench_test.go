@@ -9,6 +9,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/internal/faultrelay"
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 )
 
@@ -55,7 +56,7 @@ func BenchmarkPull(b *testing.B) {
 		b.StopTimer()
 		st := openStore(b, relay.URL)
 		sink := &countingSink{}
-		r := New(Config{Store: st, Sink: sink, Frontier: staticFrontier{authors: keys}, Settings: newSettings(status.FrontierInterval)})
+		r := New(Config{Store: st, Sink: sink, Frontier: staticFrontier{authors: keys}, Settings: newSettings(settings.FrontierInterval)})
 		b.StartTimer()
 		cov, err := r.RunOnce(context.Background())
 		if err != nil || cov.State != status.StateComplete || sink.n.Load() != int64(len(evs)) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
 )
@@ -213,12 +214,12 @@ type fixedSettings struct {
 	mu       sync.Mutex
 	strategy string
 	interval int
-	limits   status.Limits
+	limits   settings.Limits
 	changed  chan struct{}
 }
 
 func newSettings(strategy string) *fixedSettings {
-	return &fixedSettings{strategy: strategy, interval: 15, limits: status.DefaultLimits(), changed: make(chan struct{}, 1)}
+	return &fixedSettings{strategy: strategy, interval: 15, limits: settings.DefaultLimits(), changed: make(chan struct{}, 1)}
 }
 
 func (s *fixedSettings) Strategy() (string, int) {
@@ -227,7 +228,7 @@ func (s *fixedSettings) Strategy() (string, int) {
 	return s.strategy, s.interval
 }
 func (s *fixedSettings) Paused() bool                     { return false }
-func (s *fixedSettings) Limits() status.Limits            { return s.limits }
+func (s *fixedSettings) Limits() settings.Limits          { return s.limits }
 func (s *fixedSettings) AuthKey() string                  { return "" }
 func (s *fixedSettings) SettingsChanged() <-chan struct{} { return s.changed }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/relay"
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
 )
@@ -26,7 +27,7 @@ type pass struct {
 	manual bool  // a user asked: relays in backoff are tried, deferred retries too
 	floor  int64 // lowest since for incremental batches (live reconnect), 0 = none
 	gap    bool  // a live catch-up after a drop: events count as gap events
-	limits status.Limits
+	limits settings.Limits
 	start  time.Time
 
 	conns []*passConn

@@ -9,7 +9,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 
-	"dtp-personal/engine/status"
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/store"
 	"dtp-personal/engine/validation"
 )
@@ -29,7 +29,7 @@ type family struct {
 	filter    func(keys []string) nostr.Filter
 	validKey  func(string) bool
 	capReason string // event cap of this family, "" = none
-	cap       func(status.Limits) int
+	cap       func(settings.Limits) int
 }
 
 var (
@@ -40,7 +40,7 @@ var (
 		},
 		validKey:  isHexKey,
 		capReason: "maxEvents",
-		cap:       func(l status.Limits) int { return l.MaxEvents },
+		cap:       func(l settings.Limits) int { return l.MaxEvents },
 	}
 	ratingsFamily = family{
 		scope: "ratings",
@@ -49,7 +49,7 @@ var (
 		},
 		validKey:  isHexKey,
 		capReason: "maxRatingEvents",
-		cap:       func(l status.Limits) int { return l.MaxRatingEvents },
+		cap:       func(l settings.Limits) int { return l.MaxRatingEvents },
 	}
 	discoveryFamily = family{
 		scope: "discovery",
@@ -58,7 +58,7 @@ var (
 		},
 		validKey:  isXSubject,
 		capReason: "maxDiscoveryEvents",
-		cap:       func(l status.Limits) int { return l.MaxDiscoveryEvents },
+		cap:       func(l settings.Limits) int { return l.MaxDiscoveryEvents },
 	}
 	claimsFamily = family{
 		scope: "claims",

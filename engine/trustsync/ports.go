@@ -12,6 +12,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
 )
@@ -50,9 +51,9 @@ type Frontier interface {
 
 // Settings are the user's sync settings; re-read when SettingsChanged fires.
 type Settings interface {
-	Strategy() (id string, intervalMinutes int) // status.FrontierInterval, …; 0 = manual
+	Strategy() (id string, intervalMinutes int) // settings.FrontierInterval, …; 0 = manual
 	Paused() bool
-	Limits() status.Limits
+	Limits() settings.Limits
 	AuthKey() string // hex secret key for NIP-42, generated once per data directory
 	SettingsChanged() <-chan struct{}
 }

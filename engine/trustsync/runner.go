@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"dtp-personal/engine/relay"
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
 )
@@ -150,8 +151,8 @@ func (r *Runner) runStrategy(ctx context.Context, id string, interval int, pause
 		return
 	}
 	switch id {
-	case status.FrontierContinuous, status.GlobalContinuous:
-		r.runContinuous(ctx, id == status.GlobalContinuous)
+	case settings.FrontierContinuous, settings.GlobalContinuous:
+		r.runContinuous(ctx, id == settings.GlobalContinuous)
 	default:
 		r.runInterval(ctx, time.Duration(interval)*time.Minute)
 	}
