@@ -18,12 +18,6 @@ import (
 	"dtp-personal/engine/validation"
 )
 
-// Limit reasons reported by Stats and the frontier (SPEC §4).
-const (
-	ReasonNodeLimit = "heap-node-limit"
-	ReasonEdgeLimit = "heap-edge-limit"
-)
-
 // NodeID names a node for the heap's lifetime: nodes are never removed, so an
 // id held by a frontier result stays valid while the heap grows.
 type NodeID uint32
@@ -240,7 +234,7 @@ func (h *Heap) applyStatement(s *validation.Statement) (applied, hops bool) {
 
 	// A new slot needs an edge and perhaps nodes: respect the guardrails.
 	if h.edges.n >= h.edgeLimit {
-		h.limitReason = ReasonEdgeLimit
+		h.limitReason = status.ReasonHeapEdgeLimit
 		return false, false
 	}
 	missing := 0
@@ -251,7 +245,7 @@ func (h *Heap) applyStatement(s *validation.Statement) (applied, hops bool) {
 		missing++
 	}
 	if len(h.nodes)+missing > h.nodeLimit {
-		h.limitReason = ReasonNodeLimit
+		h.limitReason = status.ReasonHeapNodeLimit
 		return false, false
 	}
 	if !authorHeld {

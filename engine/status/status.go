@@ -67,12 +67,6 @@ type Snapshot struct {
 	Settings        Settings `json:"settings"`
 }
 
-// Coverage says how complete the local copy is, and why not.
-type Coverage struct {
-	State   string   `json:"state"` // "complete" | "partial"
-	Reasons []string `json:"reasons"`
-}
-
 // Relay is one sync relay's health and progress.
 type Relay struct {
 	URL           string `json:"url"`
@@ -110,7 +104,7 @@ type Heap struct {
 	GraphVersion uint64 `json:"graphVersion"`
 	NodeLimit    int    `json:"nodeLimit"`
 	EdgeLimit    int    `json:"edgeLimit"`
-	LimitReason  string `json:"limitReason,omitempty"` // heap-node-limit | heap-edge-limit
+	LimitReason  string `json:"limitReason,omitempty"` // ReasonHeapNodeLimit | ReasonHeapEdgeLimit
 }
 
 // Progress is the running sync pass.

@@ -39,7 +39,7 @@ var (
 			return nostr.Filter{Kinds: []int{validation.KindTrust}, Authors: keys}
 		},
 		validKey:  isHexKey,
-		capReason: "maxEvents",
+		capReason: status.ReasonMaxEvents,
 		cap:       func(l status.Limits) int { return l.MaxEvents },
 	}
 	ratingsFamily = family{
@@ -48,7 +48,7 @@ var (
 			return nostr.Filter{Kinds: []int{validation.KindRating}, Authors: keys, Tags: nostr.TagMap{"s": {"x.com"}}}
 		},
 		validKey:  isHexKey,
-		capReason: "maxRatingEvents",
+		capReason: status.ReasonMaxRatingEvents,
 		cap:       func(l status.Limits) int { return l.MaxRatingEvents },
 	}
 	discoveryFamily = family{
@@ -57,7 +57,7 @@ var (
 			return nostr.Filter{Kinds: []int{validation.KindTrust}, Tags: nostr.TagMap{"k": {"user:id"}, "i": keys}}
 		},
 		validKey:  isXSubject,
-		capReason: "maxDiscoveryEvents",
+		capReason: status.ReasonMaxDiscoveryEvents,
 		cap:       func(l status.Limits) int { return l.MaxDiscoveryEvents },
 	}
 	claimsFamily = family{
