@@ -9,9 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -65,11 +67,21 @@ type Engine struct {
 	subs     map[int]func(status.Snapshot)
 	nextSub  int
 	listen   string
+	closed   bool // Serve refuses to start once Close began
 
-	changed chan struct{} // something in the status changed: tell subscribers
-	stop    chan struct{}
-	wg      sync.WaitGroup
+	changed    chan struct{} // something in the status changed: tell subscribers
+	publishing sync.Mutex    // held while a snapshot is handed to subscribers
+
+	// Close cancels ctx, which ends Serve and its loops, and waits for Serve
+	// (counted in serving) before it closes the pipeline and the store.
+	ctx       context.Context
+	cancel    context.CancelFunc
+	serving   sync.WaitGroup
+	closeOnce sync.Once
 }
+
+// ErrClosed is returned by Serve on a closed engine.
+var ErrClosed = errors.New("engine closed")
 
 // Open takes the data directory's lock, opens its database and builds the
 // engine. Only one engine may hold a data directory: a second Open returns
@@ -98,10 +110,10 @@ func Open(opts Options) (*Engine, error) {
 		metrics: metrics.New(),
 		subs:    make(map[int]func(status.Snapshot)),
 		changed: make(chan struct{}, 1),
-		stop:    make(chan struct{}),
 
 		settingsChanged: make(chan struct{}, 1),
 	}
+	e.ctx, e.cancel = context.WithCancel(context.Background())
 	// the revision first: a change made meanwhile is then seen by the watcher
 	if e.revision, err = st.Revision(); err != nil {
 		e.closeStore()
@@ -160,8 +172,22 @@ func (e *Engine) Submit(ctx context.Context, ev *nostr.Event, source string) (in
 }
 
 // Serve listens on the configured address and runs the background work
-// (settings watcher, sync) until ctx ends; then it stops cleanly.
+// (settings watcher, status publisher, frontier, sync) until ctx ends or
+// Close is called; then it stops cleanly.
 func (e *Engine) Serve(ctx context.Context) error {
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return ErrClosed
+	}
+	e.serving.Add(1)
+	e.mu.Unlock()
+	defer e.serving.Done()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stopOnClose := context.AfterFunc(e.ctx, cancel)
+	defer stopOnClose()
+
 	addr := e.opts.Listen
 	if addr == "" {
 		addr = e.Settings().Listen
@@ -183,29 +209,26 @@ func (e *Engine) Serve(ctx context.Context) error {
 	go func() { served <- httpSrv.Serve(ln) }()
 	e.log.Info("serving", "listen", e.listen, "data", e.opts.DataDir)
 
-	e.wg.Add(4)
-	go e.watchSettings(ctx)
-	go e.publishStatus(ctx)
-	go func() {
-		defer e.wg.Done()
-		e.trust.frontier.Run(ctx)
-	}()
-	go func() {
-		defer e.wg.Done()
+	var loops sync.WaitGroup
+	loops.Go(func() { e.watchSettings(ctx) })
+	loops.Go(func() { e.publishStatus(ctx) })
+	loops.Go(func() { e.trust.frontier.Run(ctx) })
+	loops.Go(func() {
 		if err := e.sync.Run(ctx); err != nil && ctx.Err() == nil {
 			e.log.Error("sync stopped", "err", err)
 		}
-	}()
+	})
 
 	select {
 	case <-ctx.Done():
 	case err = <-served:
 	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
+	cancel() // the loops end with the server, whichever ended first
+	shutdownCtx, cancelShutdown := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancelShutdown()
 	e.server.CloseAll()
 	_ = httpSrv.Shutdown(shutdownCtx)
-	e.wg.Wait()
+	loops.Wait()
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}
@@ -219,19 +242,23 @@ func (e *Engine) ListenAddr() string {
 	return e.listen
 }
 
-// Close stops the pipeline (answering everything queued), closes the
-// database and releases the data directory.
+// Close ends Serve, if it runs, and waits for it and its loops; then it
+// stops the pipeline (answering everything queued), closes the database and
+// releases the data directory. Later calls do nothing.
 func (e *Engine) Close() error {
-	select {
-	case <-e.stop:
-		return nil
-	default:
-		close(e.stop)
-	}
-	if e.ingest != nil {
-		e.ingest.Close()
-	}
-	return e.closeStore()
+	var err error
+	e.closeOnce.Do(func() {
+		e.mu.Lock()
+		e.closed = true
+		e.mu.Unlock()
+		e.cancel()
+		e.serving.Wait()
+		if e.ingest != nil {
+			e.ingest.Close()
+		}
+		err = e.closeStore()
+	})
+	return err
 }
 
 func (e *Engine) closeStore() error {
@@ -250,7 +277,6 @@ func (e *Engine) Settings() settings.Settings {
 // watchSettings notices settings written by any process (CLI, UI) through
 // the store's revision counter and applies them within a second.
 func (e *Engine) watchSettings(ctx context.Context) {
-	defer e.wg.Done()
 	t := time.NewTicker(500 * time.Millisecond)
 	defer t.Stop()
 	for {
@@ -300,8 +326,11 @@ func (e *Engine) notify() {
 	}
 }
 
-// Subscribe registers fn for status snapshots, sent at most a few times a
-// second while something changes and once a second otherwise.
+// Subscribe registers fn for status snapshots while Serve runs: the latest
+// one, at most four a second while something changes and one a second
+// otherwise, one call at a time. This is the only coalescing of snapshots,
+// so fn should hand the snapshot on and return; it must not call cancel.
+// Once cancel returns, fn is not called again.
 func (e *Engine) Subscribe(fn func(status.Snapshot)) (cancel func()) {
 	e.mu.Lock()
 	id := e.nextSub
@@ -312,11 +341,14 @@ func (e *Engine) Subscribe(fn func(status.Snapshot)) (cancel func()) {
 		e.mu.Lock()
 		delete(e.subs, id)
 		e.mu.Unlock()
+		e.publishing.Lock() // wait out a delivery that may still hold fn
+		e.publishing.Unlock()
 	}
 }
 
+// publishStatus is the status coalescer: bursts of notify become one
+// snapshot per quarter second.
 func (e *Engine) publishStatus(ctx context.Context) {
-	defer e.wg.Done()
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	for {
@@ -326,23 +358,28 @@ func (e *Engine) publishStatus(ctx context.Context) {
 		case <-e.changed:
 		case <-tick.C:
 		}
-		e.mu.Lock()
-		subs := make([]func(status.Snapshot), 0, len(e.subs))
-		for _, fn := range e.subs {
-			subs = append(subs, fn)
-		}
-		e.mu.Unlock()
-		if len(subs) > 0 {
-			snap := e.Status()
-			for _, fn := range subs {
-				fn(snap)
-			}
-		}
+		e.publish()
 		// at most four snapshots a second, however busy ingest is
 		select {
 		case <-ctx.Done():
 			return
 		case <-time.After(250 * time.Millisecond):
 		}
+	}
+}
+
+// publish hands one snapshot to every subscriber.
+func (e *Engine) publish() {
+	e.publishing.Lock()
+	defer e.publishing.Unlock()
+	e.mu.Lock()
+	subs := slices.Collect(maps.Values(e.subs))
+	e.mu.Unlock()
+	if len(subs) == 0 {
+		return
+	}
+	snap := e.Status()
+	for _, fn := range subs {
+		fn(snap)
 	}
 }

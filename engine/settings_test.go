@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"dtp-personal/engine/fixture"
-	"dtp-personal/engine/heap"
 	"dtp-personal/engine/settings"
+	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
 )
 
@@ -45,7 +45,7 @@ func TestLoweredHeapLimitFreezesRunningHeap(t *testing.T) {
 		t.Fatalf("push refused: %s", msg) // stored in the database all the same
 	}
 	h := eng.Status().Heap
-	if h.Nodes != nodes || h.LimitReason != heap.ReasonNodeLimit {
+	if h.Nodes != nodes || h.LimitReason != status.ReasonHeapNodeLimit {
 		t.Fatalf("heap after a new node past the lowered limit: %+v", h)
 	}
 }

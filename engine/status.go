@@ -44,16 +44,13 @@ func (e *Engine) Status() status.Snapshot {
 // side knows (frontier truncated, heap at a limit).
 func (e *Engine) coverage(syncReasons []string) status.Coverage {
 	reasons := slices.Clone(syncReasons)
-	if len(e.trust.frontier.Status().Truncation) > 0 && !slices.Contains(reasons, "frontier-truncated") {
-		reasons = append(reasons, "frontier-truncated")
+	if len(e.trust.frontier.Status().Truncation) > 0 {
+		reasons = append(reasons, status.ReasonFrontierTruncated)
 	}
 	if e.trust.heap.Stats().LimitReason != "" {
-		reasons = append(reasons, "heap-limit")
+		reasons = append(reasons, status.ReasonHeapLimit)
 	}
-	if len(reasons) == 0 {
-		return status.Coverage{State: status.StateComplete, Reasons: []string{}}
-	}
-	return status.Coverage{State: status.StatePartial, Reasons: reasons}
+	return status.NewCoverage(reasons...)
 }
 
 // relayStatus lists every configured relay: live figures from the sync for

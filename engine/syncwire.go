@@ -128,7 +128,7 @@ func (s syncSettings) SettingsChanged() <-chan struct{} { return s.e.settingsCha
 func (e *Engine) SyncCoverage() []string {
 	st := e.sync.Status()
 	if st.State == status.StateRunning {
-		return append(st.Coverage.Reasons, "sync-running")
+		return append(st.Coverage.Reasons, status.ReasonSyncRunning)
 	}
 	return st.Coverage.Reasons
 }

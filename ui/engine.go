@@ -15,8 +15,8 @@ import (
 type Engine interface {
 	// Status returns the current snapshot.
 	Status() status.Snapshot
-	// Subscribe calls fn with each new snapshot until cancel is called. fn
-	// may be called often and from any goroutine; the UI throttles it.
+	// Subscribe calls fn with new snapshots, one call at a time and at most
+	// a few a second (the engine coalesces bursts), until cancel returns.
 	Subscribe(fn func(status.Snapshot)) (cancel func())
 	// SetStrategy switches the sync strategy (settings.FrontierInterval, …).
 	SetStrategy(id string) error

@@ -10,6 +10,7 @@ import (
 
 	"dtp-personal/engine/heap"
 	"dtp-personal/engine/settings"
+	"dtp-personal/engine/status"
 	"dtp-personal/engine/validation"
 )
 
@@ -156,13 +157,13 @@ func referenceBFS(hops map[string][]string, roots []string, l settings.Limits) (
 	for depth := 0; len(level) > 0; depth++ {
 		if depth > maxDepth {
 			for _, a := range level {
-				note(a, ReasonMaxDepth)
+				note(a, status.ReasonMaxDepth)
 			}
 			break
 		}
 		if l.MaxAuthorsPerLevel > 0 && len(level) > l.MaxAuthorsPerLevel {
 			for _, a := range level[l.MaxAuthorsPerLevel:] {
-				note(a, ReasonMaxAuthorsPerLevel)
+				note(a, status.ReasonMaxAuthorsPerLevel)
 			}
 			level = level[:l.MaxAuthorsPerLevel]
 		}
@@ -170,7 +171,7 @@ func referenceBFS(hops map[string][]string, roots []string, l settings.Limits) (
 			room := max(l.MaxTotalAuthors-len(admitted), 0)
 			if len(level) > room {
 				for _, a := range level[room:] {
-					note(a, ReasonMaxTotalAuthors)
+					note(a, status.ReasonMaxTotalAuthors)
 				}
 				level = level[:room]
 			}
@@ -278,7 +279,7 @@ func TestWalkMatchesReferenceBFS(t *testing.T) {
 			}
 		}
 	}
-	for _, what := range []string{ReasonMaxDepth, ReasonMaxAuthorsPerLevel, ReasonMaxTotalAuthors, "bound hops"} {
+	for _, what := range []string{status.ReasonMaxDepth, status.ReasonMaxAuthorsPerLevel, status.ReasonMaxTotalAuthors, "bound hops"} {
 		if seen[what] == 0 {
 			t.Errorf("random worlds never produced %s", what)
 		}

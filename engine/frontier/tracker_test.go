@@ -105,14 +105,14 @@ func TestTrackerEventCapsJoinTruncation(t *testing.T) {
 	h := graph(settings.DefaultLimits(), [2]int{1, 2}, [2]int{1, 3})
 	tr := NewTracker(h, Config{Limits: limits(4, 1, 10), Roots: []string{pk(1)}})
 	tr.Recompute()
-	walkCut := status.Truncation{Reason: ReasonMaxAuthorsPerLevel, Cut: 1}
+	walkCut := status.Truncation{Reason: status.ReasonMaxAuthorsPerLevel, Cut: 1}
 
 	changed := tr.Changed()
-	tr.RecordEventCap(ReasonMaxEvents, 120)
-	tr.RecordEventCap(ReasonMaxDiscoveryEvents, 3)
-	tr.RecordEventCap(ReasonMaxEvents, 150) // replaces, not adds
+	tr.RecordEventCap(status.ReasonMaxEvents, 120)
+	tr.RecordEventCap(status.ReasonMaxDiscoveryEvents, 3)
+	tr.RecordEventCap(status.ReasonMaxEvents, 150) // replaces, not adds
 	waitChange(t, changed, 0+time.Millisecond)
-	want := []status.Truncation{walkCut, {Reason: ReasonMaxEvents, Cut: 150}, {Reason: ReasonMaxDiscoveryEvents, Cut: 3}}
+	want := []status.Truncation{walkCut, {Reason: status.ReasonMaxEvents, Cut: 150}, {Reason: status.ReasonMaxDiscoveryEvents, Cut: 3}}
 	if got := tr.Current().Truncation; !slices.Equal(got, want) {
 		t.Fatalf("truncation %v, want %v", got, want)
 	}

@@ -15,17 +15,6 @@ import (
 	"dtp-personal/engine/status"
 )
 
-// Truncation reasons (SPEC §5). The heap reasons are heap.ReasonNodeLimit and
-// heap.ReasonEdgeLimit.
-const (
-	ReasonMaxDepth           = "maxDepth"
-	ReasonMaxAuthorsPerLevel = "maxAuthorsPerLevel"
-	ReasonMaxTotalAuthors    = "maxTotalAuthors"
-	ReasonMaxEvents          = "maxEvents"
-	ReasonMaxRatingEvents    = "maxRatingEvents"
-	ReasonMaxDiscoveryEvents = "maxDiscoveryEvents"
-)
-
 // Params are the inputs of one walk.
 type Params struct {
 	Roots  []string // hex pubkeys; invalid ones are ignored
@@ -161,7 +150,7 @@ const (
 
 // cutReasons are the reasons a walk can cut an author, in report order; a
 // walk records a cut node's first reason as 1 + its index here.
-var cutReasons = []string{ReasonMaxDepth, ReasonMaxAuthorsPerLevel, ReasonMaxTotalAuthors, heap.ReasonNodeLimit, heap.ReasonEdgeLimit}
+var cutReasons = []string{status.ReasonMaxDepth, status.ReasonMaxAuthorsPerLevel, status.ReasonMaxTotalAuthors, status.ReasonHeapNodeLimit, status.ReasonHeapEdgeLimit}
 
 // Walk computes the frontier over the heap view v.
 //
@@ -223,7 +212,7 @@ func Walk(v heap.View, p Params) *Result {
 	for depth := 0; len(level) > 0; depth++ {
 		if depth > depthCap {
 			for _, c := range level {
-				cut(c, ReasonMaxDepth)
+				cut(c, status.ReasonMaxDepth)
 			}
 			break
 		}
@@ -239,10 +228,10 @@ func Walk(v heap.View, p Params) *Result {
 			level = kept
 		}
 		if p.Limits.MaxAuthorsPerLevel > 0 {
-			level = limitLevel(level, p.Limits.MaxAuthorsPerLevel, ReasonMaxAuthorsPerLevel, cut)
+			level = limitLevel(level, p.Limits.MaxAuthorsPerLevel, status.ReasonMaxAuthorsPerLevel, cut)
 		}
 		if p.Limits.MaxTotalAuthors > 0 {
-			level = limitLevel(level, max(p.Limits.MaxTotalAuthors-len(r.Authors), 0), ReasonMaxTotalAuthors, cut)
+			level = limitLevel(level, max(p.Limits.MaxTotalAuthors-len(r.Authors), 0), status.ReasonMaxTotalAuthors, cut)
 		}
 		if len(level) == 0 {
 			break

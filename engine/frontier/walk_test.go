@@ -68,26 +68,26 @@ func TestWalkCaps(t *testing.T) {
 		{"no caps reached", [][2]int{{1, 2}, {2, 3}}, []int{1}, limits(4, 10, 10),
 			map[int]int{1: 0, 2: 1, 3: 2}, nil},
 		{"maxDepth cuts the level beyond", [][2]int{{1, 2}, {2, 3}, {2, 4}, {3, 5}}, []int{1}, limits(1, 10, 10),
-			map[int]int{1: 0, 2: 1}, []status.Truncation{{Reason: ReasonMaxDepth, Cut: 2}}},
+			map[int]int{1: 0, 2: 1}, []status.Truncation{{Reason: status.ReasonMaxDepth, Cut: 2}}},
 		{"maxDepth 0 keeps only roots", [][2]int{{1, 2}}, []int{1}, limits(0, 10, 10),
-			map[int]int{1: 0}, []status.Truncation{{Reason: ReasonMaxDepth, Cut: 1}}},
+			map[int]int{1: 0}, []status.Truncation{{Reason: status.ReasonMaxDepth, Cut: 1}}},
 		{"depth hard cap is 5", [][2]int{{1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 6}, {6, 7}, {7, 8}}, []int{1}, limits(9, 10, 10),
-			map[int]int{1: 0, 2: 1, 3: 2, 4: 3, 5: 4, 6: 5}, []status.Truncation{{Reason: ReasonMaxDepth, Cut: 1}}},
+			map[int]int{1: 0, 2: 1, 3: 2, 4: 3, 5: 4, 6: 5}, []status.Truncation{{Reason: status.ReasonMaxDepth, Cut: 1}}},
 		{"maxAuthorsPerLevel keeps lowest hex", [][2]int{{1, 5}, {1, 4}, {1, 3}, {1, 2}}, []int{1}, limits(4, 2, 10),
-			map[int]int{1: 0, 2: 1, 3: 1}, []status.Truncation{{Reason: ReasonMaxAuthorsPerLevel, Cut: 2}}},
+			map[int]int{1: 0, 2: 1, 3: 1}, []status.Truncation{{Reason: status.ReasonMaxAuthorsPerLevel, Cut: 2}}},
 		{"maxAuthorsPerLevel on roots", nil, []int{3, 1, 2}, limits(4, 2, 10),
-			map[int]int{1: 0, 2: 0}, []status.Truncation{{Reason: ReasonMaxAuthorsPerLevel, Cut: 1}}},
+			map[int]int{1: 0, 2: 0}, []status.Truncation{{Reason: status.ReasonMaxAuthorsPerLevel, Cut: 1}}},
 		{"maxTotalAuthors", [][2]int{{1, 2}, {1, 3}, {2, 4}}, []int{1}, limits(4, 10, 3),
-			map[int]int{1: 0, 2: 1, 3: 1}, []status.Truncation{{Reason: ReasonMaxTotalAuthors, Cut: 1}}},
+			map[int]int{1: 0, 2: 1, 3: 1}, []status.Truncation{{Reason: status.ReasonMaxTotalAuthors, Cut: 1}}},
 		{"maxTotalAuthors cuts inside a level", [][2]int{{1, 2}, {1, 3}, {1, 4}}, []int{1}, limits(4, 10, 2),
-			map[int]int{1: 0, 2: 1}, []status.Truncation{{Reason: ReasonMaxTotalAuthors, Cut: 2}}},
+			map[int]int{1: 0, 2: 1}, []status.Truncation{{Reason: status.ReasonMaxTotalAuthors, Cut: 2}}},
 		{"cut then found deeper is admitted, not counted", [][2]int{{1, 2}, {1, 3}, {1, 4}, {2, 4}}, []int{1}, limits(4, 2, 10),
 			map[int]int{1: 0, 2: 1, 3: 1, 4: 2}, nil},
 		{"an author cut twice counts once, under the first cap", [][2]int{{1, 2}, {1, 3}, {1, 4}, {2, 4}}, []int{1}, limits(1, 2, 10),
-			map[int]int{1: 0, 2: 1, 3: 1}, []status.Truncation{{Reason: ReasonMaxAuthorsPerLevel, Cut: 1}}},
+			map[int]int{1: 0, 2: 1, 3: 1}, []status.Truncation{{Reason: status.ReasonMaxAuthorsPerLevel, Cut: 1}}},
 		{"several caps in one walk", [][2]int{{1, 2}, {1, 3}, {1, 4}, {2, 5}, {3, 6}, {5, 7}}, []int{1}, limits(2, 2, 4),
 			map[int]int{1: 0, 2: 1, 3: 1, 5: 2}, []status.Truncation{
-				{Reason: ReasonMaxDepth, Cut: 1}, {Reason: ReasonMaxAuthorsPerLevel, Cut: 1}, {Reason: ReasonMaxTotalAuthors, Cut: 1}}},
+				{Reason: status.ReasonMaxDepth, Cut: 1}, {Reason: status.ReasonMaxAuthorsPerLevel, Cut: 1}, {Reason: status.ReasonMaxTotalAuthors, Cut: 1}}},
 		{"roots absent from the heap are kept", nil, []int{9}, limits(4, 10, 10), map[int]int{9: 0}, nil},
 		{"cycles terminate", [][2]int{{1, 2}, {2, 1}, {2, 2}}, []int{1}, limits(4, 10, 10), map[int]int{1: 0, 2: 1}, nil},
 	}
@@ -170,7 +170,7 @@ func TestWalkFrozenAtHeapLimit(t *testing.T) {
 	p := Params{Roots: []string{pk(1)}, Limits: settings.DefaultLimits(), Now: 100}
 	before := walk(h, p)
 	h.Apply([]*validation.Statement{trust(1, 4, "1"), trust(1, 5, "1")}, nil) // 4 fits, 5 hits the limit
-	if h.Stats().LimitReason != heap.ReasonNodeLimit {
+	if h.Stats().LimitReason != status.ReasonHeapNodeLimit {
 		t.Fatalf("heap not at limit: %+v", h.Stats())
 	}
 	p.Frozen = before
@@ -178,7 +178,7 @@ func TestWalkFrozenAtHeapLimit(t *testing.T) {
 	if got := depths(r); fmt.Sprint(got) != fmt.Sprint(map[int]int{1: 0, 2: 1, 3: 2}) {
 		t.Fatalf("frozen frontier grew: %v", got)
 	}
-	if fmt.Sprint(r.Truncation) != fmt.Sprint([]status.Truncation{{Reason: heap.ReasonNodeLimit, Cut: 1}}) {
+	if fmt.Sprint(r.Truncation) != fmt.Sprint([]status.Truncation{{Reason: status.ReasonHeapNodeLimit, Cut: 1}}) {
 		t.Fatalf("truncation %v", r.Truncation)
 	}
 }

@@ -19,12 +19,6 @@ import (
 	"dtp-personal/engine/validation"
 )
 
-// Limit reasons reported by Stats and the frontier (SPEC §4).
-const (
-	ReasonNodeLimit = "heap-node-limit"
-	ReasonEdgeLimit = "heap-edge-limit"
-)
-
 // NodeID names a node for the heap's lifetime: nodes are never removed, so an
 // id held by a frontier result stays valid while the heap grows.
 type NodeID uint32
@@ -134,9 +128,9 @@ func (h *Heap) SetLimits(limits settings.Limits) {
 	h.nodeLimit, h.edgeLimit = guardrails(limits)
 	switch {
 	case len(h.nodes) > h.nodeLimit:
-		h.limitReason = ReasonNodeLimit
+		h.limitReason = status.ReasonHeapNodeLimit
 	case h.edges.n > h.edgeLimit:
-		h.limitReason = ReasonEdgeLimit
+		h.limitReason = status.ReasonHeapEdgeLimit
 	}
 }
 
@@ -263,7 +257,7 @@ func (h *Heap) applyStatement(s *validation.Statement) (applied, hops bool) {
 
 	// A new slot needs an edge and perhaps nodes: respect the guardrails.
 	if h.edges.n >= h.edgeLimit {
-		h.limitReason = ReasonEdgeLimit
+		h.limitReason = status.ReasonHeapEdgeLimit
 		return false, false
 	}
 	missing := 0
@@ -274,7 +268,7 @@ func (h *Heap) applyStatement(s *validation.Statement) (applied, hops bool) {
 		missing++
 	}
 	if len(h.nodes)+missing > h.nodeLimit {
-		h.limitReason = ReasonNodeLimit
+		h.limitReason = status.ReasonHeapNodeLimit
 		return false, false
 	}
 	if !authorHeld {

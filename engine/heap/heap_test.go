@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"dtp-personal/engine/settings"
+	"dtp-personal/engine/status"
 	"dtp-personal/engine/validation"
 )
 
@@ -372,7 +373,7 @@ func TestGuardrails(t *testing.T) {
 		h := New(settings.Limits{HeapNodeLimit: 3, HeapEdgeLimit: 100})
 		c := h.Apply([]*validation.Statement{st(a, "p", pk(2), "1", "", 1), st(a, "p", pk(3), "1", "", 1), st(a, "p", pk(4), "1", "", 1)}, nil)
 		s := h.Stats()
-		if c.Applied != 2 || s.Nodes != 3 || s.Edges != 2 || s.LimitReason != ReasonNodeLimit {
+		if c.Applied != 2 || s.Nodes != 3 || s.Edges != 2 || s.LimitReason != status.ReasonHeapNodeLimit {
 			t.Fatalf("change %+v stats %+v", c, s)
 		}
 		// Existing slots still take newer winners.
@@ -389,7 +390,7 @@ func TestGuardrails(t *testing.T) {
 		h := New(settings.Limits{HeapNodeLimit: 100, HeapEdgeLimit: 2})
 		c := h.Apply([]*validation.Statement{st(a, "p", pk(2), "1", "", 1), st(a, "p", pk(3), "1", "", 1), st(a, "p", pk(4), "1", "", 1)}, nil)
 		s := h.Stats()
-		if c.Applied != 2 || s.Edges != 2 || s.Nodes != 3 || s.LimitReason != ReasonEdgeLimit {
+		if c.Applied != 2 || s.Edges != 2 || s.Nodes != 3 || s.LimitReason != status.ReasonHeapEdgeLimit {
 			t.Fatalf("change %+v stats %+v", c, s)
 		}
 		if c := h.Apply([]*validation.Statement{st(a, "p", pk(3), "", "", 5)}, nil); c.Applied != 1 {

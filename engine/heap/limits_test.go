@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"dtp-personal/engine/settings"
+	"dtp-personal/engine/status"
 	"dtp-personal/engine/validation"
 )
 
@@ -24,7 +25,7 @@ func TestSetLimitsReachesRunningHeap(t *testing.T) {
 		trusts(h, 2)
 		trusts(h, 3) // 3 nodes, 2 edges
 		h.SetLimits(limits(2, 100))
-		if s := h.Stats(); s.NodeLimit != 2 || s.Nodes != 3 || s.LimitReason != ReasonNodeLimit {
+		if s := h.Stats(); s.NodeLimit != 2 || s.Nodes != 3 || s.LimitReason != status.ReasonHeapNodeLimit {
 			t.Fatalf("after lowering: %+v", s)
 		}
 		if c := trusts(h, 4); c.Applied != 0 || h.Stats().Nodes != 3 {
@@ -40,7 +41,7 @@ func TestSetLimitsReachesRunningHeap(t *testing.T) {
 		trusts(h, 2)
 		trusts(h, 3)
 		h.SetLimits(limits(100, 1))
-		if s := h.Stats(); s.EdgeLimit != 1 || s.Edges != 2 || s.LimitReason != ReasonEdgeLimit {
+		if s := h.Stats(); s.EdgeLimit != 1 || s.Edges != 2 || s.LimitReason != status.ReasonHeapEdgeLimit {
 			t.Fatalf("after lowering: %+v", s)
 		}
 		if c := trusts(h, 4); c.Applied != 0 || h.Stats().Edges != 2 {

@@ -24,7 +24,7 @@ func (h *Heap) View(fn func(View)) {
 // Version is the graphVersion seen by this view.
 func (v View) Version() uint64 { return v.h.version }
 
-// LimitReason is heap-node-limit, heap-edge-limit or "".
+// LimitReason is status.ReasonHeapNodeLimit, status.ReasonHeapEdgeLimit or "".
 func (v View) LimitReason() string { return v.h.limitReason }
 
 // NumNodes bounds every NodeID of this view (ids are < NumNodes).

@@ -185,7 +185,7 @@ func TestBoundIdentityAndPendingClaims(t *testing.T) {
 	// the answer says it depends on a claim not fetched yet.
 	for _, subj := range []string{acct, owner} {
 		a := f.resolve(t, Query{Subject: subj})
-		if len(a.Evidence) != 1 || !slices.Contains(a.Coverage.Reasons, ReasonClaimsPending) || a.Coverage.State != "partial" {
+		if len(a.Evidence) != 1 || !slices.Contains(a.Coverage.Reasons, status.ReasonClaimsPending) || a.Coverage.State != "partial" {
 			t.Fatalf("%s pending: evidence %+v coverage %+v", subj, a.Evidence, a.Coverage)
 		}
 		if len(a.Bindings) != 1 || a.Bindings[0].State != heap.StatePending {
@@ -206,7 +206,7 @@ func TestBoundIdentityAndPendingClaims(t *testing.T) {
 	}
 	// Fetched and unclaimed: no longer pending.
 	f.heap.Apply([]*validation.Statement{stmt(2, 'i', "user:id:5", "1", "", func(s *validation.Statement) { s.BoundHints = []string{pk(72)} })}, nil)
-	if a := f.resolve(t, Query{Subject: "user:id:5"}); !slices.Contains(a.Coverage.Reasons, ReasonClaimsPending) {
+	if a := f.resolve(t, Query{Subject: "user:id:5"}); !slices.Contains(a.Coverage.Reasons, status.ReasonClaimsPending) {
 		t.Fatalf("expected pending: %+v", a.Coverage)
 	}
 	f.heap.ClaimsFetched([]string{pk(72)})
@@ -228,8 +228,8 @@ func TestCoverageReasons(t *testing.T) {
 	l.HeapNodeLimit = 3
 	f = newFixture(t, l, nil) // 8->9 does not fit: heap at limit; depth 1 cuts author 3
 	a = f.resolve(t, Query{Subject: pk(9)})
-	want := []string{ReasonFrontierTruncated, ReasonHeapLimit}
-	if !slices.Equal(a.Coverage.Reasons, want) || fmt.Sprint(a.Truncation) != fmt.Sprint([]status.Truncation{{Reason: frontier.ReasonMaxDepth, Cut: 1}}) {
+	want := []string{status.ReasonFrontierTruncated, status.ReasonHeapLimit}
+	if !slices.Equal(a.Coverage.Reasons, want) || fmt.Sprint(a.Truncation) != fmt.Sprint([]status.Truncation{{Reason: status.ReasonMaxDepth, Cut: 1}}) {
 		t.Fatalf("coverage %+v truncation %v", a.Coverage, a.Truncation)
 	}
 	if a.Verdict != VerdictNone {

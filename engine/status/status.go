@@ -43,12 +43,6 @@ type Snapshot struct {
 	Settings        settings.Settings `json:"settings"`
 }
 
-// Coverage says how complete the local copy is, and why not.
-type Coverage struct {
-	State   string   `json:"state"` // "complete" | "partial"
-	Reasons []string `json:"reasons"`
-}
-
 // Relay is one sync relay's health and progress.
 type Relay struct {
 	URL           string `json:"url"`
@@ -86,7 +80,7 @@ type Heap struct {
 	GraphVersion uint64 `json:"graphVersion"`
 	NodeLimit    int    `json:"nodeLimit"`
 	EdgeLimit    int    `json:"edgeLimit"`
-	LimitReason  string `json:"limitReason,omitempty"` // heap-node-limit | heap-edge-limit
+	LimitReason  string `json:"limitReason,omitempty"` // ReasonHeapNodeLimit | ReasonHeapEdgeLimit
 }
 
 // Progress is the running sync pass.

@@ -10,6 +10,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/settings"
+	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
 	"dtp-personal/engine/validation"
 )
@@ -39,7 +40,7 @@ var (
 			return nostr.Filter{Kinds: []int{validation.KindTrust}, Authors: keys}
 		},
 		validKey:  isHexKey,
-		capReason: "maxEvents",
+		capReason: status.ReasonMaxEvents,
 		cap:       func(l settings.Limits) int { return l.MaxEvents },
 	}
 	ratingsFamily = family{
@@ -48,7 +49,7 @@ var (
 			return nostr.Filter{Kinds: []int{validation.KindRating}, Authors: keys, Tags: nostr.TagMap{"s": {"x.com"}}}
 		},
 		validKey:  isHexKey,
-		capReason: "maxRatingEvents",
+		capReason: status.ReasonMaxRatingEvents,
 		cap:       func(l settings.Limits) int { return l.MaxRatingEvents },
 	}
 	discoveryFamily = family{
@@ -57,7 +58,7 @@ var (
 			return nostr.Filter{Kinds: []int{validation.KindTrust}, Tags: nostr.TagMap{"k": {"user:id"}, "i": keys}}
 		},
 		validKey:  isXSubject,
-		capReason: "maxDiscoveryEvents",
+		capReason: status.ReasonMaxDiscoveryEvents,
 		cap:       func(l settings.Limits) int { return l.MaxDiscoveryEvents },
 	}
 	claimsFamily = family{

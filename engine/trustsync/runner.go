@@ -85,7 +85,7 @@ func New(cfg Config) *Runner {
 	if cfg.Resubscribe <= 0 {
 		cfg.Resubscribe = 1500 * time.Millisecond
 	}
-	st := Status{State: status.StateIdle, Coverage: status.Coverage{State: status.StatePartial, Reasons: []string{"never-synced"}}}
+	st := Status{State: status.StateIdle, Coverage: status.NewCoverage(status.ReasonNeverSynced)}
 	if last := cfg.LastPass; last != nil {
 		st.LastSync, st.Coverage = last.At, last.Coverage
 	}
