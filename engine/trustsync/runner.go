@@ -230,7 +230,8 @@ func (r *Runner) link(url string) *relay.Link {
 		h = relay.Health(stored)
 		h.URL = url
 	}
-	opts := relay.Options{AuthKey: r.cfg.Settings.AuthKey(), PageTimeout: r.cfg.PageTimeout}
+	opts := relay.Options{AuthKey: r.cfg.Settings.AuthKey(), PageTimeout: r.cfg.PageTimeout,
+		OnNotice: func(msg string) { r.cfg.Log.Info("relay notice", "relay", url, "notice", msg) }}
 	l := relay.NewLink(h, opts, r.cfg.Clock, func(h relay.Health) { r.persistHealth(h, false) })
 	r.links[url] = l
 	r.saved[url] = h
