@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"dtp-personal/engine/heap"
+	"dtp-personal/engine/relay"
 	"dtp-personal/engine/status"
 )
 
@@ -23,7 +24,7 @@ type Config struct {
 	// (sorted), so their cursors can be deleted. Called from the recomputing
 	// goroutine; it must not call back into the Tracker's Recompute.
 	OnLeft func(pubkeys []string)
-	Now    func() time.Time // nil = time.Now
+	Clock  relay.Clock // debounce, hop windows; nil = the wall clock
 }
 
 // Tracker keeps the current frontier of a heap: it recomputes on demand,
@@ -32,7 +33,7 @@ type Tracker struct {
 	h        *heap.Heap
 	debounce time.Duration
 	onLeft   func([]string)
-	now      func() time.Time
+	clock    relay.Clock
 	notify   chan struct{}
 
 	walkMu sync.Mutex // serialises recomputes so "left" diffs are consistent
@@ -54,7 +55,7 @@ func NewTracker(h *heap.Heap, cfg Config) *Tracker {
 		h:        h,
 		debounce: cfg.Debounce,
 		onLeft:   cfg.OnLeft,
-		now:      cfg.Now,
+		clock:    cfg.Clock,
 		notify:   make(chan struct{}, 1),
 		limits:   cfg.Limits,
 		roots:    normalizeRoots(cfg.Roots),
@@ -65,8 +66,8 @@ func NewTracker(h *heap.Heap, cfg Config) *Tracker {
 	if t.debounce <= 0 {
 		t.debounce = DefaultDebounce
 	}
-	if t.now == nil {
-		t.now = time.Now
+	if t.clock == nil {
+		t.clock = relay.SystemClock{}
 	}
 	return t
 }
@@ -76,33 +77,33 @@ func NewTracker(h *heap.Heap, cfg Config) *Tracker {
 func (t *Tracker) Run(ctx context.Context) {
 	t.Recompute()
 	var fire <-chan time.Time
-	wake := time.NewTimer(time.Hour)
-	defer wake.Stop()
-	t.scheduleWake(wake)
+	wake := t.nextWake()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.notify:
 			if fire == nil {
-				fire = time.After(t.debounce) // not reset by later notifies: a burst costs one walk
+				fire = t.clock.After(t.debounce) // not reset by later notifies: a burst costs one walk
 			}
 		case <-fire:
 			fire = nil
 			t.Recompute()
-			t.scheduleWake(wake)
-		case <-wake.C:
+			wake = t.nextWake()
+		case <-wake:
 			t.Recompute()
-			t.scheduleWake(wake)
+			wake = t.nextWake()
 		}
 	}
 }
 
-func (t *Tracker) scheduleWake(wake *time.Timer) {
-	wake.Stop()
-	if next := t.Current().NextChange; next > 0 {
-		wake.Reset(max(time.Until(time.Unix(next, 0)), 0))
+// nextWake fires when the next hop window opens or closes; nil = none.
+func (t *Tracker) nextWake() <-chan time.Time {
+	next := t.Current().NextChange
+	if next == 0 {
+		return nil
 	}
+	return t.clock.After(max(time.Unix(next, 0).Sub(t.clock.Now()), 0))
 }
 
 // Notify says a batch changed hops; the frontier is recomputed after the
@@ -120,7 +121,7 @@ func (t *Tracker) Recompute() {
 	defer t.walkMu.Unlock()
 	t.mu.Lock()
 	prev := t.walked
-	p := Params{Roots: t.allRootsLocked(), Limits: t.limits, Now: t.now().Unix()}
+	p := Params{Roots: t.allRootsLocked(), Limits: t.limits, Now: t.clock.Now().Unix()}
 	t.mu.Unlock()
 
 	var next *Result
@@ -189,7 +190,7 @@ func (t *Tracker) WithRoots(extra []string) *Result {
 	if len(extra) == 0 || !slices.ContainsFunc(extra, func(r string) bool { _, in := slices.BinarySearch(roots, r); return !in }) {
 		return cur
 	}
-	p := Params{Roots: slices.Concat(roots, extra), Limits: limits, Now: t.now().Unix()}
+	p := Params{Roots: slices.Concat(roots, extra), Limits: limits, Now: t.clock.Now().Unix()}
 	var r *Result
 	t.h.View(func(v heap.View) {
 		if v.LimitReason() != "" {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"dtp-personal/engine/heap"
+	"dtp-personal/engine/internal/faultrelay"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/validation"
 )
@@ -153,5 +154,23 @@ func TestTrackerWakesWhenAHopBecomesActive(t *testing.T) {
 	waitChange(t, tr.Changed(), 3*time.Second)
 	if d, in := tr.Current().Depth(pk(2)); !in || d != 1 {
 		t.Fatalf("hop not followed once active (depth %d, in %v)", d, in)
+	}
+}
+
+func TestTrackerDebounceFollowsItsClock(t *testing.T) {
+	h := graph(status.DefaultLimits(), [2]int{1, 2})
+	clock := faultrelay.NewClock(time.Unix(1_700_000_000, 0))
+	tr := startTracker(t, h, Config{Limits: status.DefaultLimits(), Roots: []string{pk(1)}, Clock: clock})
+	changed := tr.Changed()
+	tr.SetRoots([]string{pk(2)})
+	select {
+	case <-changed:
+		t.Fatal("walked before the debounce passed on the tracker's clock")
+	case <-time.After(100 * time.Millisecond):
+	}
+	clock.Advance(DefaultDebounce)
+	waitChange(t, changed, time.Second)
+	if got := tr.Current().Pubkeys(); !slices.Equal(got, []string{pk(2)}) {
+		t.Fatalf("after the debounce %v", got)
 	}
 }
