@@ -296,6 +296,7 @@ func (e *Engine) applySettings() {
 		e.trust.frontier.SetRoots(roots)
 	}
 	e.trust.frontier.SetLimits(s.Limits)
+	e.sync.TrackRelays()
 	select {
 	case e.settingsChanged <- struct{}{}:
 	default:

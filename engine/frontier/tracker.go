@@ -21,7 +21,7 @@ type Config struct {
 	Roots    []string      // configured roots, hex
 	Debounce time.Duration // 0 = DefaultDebounce
 	// OnLeft receives, after a recompute, the authors that left the frontier
-	// (sorted), so their cursors can be deleted. Called from the recomputing
+	// (sorted): the sync forgets their cursors. Called from the recomputing
 	// goroutine; it must not call back into the Tracker's Recompute.
 	OnLeft func(pubkeys []string)
 	Clock  relay.Clock // debounce, hop windows; nil = the wall clock
@@ -38,14 +38,13 @@ type Tracker struct {
 
 	walkMu sync.Mutex // serialises recomputes so "left" diffs are consistent
 
-	mu        sync.Mutex
-	limits    status.Limits
-	roots     []string
-	sessions  map[string][]string
-	walked    *Result             // last walk, nil before the first
-	eventCaps []status.Truncation // recorded by the sync pass
-	current   *Result             // walked + eventCaps, what readers see
-	changed   chan struct{}       // closed when current is replaced
+	mu       sync.Mutex
+	limits   status.Limits
+	roots    []string
+	sessions map[string][]string
+	walked   *Result       // last walk, nil before the first
+	current  *Result       // walked, or empty before the first walk
+	changed  chan struct{} // closed when current is replaced
 }
 
 // NewTracker returns a tracker with an empty frontier; call Recompute (or
@@ -133,8 +132,9 @@ func (t *Tracker) Recompute() {
 	})
 
 	t.mu.Lock()
-	t.walked = next
-	t.publishLocked()
+	t.walked, t.current = next, next
+	close(t.changed)
+	t.changed = make(chan struct{})
 	t.mu.Unlock()
 
 	if t.onLeft != nil && prev != nil {
@@ -149,19 +149,6 @@ func (t *Tracker) Recompute() {
 			t.onLeft(left)
 		}
 	}
-}
-
-// publishLocked installs walked + event caps as current and wakes waiters.
-func (t *Tracker) publishLocked() {
-	walked := t.walked
-	if walked == nil {
-		walked = t.current
-	}
-	r := *walked
-	r.Truncation = slices.Concat(walked.Truncation, t.eventCaps)
-	t.current = &r
-	close(t.changed)
-	t.changed = make(chan struct{})
 }
 
 // Current is the frontier readers should use.
@@ -234,31 +221,6 @@ func (t *Tracker) RemoveSession(id string) {
 	t.mu.Unlock()
 	if had {
 		t.Notify()
-	}
-}
-
-// RecordEventCap adds (or replaces) an event cap of the running sync pass —
-// maxEvents, maxRatingEvents or maxDiscoveryEvents — with the number of
-// events it cut, to the frontier's truncation list.
-func (t *Tracker) RecordEventCap(reason string, cut int) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	i := slices.IndexFunc(t.eventCaps, func(tr status.Truncation) bool { return tr.Reason == reason })
-	if i >= 0 {
-		t.eventCaps[i].Cut = cut
-	} else {
-		t.eventCaps = append(t.eventCaps, status.Truncation{Reason: reason, Cut: cut})
-	}
-	t.publishLocked()
-}
-
-// ResetEventCaps clears the event caps (a new sync pass starts).
-func (t *Tracker) ResetEventCaps() {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if len(t.eventCaps) > 0 {
-		t.eventCaps = nil
-		t.publishLocked()
 	}
 }
 

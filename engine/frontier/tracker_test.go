@@ -101,31 +101,6 @@ func TestTrackerSessionRoots(t *testing.T) {
 	}
 }
 
-func TestTrackerEventCapsJoinTruncation(t *testing.T) {
-	h := graph(status.DefaultLimits(), [2]int{1, 2}, [2]int{1, 3})
-	tr := NewTracker(h, Config{Limits: limits(4, 1, 10), Roots: []string{pk(1)}})
-	tr.Recompute()
-	walkCut := status.Truncation{Reason: ReasonMaxAuthorsPerLevel, Cut: 1}
-
-	changed := tr.Changed()
-	tr.RecordEventCap(ReasonMaxEvents, 120)
-	tr.RecordEventCap(ReasonMaxDiscoveryEvents, 3)
-	tr.RecordEventCap(ReasonMaxEvents, 150) // replaces, not adds
-	waitChange(t, changed, 0+time.Millisecond)
-	want := []status.Truncation{walkCut, {Reason: ReasonMaxEvents, Cut: 150}, {Reason: ReasonMaxDiscoveryEvents, Cut: 3}}
-	if got := tr.Current().Truncation; !slices.Equal(got, want) {
-		t.Fatalf("truncation %v, want %v", got, want)
-	}
-	tr.Recompute() // a new walk keeps the pass's event caps
-	if got := tr.Status().Truncation; !slices.Equal(got, want) {
-		t.Fatalf("after walk %v", got)
-	}
-	tr.ResetEventCaps()
-	if got := tr.Current().Truncation; !slices.Equal(got, []status.Truncation{walkCut}) {
-		t.Fatalf("after reset %v", got)
-	}
-}
-
 func TestTrackerWithRootsIsPerQuery(t *testing.T) {
 	h := graph(status.DefaultLimits(), [2]int{1, 2}, [2]int{5, 6})
 	tr := NewTracker(h, Config{Limits: status.DefaultLimits(), Roots: []string{pk(1)}})

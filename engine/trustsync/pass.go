@@ -97,7 +97,7 @@ func (p *pass) run(ctx context.Context) (status.Coverage, error) {
 	if err != nil {
 		return status.Coverage{}, err
 	}
-	p.r.pruneLinks(urls)
+	p.r.trackRelays(urls)
 	if len(urls) == 0 {
 		return status.Coverage{State: status.StatePartial, Reasons: []string{"no-relays"}}, nil
 	}
@@ -113,7 +113,7 @@ func (p *pass) run(ctx context.Context) (status.Coverage, error) {
 			p.reasons["frontier-truncated"] = true
 		}
 	}
-	p.r.cfg.Frontier.SetEventTruncations(truncs)
+	p.r.setEventCaps(truncs)
 	for _, pc := range p.conns {
 		if pc.failure != nil {
 			p.reasons["relay-failed:"+pc.link.URL()] = true
