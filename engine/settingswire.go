@@ -17,6 +17,9 @@ func (e *Engine) commitSettings(from, to settings.Settings) {
 		e.trust.heap.SetLimits(to.Limits)
 		e.trust.frontier.SetLimits(to.Limits)
 	}
+	if !slices.Equal(from.Relays, to.Relays) {
+		e.sync.TrackRelays()
+	}
 	if from.Strategy != to.Strategy || from.IntervalMinutes != to.IntervalMinutes || from.Paused != to.Paused ||
 		!slices.Equal(from.Relays, to.Relays) {
 		select {

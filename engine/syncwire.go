@@ -105,13 +105,6 @@ func (f syncFrontier) Refresh(ctx context.Context) error {
 	return ctx.Err()
 }
 
-func (f syncFrontier) SetEventTruncations(ts []status.Truncation) {
-	f.e.trust.frontier.ResetEventCaps()
-	for _, t := range ts {
-		f.e.trust.frontier.RecordEventCap(t.Reason, t.Cut)
-	}
-}
-
 // syncSettings reads the settings the sync acts on.
 type syncSettings struct{ e *Engine }
 

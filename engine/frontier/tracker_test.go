@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"dtp-personal/engine/heap"
+	"dtp-personal/engine/internal/faultrelay"
 	"dtp-personal/engine/settings"
-	"dtp-personal/engine/status"
 	"dtp-personal/engine/validation"
 )
 
@@ -101,31 +101,6 @@ func TestTrackerSessionRoots(t *testing.T) {
 	}
 }
 
-func TestTrackerEventCapsJoinTruncation(t *testing.T) {
-	h := graph(settings.DefaultLimits(), [2]int{1, 2}, [2]int{1, 3})
-	tr := NewTracker(h, Config{Limits: limits(4, 1, 10), Roots: []string{pk(1)}})
-	tr.Recompute()
-	walkCut := status.Truncation{Reason: status.ReasonMaxAuthorsPerLevel, Cut: 1}
-
-	changed := tr.Changed()
-	tr.RecordEventCap(status.ReasonMaxEvents, 120)
-	tr.RecordEventCap(status.ReasonMaxDiscoveryEvents, 3)
-	tr.RecordEventCap(status.ReasonMaxEvents, 150) // replaces, not adds
-	waitChange(t, changed, 0+time.Millisecond)
-	want := []status.Truncation{walkCut, {Reason: status.ReasonMaxEvents, Cut: 150}, {Reason: status.ReasonMaxDiscoveryEvents, Cut: 3}}
-	if got := tr.Current().Truncation; !slices.Equal(got, want) {
-		t.Fatalf("truncation %v, want %v", got, want)
-	}
-	tr.Recompute() // a new walk keeps the pass's event caps
-	if got := tr.Status().Truncation; !slices.Equal(got, want) {
-		t.Fatalf("after walk %v", got)
-	}
-	tr.ResetEventCaps()
-	if got := tr.Current().Truncation; !slices.Equal(got, []status.Truncation{walkCut}) {
-		t.Fatalf("after reset %v", got)
-	}
-}
-
 func TestTrackerWithRootsIsPerQuery(t *testing.T) {
 	h := graph(settings.DefaultLimits(), [2]int{1, 2}, [2]int{5, 6})
 	tr := NewTracker(h, Config{Limits: settings.DefaultLimits(), Roots: []string{pk(1)}})
@@ -154,5 +129,23 @@ func TestTrackerWakesWhenAHopBecomesActive(t *testing.T) {
 	waitChange(t, tr.Changed(), 3*time.Second)
 	if d, in := tr.Current().Depth(pk(2)); !in || d != 1 {
 		t.Fatalf("hop not followed once active (depth %d, in %v)", d, in)
+	}
+}
+
+func TestTrackerDebounceFollowsItsClock(t *testing.T) {
+	h := graph(settings.DefaultLimits(), [2]int{1, 2})
+	clock := faultrelay.NewClock(time.Unix(1_700_000_000, 0))
+	tr := startTracker(t, h, Config{Limits: settings.DefaultLimits(), Roots: []string{pk(1)}, Clock: clock})
+	changed := tr.Changed()
+	tr.SetRoots([]string{pk(2)})
+	select {
+	case <-changed:
+		t.Fatal("walked before the debounce passed on the tracker's clock")
+	case <-time.After(100 * time.Millisecond):
+	}
+	clock.Advance(DefaultDebounce)
+	waitChange(t, changed, time.Second)
+	if got := tr.Current().Pubkeys(); !slices.Equal(got, []string{pk(2)}) {
+		t.Fatalf("after the debounce %v", got)
 	}
 }

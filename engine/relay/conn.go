@@ -31,6 +31,8 @@ type Options struct {
 	PageTimeout time.Duration // longest wait for one page's EOSE; default 30 s
 	// OnUseful is called (on the read loop) at every EOSE.
 	OnUseful func()
+	// OnNotice is called (on the read loop) with every NOTICE.
+	OnNotice func(msg string)
 }
 
 func (o Options) withDefaults() Options {
@@ -133,6 +135,7 @@ type Sub struct {
 	h            Handler
 	awaitingAuth bool // CLOSED auth-required; the REQ is re-sent after AUTH succeeds
 	retried      bool // one re-send per subscription
+	eosed        bool // the relay sent EOSE: the REQ was accepted
 }
 
 // Subscribe opens a subscription with filters.
@@ -229,7 +232,7 @@ func (c *Conn) dispatch(env nostr.Envelope) {
 		ev := e.Event
 		s.h.Event(&ev)
 	case *nostr.EOSEEnvelope:
-		if s := c.sub(string(*e)); s != nil {
+		if s := c.eose(string(*e)); s != nil {
 			if c.opts.OnUseful != nil {
 				c.opts.OnUseful()
 			}
@@ -237,6 +240,8 @@ func (c *Conn) dispatch(env nostr.Envelope) {
 		}
 	case *nostr.ClosedEnvelope:
 		c.closed(e.SubscriptionID, e.Reason)
+	case *nostr.NoticeEnvelope:
+		c.notice(string(*e))
 	case *nostr.AuthEnvelope:
 		if e.Challenge != nil {
 			c.mu.Lock()
@@ -247,6 +252,16 @@ func (c *Conn) dispatch(env nostr.Envelope) {
 	case *nostr.OKEnvelope:
 		c.authAnswered(e.EventID, e.OK, e.Reason)
 	}
+}
+
+func (c *Conn) eose(id string) *Sub {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.subs[id]
+	if s != nil {
+		s.eosed = true
+	}
+	return s
 }
 
 // closed handles CLOSED: auth-required closes wait for AUTH, then the REQ

@@ -24,13 +24,12 @@ func (s *countingSink) Ingest(_ context.Context, _ string, evs []*nostr.Event) (
 // staticFrontier is a fixed author list.
 type staticFrontier struct{ authors []string }
 
-func (f staticFrontier) Authors() []string                       { return f.authors }
-func (f staticFrontier) DiscoverySubjects() []string             { return nil }
-func (f staticFrontier) ClaimCandidates() []string               { return nil }
-func (f staticFrontier) Changed() <-chan struct{}                { return nil }
-func (f staticFrontier) Refresh(context.Context) error           { return nil }
-func (f staticFrontier) SetEventTruncations([]status.Truncation) {}
-func (f staticFrontier) ClaimsFetched([]string)                  {}
+func (f staticFrontier) Authors() []string             { return f.authors }
+func (f staticFrontier) DiscoverySubjects() []string   { return nil }
+func (f staticFrontier) ClaimCandidates() []string     { return nil }
+func (f staticFrontier) Changed() <-chan struct{}      { return nil }
+func (f staticFrontier) Refresh(context.Context) error { return nil }
+func (f staticFrontier) ClaimsFetched([]string)        {}
 
 // BenchmarkPull pulls a 100,000-event frontier (5,000 authors x 20 trust
 // events, unsigned) from a well-behaved loopback relay in one full pass.

@@ -16,7 +16,6 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/settings"
-	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
 )
 
@@ -104,7 +103,6 @@ type bfsFrontier struct {
 
 	mu            sync.Mutex
 	authors       []string
-	truncs        []status.Truncation
 	claimsFetched []string
 	changed       chan struct{}
 }
@@ -201,12 +199,6 @@ func (f *bfsFrontier) Changed() <-chan struct{} { return f.changed }
 func (f *bfsFrontier) Refresh(context.Context) error {
 	f.recompute()
 	return nil
-}
-
-func (f *bfsFrontier) SetEventTruncations(ts []status.Truncation) {
-	f.mu.Lock()
-	f.truncs = ts
-	f.mu.Unlock()
 }
 
 // fixedSettings are settings that change only when a test says so.

@@ -99,7 +99,7 @@ func (p *pass) run(ctx context.Context) (status.Coverage, error) {
 	if err != nil {
 		return status.Coverage{}, err
 	}
-	p.r.pruneLinks(urls)
+	p.r.trackRelays(urls)
 	if len(urls) == 0 {
 		return status.NewCoverage(status.ReasonNoRelays), nil
 	}
@@ -115,7 +115,7 @@ func (p *pass) run(ctx context.Context) (status.Coverage, error) {
 			p.reasons[status.ReasonFrontierTruncated] = true
 		}
 	}
-	p.r.cfg.Frontier.SetEventTruncations(truncs)
+	p.r.setEventCaps(truncs)
 	for _, pc := range p.conns {
 		if pc.failure != nil {
 			p.reasons[status.RelayFailed(pc.link.URL())] = true

@@ -17,11 +17,10 @@ import (
 
 // Planning constants of SPEC §6.2 and §6.4.
 const (
-	BatchSize       = 20               // authors (or subjects) per filter
-	Overlap         = 60 * time.Second // re-read this much before a cursor
-	retryBase       = 30 * time.Second // first retry of a failed batch
-	retryCap        = time.Hour
-	reconnectWindow = 15 * time.Minute // re-read after a live connection drop
+	BatchSize = 20               // authors (or subjects) per filter
+	Overlap   = 60 * time.Second // re-read this much before a cursor
+	retryBase = 30 * time.Second // first retry of a failed batch
+	retryCap  = time.Hour
 )
 
 // family is one filter family: a cursor scope and how its filters look.

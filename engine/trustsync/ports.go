@@ -13,7 +13,6 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/settings"
-	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
 )
 
@@ -28,6 +27,7 @@ type Store interface {
 	Relays() ([]string, error)
 	Cursors(relay, scope string, authors []string) (map[string]store.Cursor, error)
 	SaveCursors(cs []store.Cursor) error
+	DeleteCursorsForAuthors(authors []string) error
 	RelayHealth(url string) (store.RelayHealth, bool, error)
 	SaveRelayHealth(h store.RelayHealth) error
 }
@@ -43,10 +43,6 @@ type Frontier interface {
 	ClaimsFetched(pubkeys []string)
 	Changed() <-chan struct{} // fires after the frontier was recomputed
 	Refresh(ctx context.Context) error
-	// SetEventTruncations reports the event caps (maxEvents,
-	// maxRatingEvents, maxDiscoveryEvents) that cut the last pass, with the
-	// number of authors or subjects left unfetched; empty = none.
-	SetEventTruncations(ts []status.Truncation)
 }
 
 // Settings are the user's sync settings; re-read when SettingsChanged fires.

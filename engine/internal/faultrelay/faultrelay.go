@@ -1,7 +1,8 @@
 // Package faultrelay is a real WebSocket Nostr relay on 127.0.0.1 that holds
 // events in memory (NIP-01 REQ/EVENT/EOSE/CLOSE, NIP-11, NIP-42) and can
 // misbehave on demand: cap limit, drop mid-page, stall, send garbage,
-// require AUTH, accept and then drop. A burst of Publish calls floods live
+// require AUTH, accept and then drop, refuse REQs past a subscription limit
+// as strfry does. A burst of Publish calls floods live
 // subscribers. Tests only; it never verifies or stores signatures' meaning.
 package faultrelay
 
@@ -31,6 +32,9 @@ type Mode struct {
 	Garbage         bool // send a malformed frame before every event
 	AuthRequired    bool // send a challenge; answer REQs with CLOSED auth-required until authenticated
 	DropAfterAccept bool // close every connection right after the WebSocket handshake
+	// MaxSubscriptions is the most open subscriptions per connection (0 = no
+	// limit); an excess REQ gets only a NOTICE, no EOSE and no CLOSED (strfry).
+	MaxSubscriptions int
 }
 
 // Relay is a running fault-injecting relay.
@@ -348,6 +352,9 @@ func (c *conn) req(ctx context.Context, e *nostr.ReqEnvelope) error {
 	if mode.Stall {
 		return nil
 	}
+	if c.full(e.SubscriptionID, mode.MaxSubscriptions) {
+		return c.send(ctx, "NOTICE", "ERROR: too many concurrent REQs")
+	}
 	seen := map[string]bool{}
 	for _, f := range e.Filters {
 		for _, s := range c.r.query(f, mode.CapLimit) {
@@ -364,6 +371,15 @@ func (c *conn) req(ctx context.Context, e *nostr.ReqEnvelope) error {
 	c.subs[e.SubscriptionID] = e.Filters
 	c.mu.Unlock()
 	return c.send(ctx, "EOSE", e.SubscriptionID)
+}
+
+// full reports whether a REQ for id would pass the subscription limit (a REQ
+// reusing an open id replaces it).
+func (c *conn) full(id string, limit int) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, reused := c.subs[id]
+	return limit > 0 && !reused && len(c.subs) >= limit
 }
 
 // push sends newly published events to matching live subscriptions.

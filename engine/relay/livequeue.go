@@ -1,0 +1,162 @@
+package relay
+
+import (
+	"context"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// Item is what a LiveSet hands its consumer, in arrival order: an event, a
+// group's EOSE, or a drain mark (both nil/false) that the consumer answers
+// with Done once everything before it is processed.
+type Item struct {
+	Label any          // the group's label; nil for a drain mark
+	Event *nostr.Event // nil for EOSE and drain marks
+	Live  bool         // the event arrived after its REQ's EOSE
+	EOSE  bool         // the group's stored events are all delivered
+
+	drained chan struct{}
+}
+
+// Done answers a drain mark; on other items it does nothing.
+func (it Item) Done() {
+	if it.drained != nil {
+		close(it.drained)
+	}
+}
+
+// Items is the queue between the socket's read loop and the consumer.
+func (s *LiveSet) Items() <-chan Item { return s.items }
+
+// Overflowed fires when a live event found the queue full. The event is
+// lost: the caller closes the subscriptions (CloseAll), lets the consumer
+// catch up (Drain) and reopens from what it holds (Resubscribe, or its own
+// cursors).
+func (s *LiveSet) Overflowed() <-chan struct{} { return s.overflow }
+
+// Drain waits until the consumer has processed everything queued so far.
+func (s *LiveSet) Drain(ctx context.Context) {
+	done := make(chan struct{})
+	select {
+	case s.items <- Item{drained: done}:
+	case <-ctx.Done():
+		return
+	case <-s.conn.Done():
+		return
+	}
+	select {
+	case <-done:
+	case <-ctx.Done():
+	case <-s.conn.Done():
+	}
+}
+
+// event runs on the read loop: the event goes out with the first group of
+// its REQ that it matches.
+func (s *LiveSet) event(r *req, ev *nostr.Event) {
+	s.mu.Lock()
+	live := r.eosed
+	s.mu.Unlock()
+	it := Item{Event: ev, Live: live}
+	for _, e := range r.entries {
+		if e.filters.Match(ev) {
+			it.Label = e.label
+			break
+		}
+	}
+	s.enqueue(it)
+}
+
+func (s *LiveSet) eose(r *req) {
+	s.mu.Lock()
+	r.eosed = true
+	for _, e := range r.entries {
+		e.served = true
+	}
+	s.mu.Unlock()
+	for _, e := range r.entries {
+		s.enqueue(Item{Label: e.label, EOSE: true})
+	}
+	r.finish(nil)
+}
+
+// closed runs when the relay ended a REQ: a refusal starts the cool-down;
+// its groups wait for the repack.
+func (s *LiveSet) closed(r *req, reason string) {
+	s.mu.Lock()
+	delete(s.reqs, r)
+	s.mu.Unlock()
+	r.finish(&ClosedError{Reason: reason})
+	if IsRefusal(reason) {
+		s.refused(reason)
+	} else if s.opts.OnClosed != nil {
+		s.opts.OnClosed(reason)
+	}
+}
+
+// finish records how the REQ's wait ended: the first answer counts.
+func (r *req) finish(err error) {
+	select {
+	case r.done <- err:
+	default:
+	}
+}
+
+// enqueue runs on the read loop. History (before EOSE) waits for room: flow
+// control. Live events never wait: a full queue is back-pressure.
+func (s *LiveSet) enqueue(it Item) {
+	if it.Live {
+		select {
+		case s.items <- it:
+		default:
+			select {
+			case s.overflow <- struct{}{}:
+			default:
+			}
+		}
+		return
+	}
+	select {
+	case s.items <- it:
+	case <-s.conn.Done():
+	}
+}
+
+// refused lowers the REQ limit to half of what the relay accepted, and
+// leaves the relay alone for RefusalCooldown; then everything is repacked
+// into fewer, fuller REQs. Refusals during a cool-down add nothing.
+func (s *LiveSet) refused(reason string) {
+	s.mu.Lock()
+	s.refusals++
+	s.lastRefused = reason
+	if s.coolingLocked() {
+		s.mu.Unlock()
+		return
+	}
+	accepted := 0
+	for r := range s.reqs {
+		if r.eosed {
+			accepted++
+		}
+	}
+	s.reqLimit = max(1, accepted/2)
+	wait := s.opts.Clock.After(RefusalCooldown) // before the cool-down shows, so a test clock can end it
+	s.coolUntil = s.opts.Clock.Now().Add(RefusalCooldown)
+	until := s.coolUntil
+	s.mu.Unlock()
+	if s.opts.OnRefused != nil {
+		s.opts.OnRefused(reason, until)
+	}
+	go s.afterCooldown(wait)
+}
+
+func (s *LiveSet) afterCooldown(wait <-chan time.Time) {
+	select {
+	case <-wait:
+	case <-s.conn.Done():
+		return
+	}
+	// a failed write means the connection is ending: its owner sees Done
+	_ = s.Resubscribe(s.opts.Clock.Now().Add(-ReconnectWindow).Unix())
+}

@@ -1,0 +1,160 @@
+package relay_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+
+	"dtp-personal/engine/internal/faultrelay"
+	"dtp-personal/engine/relay"
+)
+
+// collector consumes a set's items: events and EOSEs by group label.
+type collector struct {
+	mu     sync.Mutex
+	events map[any]int
+	eosed  map[any]bool
+}
+
+func collect(set *relay.LiveSet, conn *relay.Conn) *collector {
+	c := &collector{events: map[any]int{}, eosed: map[any]bool{}}
+	go func() {
+		for {
+			select {
+			case it := <-set.Items():
+				c.mu.Lock()
+				switch {
+				case it.Event != nil:
+					c.events[it.Label]++
+				case it.EOSE:
+					c.eosed[it.Label] = true
+				}
+				c.mu.Unlock()
+				it.Done()
+			case <-conn.Done():
+				return
+			}
+		}
+	}()
+	return c
+}
+
+// servedAll reports whether every label got its event and its EOSE.
+func (c *collector) servedAll(labels int) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range labels {
+		if c.events[i] == 0 || !c.eosed[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// eosedFor reports whether label reached EOSE.
+func (c *collector) eosedFor(label any) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.eosed[label]
+}
+
+// authorGroups makes n groups of one filter each, one author per group,
+// and one stored event per author.
+func authorGroups(n int) ([]relay.Group, []*nostr.Event) {
+	groups := make([]relay.Group, n)
+	evs := make([]*nostr.Event, n)
+	for i := range n {
+		pk := fmt.Sprintf("%064x", i+1)
+		groups[i] = relay.Group{Label: i, Filters: nostr.Filters{{Kinds: []int{1}, Authors: []string{pk}}}}
+		evs[i] = &nostr.Event{ID: fmt.Sprintf("%064x", 1000+i), PubKey: pk, Kind: 1, CreatedAt: 1_700_000_000}
+	}
+	return groups, evs
+}
+
+// TestLiveSetServesEveryFilterUnderSubscriptionLimit: a relay that allows 20
+// subscriptions and refuses the excess with only a NOTICE (strfry) still
+// serves every filter: after the cool-down the set repacks into fewer,
+// fuller REQs.
+func TestLiveSetServesEveryFilterUnderSubscriptionLimit(t *testing.T) {
+	const perReq, limit = 2, 20
+	n := limit*perReq + 10 // 25 REQs at perReq
+	groups, evs := authorGroups(n)
+	r := faultrelay.StartForTest(t, faultrelay.Mode{MaxSubscriptions: limit}, evs...)
+	clock := faultrelay.NewClock(time.Unix(1_700_000_000, 0))
+	var notices sync.Map
+	conn := dial(t, r.URL, relay.Options{OnNotice: func(msg string) { notices.Store(msg, true) }})
+	var refusedMu sync.Mutex
+	var refusedUntil time.Time
+	set := relay.NewLiveSet(conn, relay.LiveOptions{Clock: clock, FiltersPerReq: perReq,
+		OnRefused: func(_ string, until time.Time) {
+			refusedMu.Lock()
+			refusedUntil = until
+			refusedMu.Unlock()
+		}})
+	got := collect(set, conn)
+	if err := set.Add(context.Background(), groups); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return !set.Stats().CoolingUntil.IsZero() })
+	if _, ok := notices.Load("ERROR: too many concurrent REQs"); !ok {
+		t.Fatal("the relay's NOTICE was not surfaced")
+	}
+	refusedMu.Lock()
+	if want := clock.Now().Add(relay.RefusalCooldown); !refusedUntil.Equal(want) {
+		t.Fatalf("refused until %v, want %v", refusedUntil, want)
+	}
+	refusedMu.Unlock()
+	if got.servedAll(n) {
+		t.Fatal("every filter served although the relay refused some REQs")
+	}
+	reqsBefore := r.Reqs()
+	clock.Advance(relay.RefusalCooldown)
+	waitFor(t, func() bool { return got.servedAll(n) })
+	st := set.Stats()
+	if st.Reqs > limit/2 || st.Filters != n || !st.CoolingUntil.IsZero() {
+		t.Fatalf("after the repack %+v: want at most %d REQs carrying %d filters", st, limit/2, n)
+	}
+	if sent := r.Reqs() - reqsBefore; sent != int64(st.Reqs) {
+		t.Fatalf("repack sent %d REQs, set holds %d", sent, st.Reqs)
+	}
+}
+
+// TestLiveSetConsolidatesPastMaxFilters: filters added past
+// MaxLiveFilters are run to EOSE, then everything is replaced by the
+// caller's consolidated groups from now − ReconnectWindow.
+func TestLiveSetConsolidatesPastMaxFilters(t *testing.T) {
+	groups, evs := authorGroups(relay.MaxLiveFilters + 1)
+	r := faultrelay.StartForTest(t, faultrelay.Mode{}, evs...)
+	clock := faultrelay.NewClock(time.Unix(1_700_000_000, 0))
+	conn := dial(t, r.URL, relay.Options{})
+	consolidated := relay.Group{Label: "all", Filters: nostr.Filters{{Kinds: []int{1}}}}
+	set := relay.NewLiveSet(conn, relay.LiveOptions{Clock: clock,
+		Consolidate: func() []relay.Group { return []relay.Group{consolidated} }})
+	got := collect(set, conn)
+	ctx := context.Background()
+	if err := set.Add(ctx, groups[:relay.MaxLiveFilters]); err != nil {
+		t.Fatal(err)
+	}
+	want := int64(relay.MaxLiveFilters / relay.DefaultFiltersPerReq)
+	waitFor(t, func() bool { return r.Reqs() >= want })
+	time.Sleep(50 * time.Millisecond) // no more than want
+	reqs := r.Reqs()
+	if reqs != want {
+		t.Fatalf("%d filters sent in %d REQs, want %d", relay.MaxLiveFilters, reqs, want)
+	}
+	if err := set.Add(ctx, groups[relay.MaxLiveFilters:]); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return got.servedAll(relay.MaxLiveFilters+1) && got.eosedFor("all") })
+	// one incremental REQ, then the consolidated one
+	if sent := r.Reqs() - reqs; sent != 2 {
+		t.Fatalf("consolidation sent %d REQs, want 2", sent)
+	}
+	if st := set.Stats(); st.Groups != 1 || st.Filters != 1 || st.Reqs != 1 {
+		t.Fatalf("after consolidation %+v, want the one consolidated group", st)
+	}
+}

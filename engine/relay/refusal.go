@@ -1,0 +1,58 @@
+package relay
+
+import (
+	"strings"
+
+	"github.com/nbd-wtf/go-nostr"
+	"time"
+)
+
+// RefusalCooldown is how long a relay that refused subscriptions is left
+// alone before it is asked again.
+const RefusalCooldown = time.Minute
+
+// refusalWords mark a relay refusing work for load rather than content:
+// strfry's "too many concurrent REQs", rate limits, throttling.
+var refusalWords = []string{"too many", "rate limit", "rate-limit", "slow down", "throttl"}
+
+// IsRefusal reports whether a NOTICE or CLOSED reason says the relay refuses
+// subscriptions for load (ask again later with fewer REQs).
+func IsRefusal(reason string) bool {
+	reason = strings.ToLower(reason)
+	for _, w := range refusalWords {
+		if strings.Contains(reason, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// notice hands a NOTICE to the user. A refusing NOTICE names no
+// subscription (strfry answers an excess REQ with only a NOTICE), so every
+// REQ still waiting for its EOSE ends as closed with the notice as reason:
+// none is left waiting for an answer that will not come. A CLOSE goes out
+// for each, in case the relay did accept one of them.
+func (c *Conn) notice(msg string) {
+	if c.opts.OnNotice != nil {
+		c.opts.OnNotice(msg)
+	}
+	if !IsRefusal(msg) {
+		return
+	}
+	c.mu.Lock()
+	var pending []*Sub
+	for id, s := range c.subs {
+		if !s.eosed && !s.awaitingAuth {
+			pending = append(pending, s)
+			delete(c.subs, id)
+		}
+	}
+	c.mu.Unlock()
+	for _, s := range pending {
+		closeMsg, _ := nostr.CloseEnvelope(s.id).MarshalJSON()
+		_ = c.write(closeMsg)
+		if s.h.Closed != nil {
+			s.h.Closed("notice: " + msg)
+		}
+	}
+}
