@@ -18,6 +18,7 @@ import (
 
 	"dtp-personal/engine"
 	"dtp-personal/engine/ingest"
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
 )
@@ -63,24 +64,26 @@ func printJSON(v any) error {
 
 func cmdRelays(c *cli) error {
 	return editList(c, listCommand{
-		name: "relays", what: "a URL", normalize: engine.NormalizeRelayURL,
-		add: (*store.Store).AddRelay, remove: (*store.Store).RemoveRelay, list: (*store.Store).Relays,
+		name: "relays", what: "a URL", normalize: settings.NormalizeRelayURL,
+		add: settings.AddRelay, remove: settings.RemoveRelay,
+		list: func(s settings.Settings) []string { return s.Relays },
 	})
 }
 
 func cmdRoots(c *cli) error {
 	return editList(c, listCommand{
-		name: "roots", what: "an npub or hex public key", normalize: engine.ParsePubkey,
-		add: (*store.Store).AddRoot, remove: (*store.Store).RemoveRoot, list: (*store.Store).Roots,
+		name: "roots", what: "an npub or hex public key", normalize: settings.ParsePubkey,
+		add: settings.AddRoot, remove: settings.RemoveRoot,
+		list: func(s settings.Settings) []string { return s.Roots },
 	})
 }
 
 // listCommand is a setting that is a list the user adds to and removes from.
 type listCommand struct {
 	name, what  string
-	normalize   func(string) (string, error)
-	add, remove func(*store.Store, string) error
-	list        func(*store.Store) ([]string, error)
+	normalize   func(string) (string, error) // for the confirmation printed
+	add, remove func(string) func(*settings.Settings) error
+	list        func(settings.Settings) []string
 }
 
 // editList runs `NAME add X`, `NAME remove X` or `NAME list [--json]`.
@@ -89,17 +92,29 @@ func editList(c *cli, lc listCommand) error {
 	if err := c.parse(); err != nil {
 		return err
 	}
+	return runList(c, lc, c.args, *asJSON)
+}
+
+// runList runs a list command's verb, args[0], on the data directory.
+func runList(c *cli, lc listCommand, args []string, asJSON bool) error {
 	st, err := openStore(c)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	switch verb := c.positional(0); verb {
+	verb, arg := "", ""
+	if len(args) > 0 {
+		verb = args[0]
+	}
+	if len(args) > 1 {
+		arg = args[1]
+	}
+	switch verb {
 	case "add", "remove":
-		if c.positional(1) == "" {
+		if arg == "" {
 			return fmt.Errorf("%w: %s %s needs %s", errUsage, lc.name, verb, lc.what)
 		}
-		v, err := lc.normalize(c.positional(1))
+		v, err := lc.normalize(arg)
 		if err != nil {
 			return err
 		}
@@ -107,20 +122,20 @@ func editList(c *cli, lc listCommand) error {
 		if verb == "remove" {
 			edit, done = lc.remove, "removed"
 		}
-		if err := edit(st, v); err != nil {
+		if err := settings.Modify(st, edit(v)); err != nil {
 			return err
 		}
 		fmt.Println(done, v)
 		return nil
 	case "list", "":
-		items, err := lc.list(st)
+		s, err := settings.Load(st)
 		if err != nil {
 			return err
 		}
-		if *asJSON {
-			return printJSON(nonNil(items))
+		if asJSON {
+			return printJSON(nonNil(lc.list(s)))
 		}
-		for _, item := range items {
+		for _, item := range lc.list(s) {
 			fmt.Println(item)
 		}
 		return nil
@@ -139,21 +154,23 @@ func cmdStrategy(c *cli) error {
 		return err
 	}
 	defer st.Close()
-	if id := c.positional(0); id != "" {
-		if err := engine.SetStrategy(st, id); err != nil {
-			return err
+	err = settings.Modify(st, func(s *settings.Settings) error {
+		if id := c.positional(0); id != "" {
+			s.Strategy = id
 		}
-	}
-	if *interval >= 0 {
-		if err := engine.SetInterval(st, *interval); err != nil {
-			return err
+		if *interval >= 0 {
+			s.IntervalMinutes = *interval
 		}
-	}
-	s, err := engine.LoadSettings(st)
+		return nil
+	})
 	if err != nil {
 		return err
 	}
-	if s.Strategy == status.FrontierInterval {
+	s, err := settings.Load(st)
+	if err != nil {
+		return err
+	}
+	if s.Strategy == settings.FrontierInterval {
 		every := "manual only"
 		if s.IntervalMinutes > 0 {
 			every = fmt.Sprintf("every %d minutes", s.IntervalMinutes)
@@ -166,10 +183,9 @@ func cmdStrategy(c *cli) error {
 }
 
 func cmdLimits(c *cli) error {
-	set := map[string]*int{}
-	for _, name := range []string{"max-depth", "max-authors-per-level", "max-total-authors", "max-events",
-		"max-rating-events", "max-discovery-events", "heap-node-limit", "heap-edge-limit"} {
-		set[name] = c.fs.Int(name, -1, "set "+name)
+	set := make([]*int, len(settings.LimitFields))
+	for i, f := range settings.LimitFields {
+		set[i] = c.fs.Int(f.Flag, -1, "set "+f.JSON)
 	}
 	asJSON := c.fs.Bool("json", false, "print JSON")
 	if err := c.parse(); err != nil {
@@ -180,34 +196,27 @@ func cmdLimits(c *cli) error {
 		return err
 	}
 	defer st.Close()
-	s, err := engine.LoadSettings(st)
+	err = settings.Modify(st, func(s *settings.Settings) error {
+		for i, f := range settings.LimitFields {
+			if *set[i] >= 0 {
+				*f.Of(&s.Limits) = *set[i]
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
-	l := s.Limits
-	fields := map[string]*int{
-		"max-depth": &l.MaxDepth, "max-authors-per-level": &l.MaxAuthorsPerLevel,
-		"max-total-authors": &l.MaxTotalAuthors, "max-events": &l.MaxEvents,
-		"max-rating-events": &l.MaxRatingEvents, "max-discovery-events": &l.MaxDiscoveryEvents,
-		"heap-node-limit": &l.HeapNodeLimit, "heap-edge-limit": &l.HeapEdgeLimit,
-	}
-	changed := false
-	for name, v := range set {
-		if *v >= 0 {
-			*fields[name] = *v
-			changed = true
-		}
-	}
-	if changed {
-		if err := engine.SetLimits(st, l); err != nil {
-			return err
-		}
+	s, err := settings.Load(st)
+	if err != nil {
+		return err
 	}
 	if *asJSON {
-		return printJSON(l)
+		return printJSON(s.Limits)
 	}
-	fmt.Printf("maxDepth %d\nmaxAuthorsPerLevel %d\nmaxTotalAuthors %d\nmaxEvents %d\nmaxRatingEvents %d\nmaxDiscoveryEvents %d\nheapNodeLimit %d\nheapEdgeLimit %d\n",
-		l.MaxDepth, l.MaxAuthorsPerLevel, l.MaxTotalAuthors, l.MaxEvents, l.MaxRatingEvents, l.MaxDiscoveryEvents, l.HeapNodeLimit, l.HeapEdgeLimit)
+	for _, f := range settings.LimitFields {
+		fmt.Printf("%s %d\n", f.JSON, *f.Of(&s.Limits))
+	}
 	return nil
 }
 
@@ -265,7 +274,7 @@ func cmdStatus(c *cli) error {
 
 func printStatus(w io.Writer, s status.Snapshot) {
 	fmt.Fprintf(w, "strategy   %s", s.Strategy)
-	if s.Strategy == status.FrontierInterval {
+	if s.Strategy == settings.FrontierInterval {
 		fmt.Fprintf(w, " (interval %d min)", s.IntervalMinutes)
 	}
 	fmt.Fprintf(w, "\nstate      %s\ncoverage   %s", s.State, s.Coverage.State)

@@ -25,6 +25,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/fixture"
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/ui"
 )
@@ -68,7 +69,7 @@ func BenchmarkGUILagDuringSync(b *testing.B) {
 		for _, args := range [][]string{
 			{"roots", "add", root.Pubkey},
 			{"relays", "add", "ws://" + remote.addr},
-			{"strategy", status.FrontierInterval},
+			{"strategy", settings.FrontierInterval},
 		} {
 			if out, err := cliRun(b, local, args...); err != nil {
 				b.Fatalf("%v: %v %s", args, err, out)

@@ -25,7 +25,7 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
-	"dtp-personal/engine/status"
+	"dtp-personal/engine/settings"
 )
 
 // requireDesktop skips unless DTP_GUI_TEST=1 and fails when a tool the
@@ -137,12 +137,12 @@ func TestGUIOnXvfb(t *testing.T) {
 			t.Logf("GetLayout: %v", err)
 			return false
 		}
-		for _, id := range status.Strategies {
-			if _, ok := items[status.StrategyLabel(id)]; !ok {
+		for _, id := range settings.Strategies {
+			if _, ok := items[settings.StrategyLabel(id)]; !ok {
 				return false
 			}
 		}
-		return items[status.StrategyLabel(status.FrontierInterval)].checked
+		return items[settings.StrategyLabel(settings.FrontierInterval)].checked
 	})
 	for _, label := range []string{"Sync now", "Pause sync", "Open window", "Quit", "Interval"} {
 		if _, ok := items[label]; !ok {
@@ -154,18 +154,18 @@ func TestGUIOnXvfb(t *testing.T) {
 	screenshot(t, display, work, "desktop-window.png")
 
 	// Switch the strategy from the tray; the engine records it.
-	target := items[status.StrategyLabel(status.GlobalContinuous)]
+	target := items[settings.StrategyLabel(settings.GlobalContinuous)]
 	if call := menu.Call("com.canonical.dbusmenu.Event", 0, target.id, "clicked",
 		dbus.MakeVariant(""), uint32(time.Now().Unix())); call.Err != nil {
-		t.Fatalf("click %q: %v", status.StrategyLabel(status.GlobalContinuous), call.Err)
+		t.Fatalf("click %q: %v", settings.StrategyLabel(settings.GlobalContinuous), call.Err)
 	}
 	waitFor(t, 20*time.Second, "status --json to report global-continuous", func() bool {
-		return cliStrategy(ctx, t, bin, dataDir, env) == status.GlobalContinuous
+		return cliStrategy(ctx, t, bin, dataDir, env) == settings.GlobalContinuous
 	})
 	waitFor(t, 20*time.Second, "the tray menu to check the new strategy", func() bool {
 		items, err = readMenu(menu)
-		return err == nil && items[status.StrategyLabel(status.GlobalContinuous)].checked &&
-			!items[status.StrategyLabel(status.FrontierInterval)].checked
+		return err == nil && items[settings.StrategyLabel(settings.GlobalContinuous)].checked &&
+			!items[settings.StrategyLabel(settings.FrontierInterval)].checked
 	})
 	time.Sleep(time.Second) // let the window catch up with the snapshot
 	screenshot(t, display, work, "desktop-window-after-switch.png")

@@ -21,6 +21,8 @@ Usage:
   dtp-personal roots add NPUB_OR_HEX | remove NPUB_OR_HEX | list [--json]
   dtp-personal strategy [ID] [--interval MIN]        frontier-interval | frontier-continuous | global-continuous
   dtp-personal limits [--max-depth N --max-authors-per-level N --max-total-authors N ...]
+  dtp-personal repo-sync service add URL | remove URL | list [--json]
+  dtp-personal repo-sync bootstrap URL | --none     the relay always asked for repositories
   dtp-personal sync --once                           one frontier pass; exit 0 complete, 3 partial, 1 error
   dtp-personal status [--json]
   dtp-personal resolve SUBJECT [--context C] [--json]
@@ -67,16 +69,17 @@ func main() {
 
 // commands maps subcommand names to their implementations.
 var commands = map[string]func(c *cli) error{
-	"serve":    cmdServe,
-	"relays":   cmdRelays,
-	"roots":    cmdRoots,
-	"strategy": cmdStrategy,
-	"limits":   cmdLimits,
-	"sync":     cmdSync,
-	"status":   cmdStatus,
-	"resolve":  cmdResolve,
-	"import":   cmdImport,
-	"export":   cmdExport,
+	"serve":     cmdServe,
+	"relays":    cmdRelays,
+	"roots":     cmdRoots,
+	"strategy":  cmdStrategy,
+	"limits":    cmdLimits,
+	"repo-sync": cmdRepoSync,
+	"sync":      cmdSync,
+	"status":    cmdStatus,
+	"resolve":   cmdResolve,
+	"import":    cmdImport,
+	"export":    cmdExport,
 }
 
 func run(args []string) error {

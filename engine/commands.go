@@ -12,88 +12,68 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/ingest"
-	"dtp-personal/engine/status"
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/store"
 )
 
-// The commands below are what the CLI and the UI call. Each writes the
-// database (the shared truth) and lets the settings watcher apply it, so a
-// CLI process and a running server behave the same.
+// The commands below are what the UI calls. Each changes the settings in the
+// database (the shared truth) the way a CLI process does, then applies them
+// at once instead of waiting for the settings watcher's next tick.
 
 // SetStrategy switches the sync strategy.
-func (e *Engine) SetStrategy(id string) error { return e.applyNow(SetStrategy(e.store, id)) }
+func (e *Engine) SetStrategy(id string) error { return e.modify(settings.SetStrategy(id)) }
 
 // SetInterval sets the interval strategy's period (0 = manual).
-func (e *Engine) SetInterval(minutes int) error { return e.applyNow(SetInterval(e.store, minutes)) }
+func (e *Engine) SetInterval(minutes int) error { return e.modify(settings.SetInterval(minutes)) }
 
 // SetPaused pauses or resumes syncing.
-func (e *Engine) SetPaused(paused bool) error { return e.applyNow(SetPaused(e.store, paused)) }
+func (e *Engine) SetPaused(paused bool) error { return e.modify(settings.SetPaused(paused)) }
 
 // SetLimits sets the frontier caps and heap guardrails.
-func (e *Engine) SetLimits(l status.Limits) error { return e.applyNow(SetLimits(e.store, l)) }
+func (e *Engine) SetLimits(l settings.Limits) error { return e.modify(settings.SetLimits(l)) }
 
 // SetListen sets the listen address (used from the next start).
 func (e *Engine) SetListen(addr string, allowLAN bool) error {
-	return e.applyNow(SetListen(e.store, addr, allowLAN))
+	return e.modify(settings.SetListen(addr, allowLAN))
 }
 
 // SetScopeProfile sets the scope profile.
 func (e *Engine) SetScopeProfile(scope string) error {
-	return e.applyNow(SetScopeProfile(e.store, scope))
+	return e.modify(settings.SetScopeProfile(scope))
 }
 
 // SetStartAtLogin records the start-at-login choice (the UI writes the
 // desktop's autostart entry).
-func (e *Engine) SetStartAtLogin(on bool) error { return e.applyNow(SetStartAtLogin(e.store, on)) }
+func (e *Engine) SetStartAtLogin(on bool) error { return e.modify(settings.SetStartAtLogin(on)) }
 
 // AddRelay adds a sync relay after checking its URL.
-func (e *Engine) AddRelay(url string) error {
-	u, err := NormalizeRelayURL(url)
-	if err != nil {
-		return err
-	}
-	return e.applyNow(e.store.AddRelay(u))
-}
+func (e *Engine) AddRelay(url string) error { return e.modify(settings.AddRelay(url)) }
 
 // RemoveRelay removes a sync relay with its cursors and health.
-func (e *Engine) RemoveRelay(url string) error {
-	u, err := NormalizeRelayURL(url)
-	if err != nil {
-		return err
-	}
-	return e.applyNow(e.store.RemoveRelay(u))
-}
+func (e *Engine) RemoveRelay(url string) error { return e.modify(settings.RemoveRelay(url)) }
 
 // AddRoot adds a configured root (npub or hex).
-func (e *Engine) AddRoot(npubOrHex string) error {
-	hex, err := ParsePubkey(npubOrHex)
-	if err != nil {
-		return err
-	}
-	return e.applyNow(e.store.AddRoot(hex))
-}
+func (e *Engine) AddRoot(npubOrHex string) error { return e.modify(settings.AddRoot(npubOrHex)) }
 
 // RemoveRoot removes a configured root (npub or hex).
-func (e *Engine) RemoveRoot(npubOrHex string) error {
-	hex, err := ParsePubkey(npubOrHex)
-	if err != nil {
-		return err
-	}
-	return e.applyNow(e.store.RemoveRoot(hex))
+func (e *Engine) RemoveRoot(npubOrHex string) error { return e.modify(settings.RemoveRoot(npubOrHex)) }
+
+// AddRepoService adds one of our public relay URLs for repository sync.
+func (e *Engine) AddRepoService(url string) error { return e.modify(settings.AddRepoService(url)) }
+
+// RemoveRepoService removes one of our public relay URLs.
+func (e *Engine) RemoveRepoService(url string) error {
+	return e.modify(settings.RemoveRepoService(url))
 }
 
-// applyNow reloads settings right after this process changed them, instead
-// of waiting for the watcher's next tick.
-func (e *Engine) applyNow(err error) error {
-	if err != nil {
+// SetRepoBootstrap sets the repository sync's bootstrap relay; "" = none.
+func (e *Engine) SetRepoBootstrap(url string) error { return e.modify(settings.SetRepoBootstrap(url)) }
+
+func (e *Engine) modify(change func(*settings.Settings) error) error {
+	if err := settings.Modify(e.store, change); err != nil {
 		return err
 	}
-	if err := e.reloadSettings(); err != nil {
-		return err
-	}
-	e.applySettings()
-	e.notify()
-	return nil
+	return e.reloadSettings()
 }
 
 // Import reads one JSON event per line and sends each through the ingest

@@ -3,15 +3,9 @@ package engine
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
-
-	"github.com/nbd-wtf/go-nostr"
-	"github.com/nbd-wtf/go-nostr/nip19"
 )
 
 // DefaultDataDir is the platform's user data directory for the product
@@ -92,44 +86,4 @@ func FindRunning(dataDir string) (Running, bool) {
 		return Running{}, false
 	}
 	return r, true
-}
-
-// ParsePubkey accepts an npub1… or 64-hex public key and returns lower-case hex.
-func ParsePubkey(s string) (string, error) {
-	s = strings.TrimSpace(s)
-	if strings.HasPrefix(s, "npub1") {
-		prefix, v, err := nip19.Decode(s)
-		if err != nil || prefix != "npub" {
-			return "", fmt.Errorf("%q is not a valid npub: %v", s, err)
-		}
-		return v.(string), nil
-	}
-	lower := strings.ToLower(s)
-	if !nostr.IsValid32ByteHex(lower) {
-		return "", fmt.Errorf("%q is neither an npub1… nor a 64-character hex public key", s)
-	}
-	return lower, nil
-}
-
-// NormalizeRelayURL checks a relay URL (ws:// or wss://, a host, no
-// credentials or fragment) and returns it in canonical form.
-func NormalizeRelayURL(s string) (string, error) {
-	u, err := url.Parse(strings.TrimSpace(s))
-	if err != nil {
-		return "", fmt.Errorf("relay URL %q does not parse: %v", s, err)
-	}
-	if u.Scheme != "ws" && u.Scheme != "wss" {
-		return "", fmt.Errorf("relay URL %q must start with ws:// or wss://", s)
-	}
-	if u.Host == "" || u.Hostname() == "" {
-		return "", fmt.Errorf("relay URL %q has no host", s)
-	}
-	if u.User != nil || u.Fragment != "" {
-		return "", fmt.Errorf("relay URL %q must not carry credentials or a fragment", s)
-	}
-	u.Host = strings.ToLower(u.Host)
-	if u.Path == "/" {
-		u.Path = ""
-	}
-	return u.String(), nil
 }

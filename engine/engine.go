@@ -9,9 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -20,6 +22,7 @@ import (
 	"dtp-personal/engine/ingest"
 	"dtp-personal/engine/metrics"
 	"dtp-personal/engine/server"
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
 	"dtp-personal/engine/trustsync"
@@ -57,17 +60,28 @@ type Engine struct {
 
 	settingsChanged chan struct{} // tells the sync runner to re-read settings
 
+	applyMu  sync.Mutex // one settings reload and apply at a time
 	mu       sync.Mutex
-	settings Settings
+	settings settings.Settings
 	revision int64
 	subs     map[int]func(status.Snapshot)
 	nextSub  int
 	listen   string
+	closed   bool // Serve refuses to start once Close began
 
-	changed chan struct{} // something in the status changed: tell subscribers
-	stop    chan struct{}
-	wg      sync.WaitGroup
+	changed    chan struct{} // something in the status changed: tell subscribers
+	publishing sync.Mutex    // held while a snapshot is handed to subscribers
+
+	// Close cancels ctx, which ends Serve and its loops, and waits for Serve
+	// (counted in serving) before it closes the pipeline and the store.
+	ctx       context.Context
+	cancel    context.CancelFunc
+	serving   sync.WaitGroup
+	closeOnce sync.Once
 }
+
+// ErrClosed is returned by Serve on a closed engine.
+var ErrClosed = errors.New("engine closed")
 
 // Open takes the data directory's lock, opens its database and builds the
 // engine. Only one engine may hold a data directory: a second Open returns
@@ -96,11 +110,16 @@ func Open(opts Options) (*Engine, error) {
 		metrics: metrics.New(),
 		subs:    make(map[int]func(status.Snapshot)),
 		changed: make(chan struct{}, 1),
-		stop:    make(chan struct{}),
 
 		settingsChanged: make(chan struct{}, 1),
 	}
-	if err := e.reloadSettings(); err != nil {
+	e.ctx, e.cancel = context.WithCancel(context.Background())
+	// the revision first: a change made meanwhile is then seen by the watcher
+	if e.revision, err = st.Revision(); err != nil {
+		e.closeStore()
+		return nil, err
+	}
+	if e.settings, err = settings.Load(st); err != nil {
 		e.closeStore()
 		return nil, err
 	}
@@ -153,8 +172,22 @@ func (e *Engine) Submit(ctx context.Context, ev *nostr.Event, source string) (in
 }
 
 // Serve listens on the configured address and runs the background work
-// (settings watcher, sync) until ctx ends; then it stops cleanly.
+// (settings watcher, status publisher, frontier, sync) until ctx ends or
+// Close is called; then it stops cleanly.
 func (e *Engine) Serve(ctx context.Context) error {
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return ErrClosed
+	}
+	e.serving.Add(1)
+	e.mu.Unlock()
+	defer e.serving.Done()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stopOnClose := context.AfterFunc(e.ctx, cancel)
+	defer stopOnClose()
+
 	addr := e.opts.Listen
 	if addr == "" {
 		addr = e.Settings().Listen
@@ -176,29 +209,26 @@ func (e *Engine) Serve(ctx context.Context) error {
 	go func() { served <- httpSrv.Serve(ln) }()
 	e.log.Info("serving", "listen", e.listen, "data", e.opts.DataDir)
 
-	e.wg.Add(4)
-	go e.watchSettings(ctx)
-	go e.publishStatus(ctx)
-	go func() {
-		defer e.wg.Done()
-		e.trust.frontier.Run(ctx)
-	}()
-	go func() {
-		defer e.wg.Done()
+	var loops sync.WaitGroup
+	loops.Go(func() { e.watchSettings(ctx) })
+	loops.Go(func() { e.publishStatus(ctx) })
+	loops.Go(func() { e.trust.frontier.Run(ctx) })
+	loops.Go(func() {
 		if err := e.sync.Run(ctx); err != nil && ctx.Err() == nil {
 			e.log.Error("sync stopped", "err", err)
 		}
-	}()
+	})
 
 	select {
 	case <-ctx.Done():
 	case err = <-served:
 	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
+	cancel() // the loops end with the server, whichever ended first
+	shutdownCtx, cancelShutdown := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancelShutdown()
 	e.server.CloseAll()
 	_ = httpSrv.Shutdown(shutdownCtx)
-	e.wg.Wait()
+	loops.Wait()
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}
@@ -212,19 +242,23 @@ func (e *Engine) ListenAddr() string {
 	return e.listen
 }
 
-// Close stops the pipeline (answering everything queued), closes the
-// database and releases the data directory.
+// Close ends Serve, if it runs, and waits for it and its loops; then it
+// stops the pipeline (answering everything queued), closes the database and
+// releases the data directory. Later calls do nothing.
 func (e *Engine) Close() error {
-	select {
-	case <-e.stop:
-		return nil
-	default:
-		close(e.stop)
-	}
-	if e.ingest != nil {
-		e.ingest.Close()
-	}
-	return e.closeStore()
+	var err error
+	e.closeOnce.Do(func() {
+		e.mu.Lock()
+		e.closed = true
+		e.mu.Unlock()
+		e.cancel()
+		e.serving.Wait()
+		if e.ingest != nil {
+			e.ingest.Close()
+		}
+		err = e.closeStore()
+	})
+	return err
 }
 
 func (e *Engine) closeStore() error {
@@ -234,31 +268,15 @@ func (e *Engine) closeStore() error {
 }
 
 // Settings returns the current settings.
-func (e *Engine) Settings() Settings {
+func (e *Engine) Settings() settings.Settings {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.settings
 }
 
-func (e *Engine) reloadSettings() error {
-	rev, err := e.store.Revision()
-	if err != nil {
-		return err
-	}
-	s, err := LoadSettings(e.store)
-	if err != nil {
-		return err
-	}
-	e.mu.Lock()
-	e.settings, e.revision = s, rev
-	e.mu.Unlock()
-	return nil
-}
-
 // watchSettings notices settings written by any process (CLI, UI) through
 // the store's revision counter and applies them within a second.
 func (e *Engine) watchSettings(ctx context.Context) {
-	defer e.wg.Done()
 	t := time.NewTicker(500 * time.Millisecond)
 	defer t.Stop()
 	for {
@@ -267,39 +285,37 @@ func (e *Engine) watchSettings(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		rev, err := e.store.Revision()
-		if err != nil {
-			e.log.Warn("read settings revision", "err", err)
-			continue
-		}
-		e.mu.Lock()
-		same := rev == e.revision
-		e.mu.Unlock()
-		if same {
-			continue
-		}
 		if err := e.reloadSettings(); err != nil {
 			e.log.Warn("reload settings", "err", err)
-			continue
 		}
-		e.applySettings()
-		e.notify()
 	}
 }
 
-// applySettings hands changed settings to the parts that act on them.
-func (e *Engine) applySettings() {
-	s := e.Settings()
-	if roots, err := e.store.Roots(); err != nil {
-		e.log.Warn("read roots", "err", err)
-	} else {
-		e.trust.frontier.SetRoots(roots)
+// reloadSettings reads the settings again if their revision moved and hands
+// the parts that act on them the old and the new settings.
+func (e *Engine) reloadSettings() error {
+	e.applyMu.Lock()
+	defer e.applyMu.Unlock()
+	rev, err := e.store.Revision()
+	if err != nil {
+		return err
 	}
-	e.trust.frontier.SetLimits(s.Limits)
-	select {
-	case e.settingsChanged <- struct{}{}:
-	default:
+	e.mu.Lock()
+	from, same := e.settings, rev == e.revision
+	e.mu.Unlock()
+	if same {
+		return nil
 	}
+	to, err := settings.Load(e.store)
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	e.settings, e.revision = to, rev
+	e.mu.Unlock()
+	e.commitSettings(from, to)
+	e.notify()
+	return nil
 }
 
 // notify marks the status as changed; publishStatus coalesces bursts.
@@ -310,8 +326,11 @@ func (e *Engine) notify() {
 	}
 }
 
-// Subscribe registers fn for status snapshots, sent at most a few times a
-// second while something changes and once a second otherwise.
+// Subscribe registers fn for status snapshots while Serve runs: the latest
+// one, at most four a second while something changes and one a second
+// otherwise, one call at a time. This is the only coalescing of snapshots,
+// so fn should hand the snapshot on and return; it must not call cancel.
+// Once cancel returns, fn is not called again.
 func (e *Engine) Subscribe(fn func(status.Snapshot)) (cancel func()) {
 	e.mu.Lock()
 	id := e.nextSub
@@ -322,11 +341,14 @@ func (e *Engine) Subscribe(fn func(status.Snapshot)) (cancel func()) {
 		e.mu.Lock()
 		delete(e.subs, id)
 		e.mu.Unlock()
+		e.publishing.Lock() // wait out a delivery that may still hold fn
+		e.publishing.Unlock()
 	}
 }
 
+// publishStatus is the status coalescer: bursts of notify become one
+// snapshot per quarter second.
 func (e *Engine) publishStatus(ctx context.Context) {
-	defer e.wg.Done()
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	for {
@@ -336,23 +358,28 @@ func (e *Engine) publishStatus(ctx context.Context) {
 		case <-e.changed:
 		case <-tick.C:
 		}
-		e.mu.Lock()
-		subs := make([]func(status.Snapshot), 0, len(e.subs))
-		for _, fn := range e.subs {
-			subs = append(subs, fn)
-		}
-		e.mu.Unlock()
-		if len(subs) > 0 {
-			snap := e.Status()
-			for _, fn := range subs {
-				fn(snap)
-			}
-		}
+		e.publish()
 		// at most four snapshots a second, however busy ingest is
 		select {
 		case <-ctx.Done():
 			return
 		case <-time.After(250 * time.Millisecond):
 		}
+	}
+}
+
+// publish hands one snapshot to every subscriber.
+func (e *Engine) publish() {
+	e.publishing.Lock()
+	defer e.publishing.Unlock()
+	e.mu.Lock()
+	subs := slices.Collect(maps.Values(e.subs))
+	e.mu.Unlock()
+	if len(subs) == 0 {
+		return
+	}
+	snap := e.Status()
+	for _, fn := range subs {
+		fn(snap)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/fixture"
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 )
 
@@ -60,7 +61,7 @@ func TestHTTPEndpoints(t *testing.T) {
 	if code != 200 || json.Unmarshal([]byte(body), &st) != nil {
 		t.Fatalf("status: %d %s", code, body)
 	}
-	if st.Strategy != status.FrontierInterval || st.Heap.Edges != 1 || st.Heap.NodeLimit != 1000000 || st.Ingest.Accepted != 1 || st.Ingest.Rejected != 1 {
+	if st.Strategy != settings.FrontierInterval || st.Heap.Edges != 1 || st.Heap.NodeLimit != 1000000 || st.Ingest.Accepted != 1 || st.Ingest.Rejected != 1 {
 		t.Fatalf("status does not reflect the engine: %+v", st)
 	}
 	if len(st.Ingest.RecentRejections) != 1 || !strings.HasPrefix(st.Ingest.RecentRejections[0].Reason, "blocked: kind 1") {

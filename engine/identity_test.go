@@ -12,7 +12,7 @@ import (
 
 	"dtp-personal/engine/fixture"
 	"dtp-personal/engine/heap"
-	"dtp-personal/engine/resolver"
+	"dtp-personal/engine/status"
 	"dtp-personal/engine/validation"
 )
 
@@ -76,7 +76,7 @@ func TestFetchedClaimsSurviveRestart(t *testing.T) {
 	unclaimed := func(eng *Engine, when string) {
 		t.Helper()
 		b, a := bindingOf(t, eng, account)
-		if b.State != heap.StateUnclaimed || slices.Contains(a.Coverage.Reasons, resolver.ReasonClaimsPending) {
+		if b.State != heap.StateUnclaimed || slices.Contains(a.Coverage.Reasons, status.ReasonClaimsPending) {
 			t.Fatalf("%s: state %s, coverage %+v; want unclaimed, not pending", when, b.State, a.Coverage)
 		}
 	}

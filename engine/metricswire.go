@@ -34,7 +34,7 @@ func (e *Engine) registerMetrics() {
 		heapNodes.Set(float64(hs.Nodes))
 		heapEdges.Set(float64(hs.Edges))
 		graphVersion.Set(float64(hs.GraphVersion))
-		fs := e.trust.frontier.Status()
+		fs := e.frontierStatus()
 		frontierSize.Set(float64(fs.Size))
 		truncations.Reset()
 		for _, t := range fs.Truncation {

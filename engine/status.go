@@ -27,15 +27,12 @@ func (e *Engine) Status() status.Snapshot {
 		Coverage:        e.coverage(e.SyncCoverage()),
 		LastSync:        sy.LastSync,
 		NextSync:        sy.NextSync,
-		Relays:          e.relayStatus(sy.Relays),
-		Frontier:        e.trust.frontier.Status(),
+		Relays:          sy.Relays,
+		Frontier:        e.frontierStatus(),
 		Heap:            e.trust.heap.Stats(),
 		Progress:        sy.Progress,
 		Ingest:          e.stats.snapshot(e.ingest.Duplicates()),
-		Settings: status.Settings{
-			Listen: s.Listen, AllowLAN: s.AllowLAN, ScopeProfile: s.ScopeProfile,
-			Limits: s.Limits, StartAtLogin: s.StartAtLogin, RepoSyncService: s.RepoSyncService,
-		},
+		Settings:        s,
 	}
 	if s.Paused {
 		snap.State = status.StateStopped
@@ -47,42 +44,11 @@ func (e *Engine) Status() status.Snapshot {
 // side knows (frontier truncated, heap at a limit).
 func (e *Engine) coverage(syncReasons []string) status.Coverage {
 	reasons := slices.Clone(syncReasons)
-	if len(e.trust.frontier.Status().Truncation) > 0 && !slices.Contains(reasons, "frontier-truncated") {
-		reasons = append(reasons, "frontier-truncated")
+	if len(e.frontierStatus().Truncation) > 0 {
+		reasons = append(reasons, status.ReasonFrontierTruncated)
 	}
 	if e.trust.heap.Stats().LimitReason != "" {
-		reasons = append(reasons, "heap-limit")
+		reasons = append(reasons, status.ReasonHeapLimit)
 	}
-	if len(reasons) == 0 {
-		return status.Coverage{State: status.StateComplete, Reasons: []string{}}
-	}
-	return status.Coverage{State: status.StatePartial, Reasons: reasons}
-}
-
-// relayStatus lists every configured relay: live figures from the sync for
-// the relays it has touched, stored health for the others.
-func (e *Engine) relayStatus(live []status.Relay) []status.Relay {
-	urls, err := e.store.Relays()
-	if err != nil {
-		e.log.Warn("read relays", "err", err)
-	}
-	out := make([]status.Relay, 0, len(urls))
-	for _, u := range urls {
-		if i := slices.IndexFunc(live, func(r status.Relay) bool { return r.URL == u }); i >= 0 {
-			out = append(out, live[i])
-			continue
-		}
-		r := status.Relay{URL: u, Health: status.HealthHealthy, State: status.StateIdle}
-		if h, ok, err := e.store.RelayHealth(u); err == nil && ok {
-			r.Health = h.State
-			r.LastSuccess = h.LastSuccessAt
-			r.EventsFetched = h.EventsFetched
-			r.OldestReached, r.NewestReached = h.OldestReached, h.NewestReached
-			r.Failures = h.ConsecutiveFailures
-			r.NextRetry = h.NextRetryAt
-			r.LastError = h.LastError
-		}
-		out = append(out, r)
-	}
-	return out
+	return status.NewCoverage(reasons...)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/fixture"
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/validation"
 )
@@ -175,7 +176,7 @@ func TestSyncOnceAgainstOurOwnServerAsRemote(t *testing.T) {
 	}
 }
 
-func withTotalAuthors(l status.Limits, n int) status.Limits {
+func withTotalAuthors(l settings.Limits, n int) settings.Limits {
 	l.MaxTotalAuthors = n
 	return l
 }
@@ -189,7 +190,7 @@ func TestGlobalContinuousFollowsEveryTrustEvent(t *testing.T) {
 	if err := eng.AddRelay(remote); err != nil {
 		t.Fatal(err)
 	}
-	if err := eng.SetStrategy(status.GlobalContinuous); err != nil {
+	if err := eng.SetStrategy(settings.GlobalContinuous); err != nil {
 		t.Fatal(err)
 	}
 	stranger := fixture.NewAuthor(999) // no root, no frontier: only a global subscription sees it
@@ -207,7 +208,7 @@ func TestGlobalContinuousFollowsEveryTrustEvent(t *testing.T) {
 			return held
 		})
 	}
-	if st := eng.Status(); st.Strategy != status.GlobalContinuous {
+	if st := eng.Status(); st.Strategy != settings.GlobalContinuous {
 		t.Fatalf("strategy %s", st.Strategy)
 	}
 }

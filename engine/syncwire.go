@@ -5,15 +5,26 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/nbd-wtf/go-nostr"
+
 	"dtp-personal/engine/ingest"
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
+	"dtp-personal/engine/store"
 	"dtp-personal/engine/trustsync"
+)
+
+// Facts the engine records about itself, in the store's state table: they
+// are not settings, so writing them does not bump the settings revision.
+const (
+	stateAuthKey  = "authKey"
+	stateLastPass = "lastPass" // outcome of the last sync pass, JSON
 )
 
 // newSyncRunner adapts the engine's parts to the sync ports.
 func (e *Engine) newSyncRunner() *trustsync.Runner {
 	var last *trustsync.PassOutcome
-	if v, ok, err := e.store.Setting(keyLastPass); err != nil {
+	if v, ok, err := e.store.State(stateLastPass); err != nil {
 		e.log.Warn("read last sync pass", "err", err)
 	} else if ok {
 		last = new(trustsync.PassOutcome)
@@ -31,11 +42,22 @@ func (e *Engine) newSyncRunner() *trustsync.Runner {
 		LastPass: last,
 		OnPassFinished: func(o trustsync.PassOutcome) {
 			b, _ := json.Marshal(o)
-			if err := e.store.SetSetting(keyLastPass, string(b)); err != nil {
+			if err := e.store.SetState(stateLastPass, string(b)); err != nil {
 				e.log.Warn("record sync pass", "err", err)
 			}
 		},
 	})
+}
+
+// loadAuthKey returns the data directory's NIP-42 key, generating it on
+// first use. The server has no identity of its own: this key only answers
+// relays that ask for AUTH before serving reads.
+func loadAuthKey(st *store.Store) (string, error) {
+	if k, ok, err := st.State(stateAuthKey); err != nil || ok {
+		return k, err
+	}
+	k := nostr.GeneratePrivateKey()
+	return k, st.SetState(stateAuthKey, k)
 }
 
 // syncFrontier is the frontier as the sync sees it.
@@ -61,13 +83,6 @@ func (f syncFrontier) Refresh(ctx context.Context) error {
 	return ctx.Err()
 }
 
-func (f syncFrontier) SetEventTruncations(ts []status.Truncation) {
-	f.e.trust.frontier.ResetEventCaps()
-	for _, t := range ts {
-		f.e.trust.frontier.RecordEventCap(t.Reason, t.Cut)
-	}
-}
-
 // syncSettings reads the settings the sync acts on.
 type syncSettings struct{ e *Engine }
 
@@ -76,7 +91,7 @@ func (s syncSettings) Strategy() (string, int) {
 	return st.Strategy, st.IntervalMinutes
 }
 func (s syncSettings) Paused() bool                     { return s.e.Settings().Paused }
-func (s syncSettings) Limits() status.Limits            { return s.e.Settings().Limits }
+func (s syncSettings) Limits() settings.Limits          { return s.e.Settings().Limits }
 func (s syncSettings) AuthKey() string                  { return s.e.authKey }
 func (s syncSettings) SettingsChanged() <-chan struct{} { return s.e.settingsChanged }
 
@@ -84,7 +99,7 @@ func (s syncSettings) SettingsChanged() <-chan struct{} { return s.e.settingsCha
 func (e *Engine) SyncCoverage() []string {
 	st := e.sync.Status()
 	if st.State == status.StateRunning {
-		return append(st.Coverage.Reasons, "sync-running")
+		return append(st.Coverage.Reasons, status.ReasonSyncRunning)
 	}
 	return st.Coverage.Reasons
 }

@@ -3,12 +3,15 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"dtp-personal/engine/frontier"
 	"dtp-personal/engine/heap"
 	"dtp-personal/engine/ingest"
 	"dtp-personal/engine/resolver"
 	"dtp-personal/engine/server"
+	"dtp-personal/engine/settings"
+	"dtp-personal/engine/status"
 )
 
 // Query and Answer are the resolver's question and answer (SPEC §7, §12).
@@ -28,10 +31,6 @@ type trust struct {
 // walks the frontier once and wires the pipeline's commits into both.
 func (e *Engine) buildTrust() error {
 	s := e.Settings()
-	roots, err := e.store.Roots()
-	if err != nil {
-		return err
-	}
 	h := heap.New(s.Limits)
 	res, err := h.Build(context.Background(), e.store)
 	if err != nil {
@@ -42,11 +41,12 @@ func (e *Engine) buildTrust() error {
 	}
 	tracker := frontier.NewTracker(h, frontier.Config{
 		Limits: s.Limits,
-		Roots:  roots,
-		OnLeft: e.authorsLeft,
+		Roots:  s.Roots,
+		// the first walk has nobody leaving; later ones run once e.sync exists
+		OnLeft: func(pubkeys []string) { e.sync.AuthorsLeft(pubkeys) },
 	})
 	tracker.Recompute()
-	e.trust = trust{heap: h, frontier: tracker, resolver: resolver.New(h, tracker, e)}
+	e.trust = trust{heap: h, frontier: tracker, resolver: resolver.New(h, frontierView{e}, e)}
 	e.ingest.OnCommit(func(c ingest.Committed) {
 		if h.ApplyParsed(c.Parsed).HopsChanged {
 			tracker.Notify()
@@ -55,12 +55,34 @@ func (e *Engine) buildTrust() error {
 	return nil
 }
 
-// authorsLeft deletes the cursors of authors that left the frontier, so a
-// return triggers a full fetch (SPEC §5).
-func (e *Engine) authorsLeft(pubkeys []string) {
-	if err := e.store.DeleteCursorsForAuthors(pubkeys); err != nil {
-		e.log.Warn("delete cursors of authors that left the frontier", "err", err)
+// frontierView is the frontier as answers show it: the walk, with the event
+// caps that cut the last sync pass added to its truncation.
+type frontierView struct{ e *Engine }
+
+func (f frontierView) Current() *frontier.Result {
+	return f.e.withEventCaps(f.e.trust.frontier.Current())
+}
+
+func (f frontierView) WithRoots(extra []string) *frontier.Result {
+	return f.e.withEventCaps(f.e.trust.frontier.WithRoots(extra))
+}
+
+func (e *Engine) withEventCaps(r *frontier.Result) *frontier.Result {
+	caps := e.sync.EventCaps()
+	if len(caps) == 0 {
+		return r
 	}
+	out := *r
+	out.Truncation = slices.Concat(r.Truncation, caps)
+	return &out
+}
+
+// frontierStatus is the frontier part of the status snapshot, with the
+// sync's event caps beside the walk's truncation.
+func (e *Engine) frontierStatus() status.Frontier {
+	fs := e.trust.frontier.Status()
+	fs.Truncation = slices.Concat(fs.Truncation, e.sync.EventCaps())
+	return fs
 }
 
 // Resolve answers a trust question (SPEC §7).
@@ -79,7 +101,7 @@ func (p resolverPort) Resolve(ctx context.Context, q server.ResolveQuery) (any, 
 func (e *Engine) SetSessionRoots(session string, roots []string) error {
 	hexes := make([]string, len(roots))
 	for i, r := range roots {
-		h, err := ParsePubkey(r)
+		h, err := settings.ParsePubkey(r)
 		if err != nil {
 			return fmt.Errorf("invalid: session root: %v", err)
 		}

@@ -1,20 +1,24 @@
 // Package ui is the desktop app: a Fyne window with Status, Relays, Frontier,
 // Activity and Settings tabs, and a system-tray menu. It holds no business
 // logic: views render a status.Snapshot and user actions call Engine methods
-// off the UI thread; only form syntax (a relay URL, a number, an address) is
-// checked here, so that bad input is refused inline before reaching the engine.
+// off the UI thread. Typed input (a relay URL, a key, a number, an address)
+// is checked with the engine's own rules (package settings), so that bad
+// input is refused inline before reaching the engine.
 package ui
 
-import "dtp-personal/engine/status"
+import (
+	"dtp-personal/engine/settings"
+	"dtp-personal/engine/status"
+)
 
 // Engine is what the desktop app needs from the sync engine.
 type Engine interface {
 	// Status returns the current snapshot.
 	Status() status.Snapshot
-	// Subscribe calls fn with each new snapshot until cancel is called. fn
-	// may be called often and from any goroutine; the UI throttles it.
+	// Subscribe calls fn with new snapshots, one call at a time and at most
+	// a few a second (the engine coalesces bursts), until cancel returns.
 	Subscribe(fn func(status.Snapshot)) (cancel func())
-	// SetStrategy switches the sync strategy (status.FrontierInterval, …).
+	// SetStrategy switches the sync strategy (settings.FrontierInterval, …).
 	SetStrategy(id string) error
 	// SetInterval sets the interval strategy's period: 5, 15, 30, 60; 0 = manual.
 	SetInterval(minutes int) error
@@ -27,7 +31,7 @@ type Engine interface {
 	AddRoot(npubOrHex string) error
 	// RemoveRoot removes a configured root given as hex.
 	RemoveRoot(hex string) error
-	SetLimits(l status.Limits) error
+	SetLimits(l settings.Limits) error
 	SetListen(addr string, allowLAN bool) error
 	SetScopeProfile(scope string) error
 	SetStartAtLogin(on bool) error

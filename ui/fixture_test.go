@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 )
 
@@ -64,7 +65,7 @@ func (f *fakeEngine) AddRelay(u string) error     { return f.record("AddRelay " 
 func (f *fakeEngine) RemoveRelay(u string) error  { return f.record("RemoveRelay " + u) }
 func (f *fakeEngine) AddRoot(k string) error      { return f.record("AddRoot " + k) }
 func (f *fakeEngine) RemoveRoot(k string) error   { return f.record("RemoveRoot " + k) }
-func (f *fakeEngine) SetLimits(l status.Limits) error {
+func (f *fakeEngine) SetLimits(l settings.Limits) error {
 	return f.record(fmt.Sprintf("SetLimits %+v", l))
 }
 func (f *fakeEngine) SetListen(a string, lan bool) error {
@@ -90,9 +91,9 @@ var fixtureNow = time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
 // backoff, a frontier cut by two caps, recent rejections.
 func fixture() status.Snapshot {
 	now := fixtureNow.Unix()
-	limits := status.DefaultLimits()
+	limits := settings.DefaultLimits()
 	return status.Snapshot{
-		Strategy: status.FrontierInterval, IntervalMinutes: 15,
+		Strategy: settings.FrontierInterval, IntervalMinutes: 15,
 		State:    status.StateRunning,
 		Coverage: status.Coverage{State: status.StatePartial, Reasons: []string{"relay-dead: wss://gone.example", "maxTotalAuthors"}},
 		LastSync: now - 300, NextSync: now + 600,
@@ -114,7 +115,7 @@ func fixture() status.Snapshot {
 				{At: now - 30, EventID: "ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12", Source: "wss://relay.damus.io", Reason: "signature: invalid schnorr signature"},
 				{At: now - 10, EventID: "ff00", Source: "ingest 127.0.0.1", Reason: "scope: scope not in profile x.com"},
 			}},
-		Settings: status.Settings{Listen: "127.0.0.1:7447", ScopeProfile: "x.com", Limits: limits},
+		Settings: settings.Settings{Listen: "127.0.0.1:7447", ScopeProfile: "x.com", Limits: limits},
 	}
 }
 

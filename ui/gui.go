@@ -3,7 +3,6 @@ package ui
 import (
 	"log/slog"
 	"sync"
-	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -11,9 +10,6 @@ import (
 
 	"dtp-personal/engine/status"
 )
-
-// refreshInterval bounds how often engine snapshots reach the views.
-const refreshInterval = 250 * time.Millisecond
 
 // view is one tab's content, showing a snapshot.
 type view interface{ render(status.Snapshot) }
@@ -45,7 +41,6 @@ type GUI struct {
 	queueMu  sync.Mutex
 	queue    []func() // engine commands waiting, run one at a time in order
 	draining bool     // a goroutine is running the queue
-	throttle *throttle[status.Snapshot]
 	cancel   func()
 	quitOnce sync.Once
 }
@@ -80,24 +75,21 @@ func New(a fyne.App, eng Engine, quit func()) *GUI {
 // Window is the main window.
 func (g *GUI) Window() fyne.Window { return g.win }
 
-// Start shows the engine's current status and follows its updates,
-// at most a few per second.
+// Start shows the engine's current status and follows its updates, which
+// the engine already coalesces to a few per second.
 func (g *GUI) Start() {
-	g.throttle = newThrottle(refreshInterval, func(s status.Snapshot) {
-		g.onUI(func() { g.render(s) })
-	})
-	// Current status first: a later push is newer and must win.
-	g.throttle.Push(g.eng.Status())
-	g.cancel = g.eng.Subscribe(g.throttle.Push)
+	show := func(s status.Snapshot) { g.onUI(func() { g.render(s) }) }
+	// Current status first: the UI thread runs work in order, so a later
+	// snapshot from the engine is shown after it and wins.
+	show(g.eng.Status())
+	g.cancel = g.eng.Subscribe(show)
 }
 
-// Stop ends the subscription started by Start.
+// Stop ends the subscription started by Start; no snapshot is handed to
+// the UI thread afterwards.
 func (g *GUI) Stop() {
 	if g.cancel != nil {
 		g.cancel()
-	}
-	if g.throttle != nil {
-		g.throttle.Stop()
 	}
 }
 

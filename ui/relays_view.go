@@ -1,15 +1,13 @@
 package ui
 
 import (
-	"errors"
 	"fmt"
-	"net/url"
-	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 )
 
@@ -58,32 +56,9 @@ func newRelaysView(g *GUI) *relaysView {
 	return v
 }
 
-// validRelayURL checks the form of a relay address; the engine decides the rest.
-func validRelayURL(raw string) (string, error) {
-	raw = strings.TrimSpace(raw)
-	if raw == "" {
-		return "", errors.New("enter a relay URL, e.g. wss://relay.example.com")
-	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "", fmt.Errorf("not a URL: %v", err)
-	}
-	switch {
-	case u.Scheme != "ws" && u.Scheme != "wss":
-		return "", errors.New("a relay URL starts with ws:// or wss://")
-	case u.Hostname() == "":
-		return "", errors.New("the relay URL has no host")
-	case u.User != nil:
-		return "", errors.New("a relay URL cannot carry a user name or password")
-	case u.Fragment != "":
-		return "", errors.New("a relay URL cannot have a #fragment")
-	}
-	return raw, nil
-}
-
 func (v *relaysView) addRelay() {
 	typed := v.entry.Text
-	relay, err := validRelayURL(typed)
+	relay, err := settings.NormalizeRelayURL(typed)
 	if err != nil {
 		v.addError.set(err.Error())
 		return

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"fyne.io/fyne/v2/test"
 
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 )
 
@@ -116,7 +116,7 @@ func TestSettingsCommands(t *testing.T) {
 	v.startAtLogin.SetChecked(true)
 	g.settle()
 
-	want := status.DefaultLimits()
+	want := settings.DefaultLimits()
 	want.MaxDepth, want.MaxAuthorsPerLevel = 3, 1500
 	assertCalls(t, eng,
 		"AddRoot "+rootNpub,
@@ -168,13 +168,12 @@ func TestStartFollowsEngineSnapshots(t *testing.T) {
 	if push == nil {
 		t.Fatal("Start did not subscribe")
 	}
-	for i := range 200 { // a burst: the UI sees the latest, not all of them
+	for i := range 200 { // a burst (the engine coalesces them): the UI shows the latest
 		s := fixture()
 		s.Heap.GraphVersion = uint64(1000 + i)
 		push(s)
 	}
-	time.Sleep(3 * refreshInterval)
-	g.Stop() // waits for a delivery in progress
+	g.Stop()
 	g.settle()
 	if got := g.status.graphVersion.Text; got != "1199" {
 		t.Errorf("graph version shown = %s, want the last pushed 1199", got)

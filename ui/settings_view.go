@@ -1,12 +1,8 @@
 package ui
 
 import (
-	"encoding/hex"
-	"errors"
 	"fmt"
 	"image/color"
-	"math"
-	"net"
 	"strconv"
 	"strings"
 
@@ -15,8 +11,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/nbd-wtf/go-nostr/nip19"
-
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 )
 
@@ -32,7 +27,7 @@ type settingsView struct {
 	roots      *textTable
 	removeRoot *widget.Button
 
-	limits      []*syncedEntry // in limitFields order
+	limits      []*syncedEntry // in settings.LimitFields order
 	limitsError *inlineError
 
 	interval *widget.Select
@@ -46,24 +41,6 @@ type settingsView struct {
 
 	startAtLogin *widget.Check
 	repoSync     *widget.Label
-}
-
-// limitField is one frontier cap or heap guardrail in the caps form.
-type limitField struct {
-	label string
-	field func(*status.Limits) *int
-	max   int
-}
-
-var limitFields = []limitField{
-	{"Max depth", func(l *status.Limits) *int { return &l.MaxDepth }, status.MaxDepthHardCap},
-	{"Max authors per level", func(l *status.Limits) *int { return &l.MaxAuthorsPerLevel }, math.MaxInt32},
-	{"Max total authors", func(l *status.Limits) *int { return &l.MaxTotalAuthors }, math.MaxInt32},
-	{"Max trust events per pass", func(l *status.Limits) *int { return &l.MaxEvents }, math.MaxInt32},
-	{"Max rating events", func(l *status.Limits) *int { return &l.MaxRatingEvents }, math.MaxInt32},
-	{"Max discovery events", func(l *status.Limits) *int { return &l.MaxDiscoveryEvents }, math.MaxInt32},
-	{"Heap node limit", func(l *status.Limits) *int { return &l.HeapNodeLimit }, math.MaxInt32},
-	{"Heap edge limit", func(l *status.Limits) *int { return &l.HeapEdgeLimit }, math.MaxInt32},
 }
 
 func newSettingsView(g *GUI) *settingsView {
@@ -96,10 +73,10 @@ func newSettingsView(g *GUI) *settingsView {
 	))
 
 	limitsForm := widget.NewForm()
-	for _, f := range limitFields {
+	for _, f := range settings.LimitFields {
 		e := newSyncedEntry()
 		v.limits = append(v.limits, e)
-		limitsForm.Append(f.label, e.Entry)
+		limitsForm.Append(f.Label, e.Entry)
 	}
 	capsCard := widget.NewCard("Frontier caps and heap limits", "", container.NewVBox(
 		limitsForm,
@@ -110,8 +87,8 @@ func newSettingsView(g *GUI) *settingsView {
 		),
 	))
 
-	choices := make([]string, len(status.IntervalChoices))
-	for i, m := range status.IntervalChoices {
+	choices := make([]string, len(settings.IntervalChoices))
+	for i, m := range settings.IntervalChoices {
 		choices[i] = intervalLabel(m)
 	}
 	v.interval = widget.NewSelect(choices, v.chooseInterval)
@@ -143,32 +120,14 @@ func newSettingsView(g *GUI) *settingsView {
 	return v
 }
 
-// validRoot checks that input is an npub or a 64-character hex key, and
-// gives it in lower case.
-func validRoot(input string) (string, error) {
-	input = strings.ToLower(strings.TrimSpace(input))
-	switch {
-	case input == "":
-		return "", errors.New("enter an npub or a 64-character hex public key")
-	case strings.HasPrefix(input, "npub1"):
-		if prefix, _, err := nip19.Decode(input); err != nil || prefix != "npub" {
-			return "", errors.New("not a valid npub (check for a typo: the checksum does not match)")
-		}
-		return input, nil
-	}
-	if b, err := hex.DecodeString(input); err != nil || len(b) != 32 {
-		return "", errors.New("not an npub, nor a 64-character hex public key")
-	}
-	return input, nil
-}
-
 func (v *settingsView) addRoot() {
 	typed := v.rootEntry.Text
-	root, err := validRoot(typed)
-	if err != nil {
+	if _, err := settings.ParsePubkey(typed); err != nil {
 		v.rootError.set(err.Error())
 		return
 	}
+	// the engine parses the key again: it gets it as typed, tidied
+	root := strings.ToLower(strings.TrimSpace(typed))
 	v.rootError.clear()
 	v.g.call("Add root", func() error { return v.g.eng.AddRoot(root) }, func(err error) {
 		if err != nil {
@@ -191,14 +150,14 @@ func (v *settingsView) removeSelectedRoot() {
 }
 
 // parseLimits reads the caps form; the error names the first bad field.
-func (v *settingsView) parseLimits() (status.Limits, error) {
-	var l status.Limits
-	for i, f := range limitFields {
+func (v *settingsView) parseLimits() (settings.Limits, error) {
+	var l settings.Limits
+	for i, f := range settings.LimitFields {
 		n, err := strconv.Atoi(strings.ReplaceAll(strings.TrimSpace(v.limits[i].Text), ",", ""))
-		if err != nil || n < 1 || n > f.max {
-			return status.Limits{}, fmt.Errorf("%s: enter a whole number from 1 to %s", f.label, count(f.max))
+		if err != nil || f.Check(n) != nil {
+			return settings.Limits{}, fmt.Errorf("%s: enter a whole number from 1 to %s", f.Label, count(f.Max))
 		}
-		*f.field(&l) = n
+		*f.Of(&l) = n
 	}
 	return l, nil
 }
@@ -214,38 +173,22 @@ func (v *settingsView) saveLimits() {
 }
 
 func (v *settingsView) fillDefaultLimits() {
-	d := status.DefaultLimits()
-	for i, f := range limitFields {
-		v.limits[i].SetText(strconv.Itoa(*f.field(&d)))
+	d := settings.DefaultLimits()
+	for i, f := range settings.LimitFields {
+		v.limits[i].SetText(strconv.Itoa(*f.Of(&d)))
 	}
 }
 
 func (v *settingsView) chooseInterval(label string) {
-	for _, m := range status.IntervalChoices {
+	for _, m := range settings.IntervalChoices {
 		if intervalLabel(m) == label && m != v.g.last.IntervalMinutes {
 			v.g.call("Set interval", func() error { return v.g.eng.SetInterval(m) }, nil)
 		}
 	}
 }
 
-// validListen checks that addr is host:port with a port from 1 to 65535.
-func validListen(addr string) (string, error) {
-	addr = strings.TrimSpace(addr)
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return "", errors.New("enter host:port, e.g. 127.0.0.1:7447")
-	}
-	if host == "" {
-		return "", errors.New("enter a host before the port, e.g. 127.0.0.1 or 0.0.0.0")
-	}
-	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-		return "", errors.New("the port must be a number from 1 to 65535")
-	}
-	return addr, nil
-}
-
 func (v *settingsView) applyListen() {
-	addr, err := validListen(v.listen.Text)
+	addr, err := settings.ParseListen(v.listen.Text)
 	if err != nil {
 		v.listenError.set(err.Error())
 		return
@@ -256,9 +199,9 @@ func (v *settingsView) applyListen() {
 }
 
 func (v *settingsView) applyScope() {
-	scope := strings.TrimSpace(v.scope.Text)
-	if scope == "" || strings.ContainsAny(scope, " \t/") {
-		v.scopeError.set("enter a scope profile such as x.com")
+	scope, err := settings.ParseScopeProfile(v.scope.Text)
+	if err != nil {
+		v.scopeError.set(err.Error())
 		return
 	}
 	v.scopeError.clear()
@@ -284,8 +227,8 @@ func (v *settingsView) render(s status.Snapshot) {
 	}
 	v.roots.setRows(rows)
 
-	for i, f := range limitFields {
-		v.limits[i].show(strconv.Itoa(*f.field(&s.Settings.Limits)))
+	for i, f := range settings.LimitFields {
+		v.limits[i].show(strconv.Itoa(*f.Of(&s.Settings.Limits)))
 	}
 	showChosen(v.interval, intervalLabel(s.IntervalMinutes))
 	if v.listen.show(s.Settings.Listen) {
@@ -293,10 +236,10 @@ func (v *settingsView) render(s status.Snapshot) {
 	}
 	v.scope.show(s.Settings.ScopeProfile)
 	showChecked(v.startAtLogin, s.Settings.StartAtLogin)
-	if s.Settings.RepoSyncService == "" {
+	if len(s.Settings.RepoSyncServices) == 0 {
 		setText(v.repoSync, "off")
 	} else {
-		setText(v.repoSync, s.Settings.RepoSyncService)
+		setText(v.repoSync, strings.Join(s.Settings.RepoSyncServices, ", "))
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 )
 
@@ -28,9 +29,9 @@ type statusView struct {
 
 func newStatusView(g *GUI) *statusView {
 	v := &statusView{g: g}
-	labels := make([]string, len(status.Strategies))
-	for i, id := range status.Strategies {
-		labels[i] = status.StrategyLabel(id)
+	labels := make([]string, len(settings.Strategies))
+	for i, id := range settings.Strategies {
+		labels[i] = settings.StrategyLabel(id)
 	}
 	v.strategy = widget.NewRadioGroup(labels, v.chooseStrategy)
 	v.strategy.Required = true
@@ -69,8 +70,8 @@ func newStatusView(g *GUI) *statusView {
 }
 
 func (v *statusView) chooseStrategy(label string) {
-	for _, id := range status.Strategies {
-		if status.StrategyLabel(id) == label && id != v.g.last.Strategy {
+	for _, id := range settings.Strategies {
+		if settings.StrategyLabel(id) == label && id != v.g.last.Strategy {
 			v.g.call("Switch strategy", func() error { return v.g.eng.SetStrategy(id) }, func(err error) {
 				if err != nil {
 					v.g.notice.set("Switch strategy: " + err.Error())
@@ -91,7 +92,7 @@ func (v *statusView) togglePause() {
 }
 
 func (v *statusView) render(s status.Snapshot) {
-	showSelected(v.strategy, status.StrategyLabel(s.Strategy))
+	showSelected(v.strategy, settings.StrategyLabel(s.Strategy))
 	if s.Paused {
 		setButtonText(v.pause, "Resume sync")
 	} else {
@@ -115,7 +116,7 @@ func (v *statusView) render(s status.Snapshot) {
 	c := v.g.clock
 	setText(v.lastSync, c.relative(s.LastSync, "never"))
 	setText(v.nextSync, c.relative(s.NextSync, "not scheduled"))
-	if s.Strategy == status.FrontierInterval {
+	if s.Strategy == settings.FrontierInterval {
 		setText(v.period, intervalLabel(s.IntervalMinutes))
 	} else {
 		setText(v.period, "— (continuous strategy)")

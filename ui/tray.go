@@ -6,6 +6,7 @@ import (
 
 	"fyne.io/fyne/v2"
 
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 )
 
@@ -64,8 +65,8 @@ func (t *tray) render(s status.Snapshot) {
 func (t *tray) items(s status.Snapshot) []*fyne.MenuItem {
 	g := t.g
 	var items []*fyne.MenuItem
-	for _, id := range status.Strategies {
-		item := fyne.NewMenuItem(status.StrategyLabel(id), func() {
+	for _, id := range settings.Strategies {
+		item := fyne.NewMenuItem(settings.StrategyLabel(id), func() {
 			if id != g.last.Strategy {
 				g.call("Switch strategy", func() error { return g.eng.SetStrategy(id) }, nil)
 			}
@@ -75,7 +76,7 @@ func (t *tray) items(s status.Snapshot) []*fyne.MenuItem {
 	}
 
 	var intervals []*fyne.MenuItem
-	for _, m := range status.IntervalChoices {
+	for _, m := range settings.IntervalChoices {
 		item := fyne.NewMenuItem(intervalLabel(m), func() {
 			if m != g.last.IntervalMinutes {
 				g.call("Set interval", func() error { return g.eng.SetInterval(m) }, nil)

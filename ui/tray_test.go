@@ -6,7 +6,7 @@ import (
 
 	"fyne.io/fyne/v2"
 
-	"dtp-personal/engine/status"
+	"dtp-personal/engine/settings"
 )
 
 // recordingTray is a TrayHost that keeps what it was given.
@@ -53,8 +53,8 @@ func TestTrayMenuShowsStrategiesAndState(t *testing.T) {
 	if got := strings.Join(labels, "|"); got != want {
 		t.Fatalf("tray items = %s\nwant %s", got, want)
 	}
-	for _, id := range status.Strategies {
-		if checked := item(t, m, status.StrategyLabel(id)).Checked; checked != (id == status.FrontierInterval) {
+	for _, id := range settings.Strategies {
+		if checked := item(t, m, settings.StrategyLabel(id)).Checked; checked != (id == settings.FrontierInterval) {
 			t.Errorf("%s checked = %t", id, checked)
 		}
 	}
@@ -83,8 +83,8 @@ func TestTrayStrategyChoiceCallsSetStrategy(t *testing.T) {
 	g.AttachTray(host)
 	m := host.menu(t)
 
-	item(t, m, status.StrategyLabel(status.FrontierInterval)).Action() // already active: nothing to do
-	item(t, m, status.StrategyLabel(status.GlobalContinuous)).Action()
+	item(t, m, settings.StrategyLabel(settings.FrontierInterval)).Action() // already active: nothing to do
+	item(t, m, settings.StrategyLabel(settings.GlobalContinuous)).Action()
 	item(t, m, "Interval").ChildMenu.Items[4].Action() // Manual only
 	item(t, m, "Sync now").Action()
 	item(t, m, "Pause sync").Action()
@@ -111,7 +111,7 @@ func TestTrayRebuildsMenuOnlyWhenItChanges(t *testing.T) {
 		t.Errorf("status set again without a change: %q", host.statuses)
 	}
 
-	s.Paused, s.Strategy = true, status.FrontierContinuous
+	s.Paused, s.Strategy = true, settings.FrontierContinuous
 	g.render(s)
 	if len(host.menus) != 2 {
 		t.Fatalf("menu not rebuilt after the strategy changed")
@@ -120,7 +120,7 @@ func TestTrayRebuildsMenuOnlyWhenItChanges(t *testing.T) {
 		t.Error("a rebuild gave the tray a new menu; Fyne's tray start-up would show the first one")
 	}
 	m := host.menu(t)
-	if !item(t, m, status.StrategyLabel(status.FrontierContinuous)).Checked || item(t, m, status.StrategyLabel(status.FrontierInterval)).Checked {
+	if !item(t, m, settings.StrategyLabel(settings.FrontierContinuous)).Checked || item(t, m, settings.StrategyLabel(settings.FrontierInterval)).Checked {
 		t.Error("rebuilt menu does not check the new strategy")
 	}
 	item(t, m, "Resume sync") // the pause item flips

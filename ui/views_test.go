@@ -6,6 +6,7 @@ import (
 
 	"fyne.io/fyne/v2/test"
 
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 )
 
@@ -49,7 +50,7 @@ func TestStatusViewShowsSnapshot(t *testing.T) {
 	assertShows(t, g.win.Content(), "Subscribe all", "running — trust pass 42%", "Graph version")
 
 	s := fixture()
-	s.Paused, s.Strategy, s.State = true, status.GlobalContinuous, status.StateLive
+	s.Paused, s.Strategy, s.State = true, settings.GlobalContinuous, status.StateLive
 	s.Heap.LimitReason = "heap-node-limit"
 	g.render(s)
 	if v.pause.Text != "Resume sync" || v.state.Text != "live (paused)" || v.heapLimit.Text != "reached: heap-node-limit" ||
@@ -63,7 +64,7 @@ func TestStatusViewShowsSnapshot(t *testing.T) {
 
 func TestStatusViewCommands(t *testing.T) {
 	g, eng := newTestGUI(t, 0)
-	g.status.strategy.SetSelected(status.StrategyLabel(status.FrontierContinuous))
+	g.status.strategy.SetSelected(settings.StrategyLabel(settings.FrontierContinuous))
 	test.Tap(g.status.syncNow)
 	test.Tap(g.status.pause)
 	g.settle()
@@ -73,9 +74,9 @@ func TestStatusViewCommands(t *testing.T) {
 func TestStatusViewStrategyFailureRevertsChoice(t *testing.T) {
 	g, eng := newTestGUI(t, 0)
 	eng.err = errRefused
-	g.status.strategy.SetSelected(status.StrategyLabel(status.GlobalContinuous))
+	g.status.strategy.SetSelected(settings.StrategyLabel(settings.GlobalContinuous))
 	g.settle()
-	if got := g.status.strategy.Selected; got != status.StrategyLabel(status.FrontierInterval) {
+	if got := g.status.strategy.Selected; got != settings.StrategyLabel(settings.FrontierInterval) {
 		t.Errorf("after a refused switch the radio shows %q, want the engine's strategy", got)
 	}
 	if got := g.notice.text(); !strings.Contains(got, errRefused.Error()) {

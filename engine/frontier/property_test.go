@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"dtp-personal/engine/heap"
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/validation"
 )
@@ -139,7 +140,7 @@ type refAuthor struct {
 }
 
 // referenceBFS is the frontier rule written plainly over strings.
-func referenceBFS(hops map[string][]string, roots []string, l status.Limits) (map[string]refAuthor, []int, map[string]int) {
+func referenceBFS(hops map[string][]string, roots []string, l settings.Limits) (map[string]refAuthor, []int, map[string]int) {
 	maxDepth := min(l.MaxDepth, 5)
 	admitted := map[string]refAuthor{}
 	firstCut := map[string]string{}
@@ -156,13 +157,13 @@ func referenceBFS(hops map[string][]string, roots []string, l status.Limits) (ma
 	for depth := 0; len(level) > 0; depth++ {
 		if depth > maxDepth {
 			for _, a := range level {
-				note(a, ReasonMaxDepth)
+				note(a, status.ReasonMaxDepth)
 			}
 			break
 		}
 		if l.MaxAuthorsPerLevel > 0 && len(level) > l.MaxAuthorsPerLevel {
 			for _, a := range level[l.MaxAuthorsPerLevel:] {
-				note(a, ReasonMaxAuthorsPerLevel)
+				note(a, status.ReasonMaxAuthorsPerLevel)
 			}
 			level = level[:l.MaxAuthorsPerLevel]
 		}
@@ -170,7 +171,7 @@ func referenceBFS(hops map[string][]string, roots []string, l status.Limits) (ma
 			room := max(l.MaxTotalAuthors-len(admitted), 0)
 			if len(level) > room {
 				for _, a := range level[room:] {
-					note(a, ReasonMaxTotalAuthors)
+					note(a, status.ReasonMaxTotalAuthors)
 				}
 				level = level[:room]
 			}
@@ -215,7 +216,7 @@ func TestWalkMatchesReferenceBFS(t *testing.T) {
 	for round := 0; round < 8; round++ {
 		pubkeys := 2000 + rng.IntN(2000)
 		w := newRandomWorld(rng, pubkeys, pubkeys*8, 200)
-		h := heap.New(status.DefaultLimits())
+		h := heap.New(settings.DefaultLimits())
 		// Shuffled, in small batches: the heap must keep winners whatever the order.
 		order := rng.Perm(len(w.stmts))
 		for i := 0; i < len(order); i += 50 {
@@ -240,7 +241,7 @@ func TestWalkMatchesReferenceBFS(t *testing.T) {
 			for range 1 + rng.IntN(4) {
 				roots = append(roots, pk(1+rng.IntN(pubkeys+20))) // some roots hold nothing
 			}
-			l := status.Limits{
+			l := settings.Limits{
 				MaxDepth:           rng.IntN(7),
 				MaxAuthorsPerLevel: []int{0, 3, 40, 400}[rng.IntN(4)],
 				MaxTotalAuthors:    []int{0, 5, 200, 1500}[rng.IntN(4)],
@@ -278,7 +279,7 @@ func TestWalkMatchesReferenceBFS(t *testing.T) {
 			}
 		}
 	}
-	for _, what := range []string{ReasonMaxDepth, ReasonMaxAuthorsPerLevel, ReasonMaxTotalAuthors, "bound hops"} {
+	for _, what := range []string{status.ReasonMaxDepth, status.ReasonMaxAuthorsPerLevel, status.ReasonMaxTotalAuthors, "bound hops"} {
 		if seen[what] == 0 {
 			t.Errorf("random worlds never produced %s", what)
 		}

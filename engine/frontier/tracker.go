@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"dtp-personal/engine/heap"
+	"dtp-personal/engine/relay"
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 )
 
@@ -16,14 +18,14 @@ const DefaultDebounce = time.Second
 
 // Config configures a Tracker.
 type Config struct {
-	Limits   status.Limits
+	Limits   settings.Limits
 	Roots    []string      // configured roots, hex
 	Debounce time.Duration // 0 = DefaultDebounce
 	// OnLeft receives, after a recompute, the authors that left the frontier
-	// (sorted), so their cursors can be deleted. Called from the recomputing
+	// (sorted): the sync forgets their cursors. Called from the recomputing
 	// goroutine; it must not call back into the Tracker's Recompute.
 	OnLeft func(pubkeys []string)
-	Now    func() time.Time // nil = time.Now
+	Clock  relay.Clock // debounce, hop windows; nil = the wall clock
 }
 
 // Tracker keeps the current frontier of a heap: it recomputes on demand,
@@ -32,19 +34,18 @@ type Tracker struct {
 	h        *heap.Heap
 	debounce time.Duration
 	onLeft   func([]string)
-	now      func() time.Time
+	clock    relay.Clock
 	notify   chan struct{}
 
 	walkMu sync.Mutex // serialises recomputes so "left" diffs are consistent
 
-	mu        sync.Mutex
-	limits    status.Limits
-	roots     []string
-	sessions  map[string][]string
-	walked    *Result             // last walk, nil before the first
-	eventCaps []status.Truncation // recorded by the sync pass
-	current   *Result             // walked + eventCaps, what readers see
-	changed   chan struct{}       // closed when current is replaced
+	mu       sync.Mutex
+	limits   settings.Limits
+	roots    []string
+	sessions map[string][]string
+	walked   *Result       // last walk, nil before the first
+	current  *Result       // walked, or empty before the first walk
+	changed  chan struct{} // closed when current is replaced
 }
 
 // NewTracker returns a tracker with an empty frontier; call Recompute (or
@@ -54,7 +55,7 @@ func NewTracker(h *heap.Heap, cfg Config) *Tracker {
 		h:        h,
 		debounce: cfg.Debounce,
 		onLeft:   cfg.OnLeft,
-		now:      cfg.Now,
+		clock:    cfg.Clock,
 		notify:   make(chan struct{}, 1),
 		limits:   cfg.Limits,
 		roots:    normalizeRoots(cfg.Roots),
@@ -65,8 +66,8 @@ func NewTracker(h *heap.Heap, cfg Config) *Tracker {
 	if t.debounce <= 0 {
 		t.debounce = DefaultDebounce
 	}
-	if t.now == nil {
-		t.now = time.Now
+	if t.clock == nil {
+		t.clock = relay.SystemClock{}
 	}
 	return t
 }
@@ -76,33 +77,33 @@ func NewTracker(h *heap.Heap, cfg Config) *Tracker {
 func (t *Tracker) Run(ctx context.Context) {
 	t.Recompute()
 	var fire <-chan time.Time
-	wake := time.NewTimer(time.Hour)
-	defer wake.Stop()
-	t.scheduleWake(wake)
+	wake := t.nextWake()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.notify:
 			if fire == nil {
-				fire = time.After(t.debounce) // not reset by later notifies: a burst costs one walk
+				fire = t.clock.After(t.debounce) // not reset by later notifies: a burst costs one walk
 			}
 		case <-fire:
 			fire = nil
 			t.Recompute()
-			t.scheduleWake(wake)
-		case <-wake.C:
+			wake = t.nextWake()
+		case <-wake:
 			t.Recompute()
-			t.scheduleWake(wake)
+			wake = t.nextWake()
 		}
 	}
 }
 
-func (t *Tracker) scheduleWake(wake *time.Timer) {
-	wake.Stop()
-	if next := t.Current().NextChange; next > 0 {
-		wake.Reset(max(time.Until(time.Unix(next, 0)), 0))
+// nextWake fires when the next hop window opens or closes; nil = none.
+func (t *Tracker) nextWake() <-chan time.Time {
+	next := t.Current().NextChange
+	if next == 0 {
+		return nil
 	}
+	return t.clock.After(max(time.Unix(next, 0).Sub(t.clock.Now()), 0))
 }
 
 // Notify says a batch changed hops; the frontier is recomputed after the
@@ -120,7 +121,7 @@ func (t *Tracker) Recompute() {
 	defer t.walkMu.Unlock()
 	t.mu.Lock()
 	prev := t.walked
-	p := Params{Roots: t.allRootsLocked(), Limits: t.limits, Now: t.now().Unix()}
+	p := Params{Roots: t.allRootsLocked(), Limits: t.limits, Now: t.clock.Now().Unix()}
 	t.mu.Unlock()
 
 	var next *Result
@@ -132,8 +133,9 @@ func (t *Tracker) Recompute() {
 	})
 
 	t.mu.Lock()
-	t.walked = next
-	t.publishLocked()
+	t.walked, t.current = next, next
+	close(t.changed)
+	t.changed = make(chan struct{})
 	t.mu.Unlock()
 
 	if t.onLeft != nil && prev != nil {
@@ -148,19 +150,6 @@ func (t *Tracker) Recompute() {
 			t.onLeft(left)
 		}
 	}
-}
-
-// publishLocked installs walked + event caps as current and wakes waiters.
-func (t *Tracker) publishLocked() {
-	walked := t.walked
-	if walked == nil {
-		walked = t.current
-	}
-	r := *walked
-	r.Truncation = slices.Concat(walked.Truncation, t.eventCaps)
-	t.current = &r
-	close(t.changed)
-	t.changed = make(chan struct{})
 }
 
 // Current is the frontier readers should use.
@@ -189,7 +178,7 @@ func (t *Tracker) WithRoots(extra []string) *Result {
 	if len(extra) == 0 || !slices.ContainsFunc(extra, func(r string) bool { _, in := slices.BinarySearch(roots, r); return !in }) {
 		return cur
 	}
-	p := Params{Roots: slices.Concat(roots, extra), Limits: limits, Now: t.now().Unix()}
+	p := Params{Roots: slices.Concat(roots, extra), Limits: limits, Now: t.clock.Now().Unix()}
 	var r *Result
 	t.h.View(func(v heap.View) {
 		if v.LimitReason() != "" {
@@ -209,7 +198,7 @@ func (t *Tracker) SetRoots(roots []string) {
 }
 
 // SetLimits replaces the caps and schedules a walk.
-func (t *Tracker) SetLimits(l status.Limits) {
+func (t *Tracker) SetLimits(l settings.Limits) {
 	t.mu.Lock()
 	t.limits = l
 	t.mu.Unlock()
@@ -233,31 +222,6 @@ func (t *Tracker) RemoveSession(id string) {
 	t.mu.Unlock()
 	if had {
 		t.Notify()
-	}
-}
-
-// RecordEventCap adds (or replaces) an event cap of the running sync pass —
-// maxEvents, maxRatingEvents or maxDiscoveryEvents — with the number of
-// events it cut, to the frontier's truncation list.
-func (t *Tracker) RecordEventCap(reason string, cut int) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	i := slices.IndexFunc(t.eventCaps, func(tr status.Truncation) bool { return tr.Reason == reason })
-	if i >= 0 {
-		t.eventCaps[i].Cut = cut
-	} else {
-		t.eventCaps = append(t.eventCaps, status.Truncation{Reason: reason, Cut: cut})
-	}
-	t.publishLocked()
-}
-
-// ResetEventCaps clears the event caps (a new sync pass starts).
-func (t *Tracker) ResetEventCaps() {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if len(t.eventCaps) > 0 {
-		t.eventCaps = nil
-		t.publishLocked()
 	}
 }
 

@@ -8,7 +8,8 @@ import (
 	"time"
 
 	"dtp-personal/engine/heap"
-	"dtp-personal/engine/status"
+	"dtp-personal/engine/internal/faultrelay"
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/validation"
 )
 
@@ -46,9 +47,9 @@ func startTracker(t *testing.T, h *heap.Heap, cfg Config) *Tracker {
 }
 
 func TestTrackerDebouncesBurstAndReportsLeavers(t *testing.T) {
-	h := graph(status.DefaultLimits(), [2]int{1, 2}, [2]int{2, 3})
+	h := graph(settings.DefaultLimits(), [2]int{1, 2}, [2]int{2, 3})
 	var left leftLog
-	tr := startTracker(t, h, Config{Limits: status.DefaultLimits(), Roots: []string{pk(1)}, Debounce: 40 * time.Millisecond, OnLeft: left.add})
+	tr := startTracker(t, h, Config{Limits: settings.DefaultLimits(), Roots: []string{pk(1)}, Debounce: 40 * time.Millisecond, OnLeft: left.add})
 	if tr.Current().Size() != 3 {
 		t.Fatalf("initial size %d", tr.Current().Size())
 	}
@@ -77,9 +78,9 @@ func TestTrackerDebouncesBurstAndReportsLeavers(t *testing.T) {
 }
 
 func TestTrackerSessionRoots(t *testing.T) {
-	h := graph(status.DefaultLimits(), [2]int{9, 10})
+	h := graph(settings.DefaultLimits(), [2]int{9, 10})
 	var left leftLog
-	tr := startTracker(t, h, Config{Limits: status.DefaultLimits(), Roots: []string{pk(1)}, Debounce: 10 * time.Millisecond, OnLeft: left.add})
+	tr := startTracker(t, h, Config{Limits: settings.DefaultLimits(), Roots: []string{pk(1)}, Debounce: 10 * time.Millisecond, OnLeft: left.add})
 
 	changed := tr.Changed()
 	tr.AddSessionRoots("conn-1", []string{pk(9)})
@@ -100,34 +101,9 @@ func TestTrackerSessionRoots(t *testing.T) {
 	}
 }
 
-func TestTrackerEventCapsJoinTruncation(t *testing.T) {
-	h := graph(status.DefaultLimits(), [2]int{1, 2}, [2]int{1, 3})
-	tr := NewTracker(h, Config{Limits: limits(4, 1, 10), Roots: []string{pk(1)}})
-	tr.Recompute()
-	walkCut := status.Truncation{Reason: ReasonMaxAuthorsPerLevel, Cut: 1}
-
-	changed := tr.Changed()
-	tr.RecordEventCap(ReasonMaxEvents, 120)
-	tr.RecordEventCap(ReasonMaxDiscoveryEvents, 3)
-	tr.RecordEventCap(ReasonMaxEvents, 150) // replaces, not adds
-	waitChange(t, changed, 0+time.Millisecond)
-	want := []status.Truncation{walkCut, {Reason: ReasonMaxEvents, Cut: 150}, {Reason: ReasonMaxDiscoveryEvents, Cut: 3}}
-	if got := tr.Current().Truncation; !slices.Equal(got, want) {
-		t.Fatalf("truncation %v, want %v", got, want)
-	}
-	tr.Recompute() // a new walk keeps the pass's event caps
-	if got := tr.Status().Truncation; !slices.Equal(got, want) {
-		t.Fatalf("after walk %v", got)
-	}
-	tr.ResetEventCaps()
-	if got := tr.Current().Truncation; !slices.Equal(got, []status.Truncation{walkCut}) {
-		t.Fatalf("after reset %v", got)
-	}
-}
-
 func TestTrackerWithRootsIsPerQuery(t *testing.T) {
-	h := graph(status.DefaultLimits(), [2]int{1, 2}, [2]int{5, 6})
-	tr := NewTracker(h, Config{Limits: status.DefaultLimits(), Roots: []string{pk(1)}})
+	h := graph(settings.DefaultLimits(), [2]int{1, 2}, [2]int{5, 6})
+	tr := NewTracker(h, Config{Limits: settings.DefaultLimits(), Roots: []string{pk(1)}})
 	tr.Recompute()
 	if tr.WithRoots([]string{pk(1)}) != tr.Current() {
 		t.Fatal("known roots must reuse the current frontier")
@@ -142,16 +118,34 @@ func TestTrackerWithRootsIsPerQuery(t *testing.T) {
 }
 
 func TestTrackerWakesWhenAHopBecomesActive(t *testing.T) {
-	h := graph(status.DefaultLimits())
+	h := graph(settings.DefaultLimits())
 	st := trust(1, 2, "1")
 	st.ActiveFrom = time.Now().Unix() + 1
 	h.Apply([]*validation.Statement{st}, nil)
-	tr := startTracker(t, h, Config{Limits: status.DefaultLimits(), Roots: []string{pk(1)}})
+	tr := startTracker(t, h, Config{Limits: settings.DefaultLimits(), Roots: []string{pk(1)}})
 	if _, in := tr.Current().Depth(pk(2)); in {
 		t.Fatal("hop active before its x")
 	}
 	waitChange(t, tr.Changed(), 3*time.Second)
 	if d, in := tr.Current().Depth(pk(2)); !in || d != 1 {
 		t.Fatalf("hop not followed once active (depth %d, in %v)", d, in)
+	}
+}
+
+func TestTrackerDebounceFollowsItsClock(t *testing.T) {
+	h := graph(settings.DefaultLimits(), [2]int{1, 2})
+	clock := faultrelay.NewClock(time.Unix(1_700_000_000, 0))
+	tr := startTracker(t, h, Config{Limits: settings.DefaultLimits(), Roots: []string{pk(1)}, Clock: clock})
+	changed := tr.Changed()
+	tr.SetRoots([]string{pk(2)})
+	select {
+	case <-changed:
+		t.Fatal("walked before the debounce passed on the tracker's clock")
+	case <-time.After(100 * time.Millisecond):
+	}
+	clock.Advance(DefaultDebounce)
+	waitChange(t, changed, time.Second)
+	if got := tr.Current().Pubkeys(); !slices.Equal(got, []string{pk(2)}) {
+		t.Fatalf("after the debounce %v", got)
 	}
 }

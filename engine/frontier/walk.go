@@ -11,24 +11,14 @@ import (
 	"strings"
 
 	"dtp-personal/engine/heap"
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
-)
-
-// Truncation reasons (SPEC §5). The heap reasons are heap.ReasonNodeLimit and
-// heap.ReasonEdgeLimit.
-const (
-	ReasonMaxDepth           = "maxDepth"
-	ReasonMaxAuthorsPerLevel = "maxAuthorsPerLevel"
-	ReasonMaxTotalAuthors    = "maxTotalAuthors"
-	ReasonMaxEvents          = "maxEvents"
-	ReasonMaxRatingEvents    = "maxRatingEvents"
-	ReasonMaxDiscoveryEvents = "maxDiscoveryEvents"
 )
 
 // Params are the inputs of one walk.
 type Params struct {
 	Roots  []string // hex pubkeys; invalid ones are ignored
-	Limits status.Limits
+	Limits settings.Limits
 	Now    int64 // unix seconds: hops are evaluated at this time
 	// Frozen, when the heap is at a limit, is the previous frontier: the walk
 	// then admits only its authors (and the roots), so the frontier stops
@@ -160,7 +150,7 @@ const (
 
 // cutReasons are the reasons a walk can cut an author, in report order; a
 // walk records a cut node's first reason as 1 + its index here.
-var cutReasons = []string{ReasonMaxDepth, ReasonMaxAuthorsPerLevel, ReasonMaxTotalAuthors, heap.ReasonNodeLimit, heap.ReasonEdgeLimit}
+var cutReasons = []string{status.ReasonMaxDepth, status.ReasonMaxAuthorsPerLevel, status.ReasonMaxTotalAuthors, status.ReasonHeapNodeLimit, status.ReasonHeapEdgeLimit}
 
 // Walk computes the frontier over the heap view v.
 //
@@ -176,7 +166,7 @@ var cutReasons = []string{ReasonMaxDepth, ReasonMaxAuthorsPerLevel, ReasonMaxTot
 // admitted at a deeper one (found again through another author) is not
 // counted. So the cuts add up to (authors found) − (authors admitted).
 func Walk(v heap.View, p Params) *Result {
-	depthCap := min(max(p.Limits.MaxDepth, 0), status.MaxDepthHardCap)
+	depthCap := min(max(p.Limits.MaxDepth, 0), settings.MaxDepthHardCap)
 	r := &Result{
 		Roots:        normalizeRoots(p.Roots),
 		GraphVersion: v.Version(),
@@ -222,7 +212,7 @@ func Walk(v heap.View, p Params) *Result {
 	for depth := 0; len(level) > 0; depth++ {
 		if depth > depthCap {
 			for _, c := range level {
-				cut(c, ReasonMaxDepth)
+				cut(c, status.ReasonMaxDepth)
 			}
 			break
 		}
@@ -238,10 +228,10 @@ func Walk(v heap.View, p Params) *Result {
 			level = kept
 		}
 		if p.Limits.MaxAuthorsPerLevel > 0 {
-			level = limitLevel(level, p.Limits.MaxAuthorsPerLevel, ReasonMaxAuthorsPerLevel, cut)
+			level = limitLevel(level, p.Limits.MaxAuthorsPerLevel, status.ReasonMaxAuthorsPerLevel, cut)
 		}
 		if p.Limits.MaxTotalAuthors > 0 {
-			level = limitLevel(level, max(p.Limits.MaxTotalAuthors-len(r.Authors), 0), ReasonMaxTotalAuthors, cut)
+			level = limitLevel(level, max(p.Limits.MaxTotalAuthors-len(r.Authors), 0), status.ReasonMaxTotalAuthors, cut)
 		}
 		if len(level) == 0 {
 			break

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"dtp-personal/engine/heap"
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/validation"
 )
@@ -23,7 +24,7 @@ func trust(author, subject int, value string) *validation.Statement {
 }
 
 // graph builds a heap with one positive hop per pair.
-func graph(limits status.Limits, hops ...[2]int) *heap.Heap {
+func graph(limits settings.Limits, hops ...[2]int) *heap.Heap {
 	h := heap.New(limits)
 	var stmts []*validation.Statement
 	for _, e := range hops {
@@ -39,8 +40,8 @@ func walk(h *heap.Heap, p Params) *Result {
 	return r
 }
 
-func limits(depth, perLevel, total int) status.Limits {
-	l := status.DefaultLimits()
+func limits(depth, perLevel, total int) settings.Limits {
+	l := settings.DefaultLimits()
 	l.MaxDepth, l.MaxAuthorsPerLevel, l.MaxTotalAuthors = depth, perLevel, total
 	return l
 }
@@ -60,39 +61,39 @@ func TestWalkCaps(t *testing.T) {
 		name       string
 		hops       [][2]int
 		roots      []int
-		limits     status.Limits
+		limits     settings.Limits
 		want       map[int]int // author -> depth
 		truncation []status.Truncation
 	}{
 		{"no caps reached", [][2]int{{1, 2}, {2, 3}}, []int{1}, limits(4, 10, 10),
 			map[int]int{1: 0, 2: 1, 3: 2}, nil},
 		{"maxDepth cuts the level beyond", [][2]int{{1, 2}, {2, 3}, {2, 4}, {3, 5}}, []int{1}, limits(1, 10, 10),
-			map[int]int{1: 0, 2: 1}, []status.Truncation{{Reason: ReasonMaxDepth, Cut: 2}}},
+			map[int]int{1: 0, 2: 1}, []status.Truncation{{Reason: status.ReasonMaxDepth, Cut: 2}}},
 		{"maxDepth 0 keeps only roots", [][2]int{{1, 2}}, []int{1}, limits(0, 10, 10),
-			map[int]int{1: 0}, []status.Truncation{{Reason: ReasonMaxDepth, Cut: 1}}},
+			map[int]int{1: 0}, []status.Truncation{{Reason: status.ReasonMaxDepth, Cut: 1}}},
 		{"depth hard cap is 5", [][2]int{{1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 6}, {6, 7}, {7, 8}}, []int{1}, limits(9, 10, 10),
-			map[int]int{1: 0, 2: 1, 3: 2, 4: 3, 5: 4, 6: 5}, []status.Truncation{{Reason: ReasonMaxDepth, Cut: 1}}},
+			map[int]int{1: 0, 2: 1, 3: 2, 4: 3, 5: 4, 6: 5}, []status.Truncation{{Reason: status.ReasonMaxDepth, Cut: 1}}},
 		{"maxAuthorsPerLevel keeps lowest hex", [][2]int{{1, 5}, {1, 4}, {1, 3}, {1, 2}}, []int{1}, limits(4, 2, 10),
-			map[int]int{1: 0, 2: 1, 3: 1}, []status.Truncation{{Reason: ReasonMaxAuthorsPerLevel, Cut: 2}}},
+			map[int]int{1: 0, 2: 1, 3: 1}, []status.Truncation{{Reason: status.ReasonMaxAuthorsPerLevel, Cut: 2}}},
 		{"maxAuthorsPerLevel on roots", nil, []int{3, 1, 2}, limits(4, 2, 10),
-			map[int]int{1: 0, 2: 0}, []status.Truncation{{Reason: ReasonMaxAuthorsPerLevel, Cut: 1}}},
+			map[int]int{1: 0, 2: 0}, []status.Truncation{{Reason: status.ReasonMaxAuthorsPerLevel, Cut: 1}}},
 		{"maxTotalAuthors", [][2]int{{1, 2}, {1, 3}, {2, 4}}, []int{1}, limits(4, 10, 3),
-			map[int]int{1: 0, 2: 1, 3: 1}, []status.Truncation{{Reason: ReasonMaxTotalAuthors, Cut: 1}}},
+			map[int]int{1: 0, 2: 1, 3: 1}, []status.Truncation{{Reason: status.ReasonMaxTotalAuthors, Cut: 1}}},
 		{"maxTotalAuthors cuts inside a level", [][2]int{{1, 2}, {1, 3}, {1, 4}}, []int{1}, limits(4, 10, 2),
-			map[int]int{1: 0, 2: 1}, []status.Truncation{{Reason: ReasonMaxTotalAuthors, Cut: 2}}},
+			map[int]int{1: 0, 2: 1}, []status.Truncation{{Reason: status.ReasonMaxTotalAuthors, Cut: 2}}},
 		{"cut then found deeper is admitted, not counted", [][2]int{{1, 2}, {1, 3}, {1, 4}, {2, 4}}, []int{1}, limits(4, 2, 10),
 			map[int]int{1: 0, 2: 1, 3: 1, 4: 2}, nil},
 		{"an author cut twice counts once, under the first cap", [][2]int{{1, 2}, {1, 3}, {1, 4}, {2, 4}}, []int{1}, limits(1, 2, 10),
-			map[int]int{1: 0, 2: 1, 3: 1}, []status.Truncation{{Reason: ReasonMaxAuthorsPerLevel, Cut: 1}}},
+			map[int]int{1: 0, 2: 1, 3: 1}, []status.Truncation{{Reason: status.ReasonMaxAuthorsPerLevel, Cut: 1}}},
 		{"several caps in one walk", [][2]int{{1, 2}, {1, 3}, {1, 4}, {2, 5}, {3, 6}, {5, 7}}, []int{1}, limits(2, 2, 4),
 			map[int]int{1: 0, 2: 1, 3: 1, 5: 2}, []status.Truncation{
-				{Reason: ReasonMaxDepth, Cut: 1}, {Reason: ReasonMaxAuthorsPerLevel, Cut: 1}, {Reason: ReasonMaxTotalAuthors, Cut: 1}}},
+				{Reason: status.ReasonMaxDepth, Cut: 1}, {Reason: status.ReasonMaxAuthorsPerLevel, Cut: 1}, {Reason: status.ReasonMaxTotalAuthors, Cut: 1}}},
 		{"roots absent from the heap are kept", nil, []int{9}, limits(4, 10, 10), map[int]int{9: 0}, nil},
 		{"cycles terminate", [][2]int{{1, 2}, {2, 1}, {2, 2}}, []int{1}, limits(4, 10, 10), map[int]int{1: 0, 2: 1}, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			h := graph(status.DefaultLimits(), c.hops...)
+			h := graph(settings.DefaultLimits(), c.hops...)
 			var roots []string
 			for _, r := range c.roots {
 				roots = append(roots, pk(r))
@@ -116,20 +117,20 @@ func TestWalkCaps(t *testing.T) {
 }
 
 func TestWalkIgnoresNonHops(t *testing.T) {
-	h := heap.New(status.DefaultLimits())
+	h := heap.New(settings.DefaultLimits())
 	h.Apply([]*validation.Statement{trust(1, 2, "-1"), trust(1, 3, "0"), trust(1, 4, ""), trust(1, 5, "1")}, nil)
-	r := walk(h, Params{Roots: []string{pk(1)}, Limits: status.DefaultLimits(), Now: 100})
+	r := walk(h, Params{Roots: []string{pk(1)}, Limits: settings.DefaultLimits(), Now: 100})
 	if got := depths(r); fmt.Sprint(got) != fmt.Sprint(map[int]int{1: 0, 5: 1}) {
 		t.Fatalf("authors %v", got)
 	}
 }
 
 func TestWalkThroughBoundXAccount(t *testing.T) {
-	h := heap.New(status.DefaultLimits())
+	h := heap.New(settings.DefaultLimits())
 	st := trust(1, 0, "1")
 	st.SubjectTag, st.Subject, st.BoundHints = 'i', "user:id:42", []string{pk(7)}
 	h.Apply([]*validation.Statement{st}, nil)
-	p := Params{Roots: []string{pk(1)}, Limits: status.DefaultLimits(), Now: 100}
+	p := Params{Roots: []string{pk(1)}, Limits: settings.DefaultLimits(), Now: 100}
 	if r := walk(h, p); r.Size() != 1 {
 		t.Fatalf("pending claim must not be a hop: %v", depths(r))
 	}
@@ -140,11 +141,11 @@ func TestWalkThroughBoundXAccount(t *testing.T) {
 }
 
 func TestWalkPathsAndNextChange(t *testing.T) {
-	h := graph(status.DefaultLimits(), [2]int{1, 3}, [2]int{2, 3}, [2]int{3, 4})
+	h := graph(settings.DefaultLimits(), [2]int{1, 3}, [2]int{2, 3}, [2]int{3, 4})
 	late := trust(4, 5, "1")
 	late.ActiveFrom = 500
 	h.Apply([]*validation.Statement{late}, nil)
-	r := walk(h, Params{Roots: []string{pk(2), pk(1)}, Limits: status.DefaultLimits(), Now: 100})
+	r := walk(h, Params{Roots: []string{pk(2), pk(1)}, Limits: settings.DefaultLimits(), Now: 100})
 	// 3 is found by both roots; the first in hex order (1) is its parent.
 	if got := r.Path(pk(4)); !slices.Equal(got, []string{pk(1), pk(3), pk(4)}) {
 		t.Fatalf("path %v", got)
@@ -158,18 +159,18 @@ func TestWalkPathsAndNextChange(t *testing.T) {
 	if d, ok := r.Depth(pk(5)); ok {
 		t.Fatalf("inactive hop followed: depth %d", d)
 	}
-	if d, _ := walk(h, Params{Roots: []string{pk(1)}, Limits: status.DefaultLimits(), Now: 500}).Depth(pk(5)); d != 3 {
+	if d, _ := walk(h, Params{Roots: []string{pk(1)}, Limits: settings.DefaultLimits(), Now: 500}).Depth(pk(5)); d != 3 {
 		t.Fatalf("hop active from its x: depth %d", d)
 	}
 }
 
 func TestWalkFrozenAtHeapLimit(t *testing.T) {
 	// Node limit 4: the fourth node fills it, then a new author is refused.
-	h := graph(status.Limits{HeapNodeLimit: 4, HeapEdgeLimit: 100}, [2]int{1, 2}, [2]int{2, 3})
-	p := Params{Roots: []string{pk(1)}, Limits: status.DefaultLimits(), Now: 100}
+	h := graph(settings.Limits{HeapNodeLimit: 4, HeapEdgeLimit: 100}, [2]int{1, 2}, [2]int{2, 3})
+	p := Params{Roots: []string{pk(1)}, Limits: settings.DefaultLimits(), Now: 100}
 	before := walk(h, p)
 	h.Apply([]*validation.Statement{trust(1, 4, "1"), trust(1, 5, "1")}, nil) // 4 fits, 5 hits the limit
-	if h.Stats().LimitReason != heap.ReasonNodeLimit {
+	if h.Stats().LimitReason != status.ReasonHeapNodeLimit {
 		t.Fatalf("heap not at limit: %+v", h.Stats())
 	}
 	p.Frozen = before
@@ -177,7 +178,7 @@ func TestWalkFrozenAtHeapLimit(t *testing.T) {
 	if got := depths(r); fmt.Sprint(got) != fmt.Sprint(map[int]int{1: 0, 2: 1, 3: 2}) {
 		t.Fatalf("frozen frontier grew: %v", got)
 	}
-	if fmt.Sprint(r.Truncation) != fmt.Sprint([]status.Truncation{{Reason: heap.ReasonNodeLimit, Cut: 1}}) {
+	if fmt.Sprint(r.Truncation) != fmt.Sprint([]status.Truncation{{Reason: status.ReasonHeapNodeLimit, Cut: 1}}) {
 		t.Fatalf("truncation %v", r.Truncation)
 	}
 }

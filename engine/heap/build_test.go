@@ -14,7 +14,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/heap/heaptest"
-	"dtp-personal/engine/status"
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/store"
 	"dtp-personal/engine/validation"
 )
@@ -175,7 +175,7 @@ func BenchmarkBuild1M(b *testing.B) {
 	genSecs := time.Since(start).Seconds()
 	for b.Loop() {
 		before := heapBytes()
-		h := New(status.DefaultLimits())
+		h := New(settings.DefaultLimits())
 		start := time.Now()
 		if _, err := h.Build(context.Background(), src); err != nil {
 			b.Fatal(err)
@@ -224,7 +224,7 @@ func benchBuildFromStore(b *testing.B, authors int) {
 	})
 	flush()
 	for b.Loop() {
-		h := New(status.DefaultLimits())
+		h := New(settings.DefaultLimits())
 		start, cpu0 := time.Now(), processCPU(b)
 		if _, err := h.Build(context.Background(), db); err != nil {
 			b.Fatal(err)

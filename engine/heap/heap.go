@@ -14,14 +14,9 @@ import (
 	"strings"
 	"sync"
 
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/validation"
-)
-
-// Limit reasons reported by Stats and the frontier (SPEC §4).
-const (
-	ReasonNodeLimit = "heap-node-limit"
-	ReasonEdgeLimit = "heap-edge-limit"
 )
 
 // NodeID names a node for the heap's lifetime: nodes are never removed, so an
@@ -110,25 +105,47 @@ type Heap struct {
 
 // New returns an empty heap with the node and edge guardrails of limits
 // (non-positive values mean the SPEC defaults).
-func New(limits status.Limits) *Heap {
-	def := status.DefaultLimits()
+func New(limits settings.Limits) *Heap {
 	h := &Heap{
-		nodeLimit: limits.HeapNodeLimit,
-		edgeLimit: limits.HeapEdgeLimit,
-		nodeIdx:   make(map[string]NodeID),
-		slots:     make(map[slotKey]uint32),
-		extras:    make([]edgeExtra, 1), // index 0 = none
-		strs:      []string{""},
-		strIdx:    map[string]uint32{"": 0},
-		ids:       newIdentities(),
+		nodeIdx: make(map[string]NodeID),
+		slots:   make(map[slotKey]uint32),
+		extras:  make([]edgeExtra, 1), // index 0 = none
+		strs:    []string{""},
+		strIdx:  map[string]uint32{"": 0},
+		ids:     newIdentities(),
 	}
-	if h.nodeLimit <= 0 {
-		h.nodeLimit = def.HeapNodeLimit
-	}
-	if h.edgeLimit <= 0 {
-		h.edgeLimit = def.HeapEdgeLimit
-	}
+	h.nodeLimit, h.edgeLimit = guardrails(limits)
 	return h
+}
+
+// SetLimits replaces the node and edge guardrails of a running heap. A heap
+// already past a lowered limit keeps what it holds but takes nothing new.
+// A raised limit keeps the limit reason: what was refused stays missing until
+// the heap is rebuilt at the next start.
+func (h *Heap) SetLimits(limits settings.Limits) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.nodeLimit, h.edgeLimit = guardrails(limits)
+	switch {
+	case len(h.nodes) > h.nodeLimit:
+		h.limitReason = status.ReasonHeapNodeLimit
+	case h.edges.n > h.edgeLimit:
+		h.limitReason = status.ReasonHeapEdgeLimit
+	}
+}
+
+// guardrails are the node and edge limits of limits, non-positive values
+// taking the SPEC defaults.
+func guardrails(limits settings.Limits) (nodes, edges int) {
+	def := settings.DefaultLimits()
+	nodes, edges = limits.HeapNodeLimit, limits.HeapEdgeLimit
+	if nodes <= 0 {
+		nodes = def.HeapNodeLimit
+	}
+	if edges <= 0 {
+		edges = def.HeapEdgeLimit
+	}
+	return nodes, edges
 }
 
 // Change summarises one Apply.
@@ -240,7 +257,7 @@ func (h *Heap) applyStatement(s *validation.Statement) (applied, hops bool) {
 
 	// A new slot needs an edge and perhaps nodes: respect the guardrails.
 	if h.edges.n >= h.edgeLimit {
-		h.limitReason = ReasonEdgeLimit
+		h.limitReason = status.ReasonHeapEdgeLimit
 		return false, false
 	}
 	missing := 0
@@ -251,7 +268,7 @@ func (h *Heap) applyStatement(s *validation.Statement) (applied, hops bool) {
 		missing++
 	}
 	if len(h.nodes)+missing > h.nodeLimit {
-		h.limitReason = ReasonNodeLimit
+		h.limitReason = status.ReasonHeapNodeLimit
 		return false, false
 	}
 	if !authorHeld {

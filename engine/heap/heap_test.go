@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/validation"
 )
@@ -38,7 +39,7 @@ func hints(h ...string) func(*validation.Statement) {
 }
 func rating(s *validation.Statement) { s.Kind = validation.KindRating }
 
-func newHeap() *Heap { return New(status.DefaultLimits()) }
+func newHeap() *Heap { return New(settings.DefaultLimits()) }
 
 // resolve returns author's effective value about subject, or "none".
 func resolve(h *Heap, author, tag, subject string, kind int, ctx, scope string, now int64) string {
@@ -369,10 +370,10 @@ func TestBindingAliasesAndDiscovery(t *testing.T) {
 func TestGuardrails(t *testing.T) {
 	a := pk(1)
 	t.Run("node limit", func(t *testing.T) {
-		h := New(status.Limits{HeapNodeLimit: 3, HeapEdgeLimit: 100})
+		h := New(settings.Limits{HeapNodeLimit: 3, HeapEdgeLimit: 100})
 		c := h.Apply([]*validation.Statement{st(a, "p", pk(2), "1", "", 1), st(a, "p", pk(3), "1", "", 1), st(a, "p", pk(4), "1", "", 1)}, nil)
 		s := h.Stats()
-		if c.Applied != 2 || s.Nodes != 3 || s.Edges != 2 || s.LimitReason != ReasonNodeLimit {
+		if c.Applied != 2 || s.Nodes != 3 || s.Edges != 2 || s.LimitReason != status.ReasonHeapNodeLimit {
 			t.Fatalf("change %+v stats %+v", c, s)
 		}
 		// Existing slots still take newer winners.
@@ -386,10 +387,10 @@ func TestGuardrails(t *testing.T) {
 		}
 	})
 	t.Run("edge limit", func(t *testing.T) {
-		h := New(status.Limits{HeapNodeLimit: 100, HeapEdgeLimit: 2})
+		h := New(settings.Limits{HeapNodeLimit: 100, HeapEdgeLimit: 2})
 		c := h.Apply([]*validation.Statement{st(a, "p", pk(2), "1", "", 1), st(a, "p", pk(3), "1", "", 1), st(a, "p", pk(4), "1", "", 1)}, nil)
 		s := h.Stats()
-		if c.Applied != 2 || s.Edges != 2 || s.Nodes != 3 || s.LimitReason != ReasonEdgeLimit {
+		if c.Applied != 2 || s.Edges != 2 || s.Nodes != 3 || s.LimitReason != status.ReasonHeapEdgeLimit {
 			t.Fatalf("change %+v stats %+v", c, s)
 		}
 		if c := h.Apply([]*validation.Statement{st(a, "p", pk(3), "", "", 5)}, nil); c.Applied != 1 {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"dtp-personal/engine/status"
 	"dtp-personal/engine/validation"
 )
 
@@ -142,7 +143,7 @@ func (h *Heap) rebind(n NodeID) bool {
 		} else if len(h.nodes) < h.nodeLimit {
 			alias = h.addNode(key)
 		} else {
-			h.limitReason = ReasonNodeLimit
+			h.limitReason = status.ReasonHeapNodeLimit
 		}
 	}
 	if h.nodes[n].alias == alias {

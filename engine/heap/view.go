@@ -24,7 +24,7 @@ func (h *Heap) View(fn func(View)) {
 // Version is the graphVersion seen by this view.
 func (v View) Version() uint64 { return v.h.version }
 
-// LimitReason is heap-node-limit, heap-edge-limit or "".
+// LimitReason is status.ReasonHeapNodeLimit, status.ReasonHeapEdgeLimit or "".
 func (v View) LimitReason() string { return v.h.limitReason }
 
 // NumNodes bounds every NodeID of this view (ids are < NumNodes).
@@ -64,9 +64,6 @@ func (v View) OrderKey(n NodeID) [4]uint64 {
 	}
 	return x
 }
-
-// IsPubkey reports whether n is a pubkey node.
-func (v View) IsPubkey(n NodeID) bool { return v.h.nodes[n].key[0] == tagPubkey }
 
 // Hops appends to dst the pubkeys author n has an active positive 32009
 // statement about at unix time now: a `p` subject, or an X account bound to

@@ -11,14 +11,14 @@ import (
 	"dtp-personal/engine/frontier"
 	"dtp-personal/engine/heap"
 	"dtp-personal/engine/heap/heaptest"
-	"dtp-personal/engine/status"
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/validation"
 )
 
 // BenchmarkResolve100k: resolve latency over 100,000 authors and 1,000,000
 // statements with the whole graph in the frontier; reports p50 and p99.
 func BenchmarkResolve100k(b *testing.B) {
-	h := heap.New(status.DefaultLimits())
+	h := heap.New(settings.DefaultLimits())
 	heaptest.Graph{Authors: 100_000, PerAuthor: 10, Seed: 3}.Statements(func(batch []*validation.Statement) { h.Apply(batch, nil) })
 	l, roots := heaptest.WideLimits, heaptest.SpreadRoots(100)
 	tr := frontier.NewTracker(h, frontier.Config{Limits: l, Roots: roots})

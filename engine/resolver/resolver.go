@@ -27,14 +27,6 @@ const (
 	VerdictNone       = "none"       // no evidence from the frontier
 )
 
-// Coverage reasons added by the resolver (the sync adds never-synced,
-// sync-running and relay-failed:<url> through CoverageSource).
-const (
-	ReasonFrontierTruncated = "frontier-truncated"
-	ReasonClaimsPending     = "claims-pending"
-	ReasonHeapLimit         = "heap-limit"
-)
-
 // MaxPaths bounds the paths in one answer.
 const MaxPaths = 20
 
@@ -249,31 +241,23 @@ func paths(fr *frontier.Result, evidence []Evidence) [][]string {
 	return out
 }
 
-// coverageOf merges the sync's reasons with the resolver's own.
+// coverageOf merges the sync's reasons (never-synced, sync-running,
+// relay-failed:<url>, …) with the resolver's own.
 func (r *Resolver) coverageOf(fr *frontier.Result, claimsPending bool, limitReason string) status.Coverage {
 	var reasons []string
 	if r.coverage != nil {
 		reasons = append(reasons, r.coverage.SyncCoverage()...)
 	}
 	if fr.Truncated() {
-		reasons = append(reasons, ReasonFrontierTruncated)
+		reasons = append(reasons, status.ReasonFrontierTruncated)
 	}
 	if claimsPending {
-		reasons = append(reasons, ReasonClaimsPending)
+		reasons = append(reasons, status.ReasonClaimsPending)
 	}
 	if limitReason != "" {
-		reasons = append(reasons, ReasonHeapLimit)
+		reasons = append(reasons, status.ReasonHeapLimit)
 	}
-	c := status.Coverage{State: "complete", Reasons: []string{}}
-	for _, reason := range reasons {
-		if !slices.Contains(c.Reasons, reason) {
-			c.Reasons = append(c.Reasons, reason)
-		}
-	}
-	if len(c.Reasons) > 0 {
-		c.State = "partial"
-	}
-	return c
+	return status.NewCoverage(reasons...)
 }
 
 // parseSubject reads a query subject into its canonical text and the heap

@@ -11,6 +11,7 @@ import (
 
 	"dtp-personal/engine/frontier"
 	"dtp-personal/engine/heap"
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/validation"
 )
@@ -44,7 +45,7 @@ type fixture struct {
 }
 
 // newFixture: root 1 trusts 2, 2 trusts 3; 8 and 9 are outside the frontier.
-func newFixture(t *testing.T, limits status.Limits, cov CoverageSource, stmts ...*validation.Statement) *fixture {
+func newFixture(t *testing.T, limits settings.Limits, cov CoverageSource, stmts ...*validation.Statement) *fixture {
 	t.Helper()
 	h := heap.New(limits)
 	h.Apply(append([]*validation.Statement{hop(1, 2), hop(2, 3), hop(8, 9)}, stmts...), nil)
@@ -79,7 +80,7 @@ func TestVerdicts(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			f := newFixture(t, status.DefaultLimits(), nil, c.stmts...)
+			f := newFixture(t, settings.DefaultLimits(), nil, c.stmts...)
 			if a := f.resolve(t, Query{Subject: subj}); a.Verdict != c.want {
 				t.Fatalf("verdict %s, want %s (evidence %+v)", a.Verdict, c.want, a.Evidence)
 			}
@@ -92,7 +93,7 @@ func TestEvidencePathsAndSanitising(t *testing.T) {
 		s.Content = "<b>careful</b>\u202e now"
 		s.Labels = []validation.Label{{Name: "scam", Description: "<i>seen</i> twice"}}
 	}
-	f := newFixture(t, status.DefaultLimits(), nil,
+	f := newFixture(t, settings.DefaultLimits(), nil,
 		stmt(3, 'p', pk(50), "-1", "finance", withText),
 		stmt(1, 'p', pk(50), "1", ""),
 		stmt(1, 'p', pk(50), "", "finance:loans"), // deleted narrow slot falls through to global
@@ -125,7 +126,7 @@ func TestRatingsFromFrontierExactContext(t *testing.T) {
 		s.Kind, s.Scopes = validation.KindRating, []string{"x.com"}
 		return s
 	}
-	f := newFixture(t, status.DefaultLimits(), nil,
+	f := newFixture(t, settings.DefaultLimits(), nil,
 		r(1, "80", "news"), r(2, "40", "news"), r(3, "", "news"), // a deleted rating is not counted
 		r(3, "100", ""), r(9, "0", "news"), // other context, outside the frontier
 	)
@@ -143,7 +144,7 @@ func TestRatingsFromFrontierExactContext(t *testing.T) {
 
 func TestSubjectForms(t *testing.T) {
 	event := pk(600)
-	f := newFixture(t, status.DefaultLimits(), nil,
+	f := newFixture(t, settings.DefaultLimits(), nil,
 		stmt(2, 'p', pk(3), "-1", "x"),
 		stmt(2, 'e', event, "-1", ""),
 		stmt(2, 'i', "post:id:12", "1", ""),
@@ -176,7 +177,7 @@ func TestBoundIdentityAndPendingClaims(t *testing.T) {
 	const acct = "user:id:4242"
 	owner := pk(70)
 	hinted := func(s *validation.Statement) { s.BoundHints = []string{owner} }
-	f := newFixture(t, status.DefaultLimits(), nil,
+	f := newFixture(t, settings.DefaultLimits(), nil,
 		stmt(2, 'i', acct, "1", "", hinted),
 		stmt(3, 'p', owner, "-1", ""),
 	)
@@ -184,7 +185,7 @@ func TestBoundIdentityAndPendingClaims(t *testing.T) {
 	// the answer says it depends on a claim not fetched yet.
 	for _, subj := range []string{acct, owner} {
 		a := f.resolve(t, Query{Subject: subj})
-		if len(a.Evidence) != 1 || !slices.Contains(a.Coverage.Reasons, ReasonClaimsPending) || a.Coverage.State != "partial" {
+		if len(a.Evidence) != 1 || !slices.Contains(a.Coverage.Reasons, status.ReasonClaimsPending) || a.Coverage.State != "partial" {
 			t.Fatalf("%s pending: evidence %+v coverage %+v", subj, a.Evidence, a.Coverage)
 		}
 		if len(a.Bindings) != 1 || a.Bindings[0].State != heap.StatePending {
@@ -205,7 +206,7 @@ func TestBoundIdentityAndPendingClaims(t *testing.T) {
 	}
 	// Fetched and unclaimed: no longer pending.
 	f.heap.Apply([]*validation.Statement{stmt(2, 'i', "user:id:5", "1", "", func(s *validation.Statement) { s.BoundHints = []string{pk(72)} })}, nil)
-	if a := f.resolve(t, Query{Subject: "user:id:5"}); !slices.Contains(a.Coverage.Reasons, ReasonClaimsPending) {
+	if a := f.resolve(t, Query{Subject: "user:id:5"}); !slices.Contains(a.Coverage.Reasons, status.ReasonClaimsPending) {
 		t.Fatalf("expected pending: %+v", a.Coverage)
 	}
 	f.heap.ClaimsFetched([]string{pk(72)})
@@ -216,19 +217,19 @@ func TestBoundIdentityAndPendingClaims(t *testing.T) {
 
 func TestCoverageReasons(t *testing.T) {
 	cov := staticCoverage{"never-synced", "relay-failed:wss://r.example"}
-	f := newFixture(t, status.DefaultLimits(), cov)
+	f := newFixture(t, settings.DefaultLimits(), cov)
 	a := f.resolve(t, Query{Subject: pk(3)})
 	if a.Coverage.State != "partial" || !slices.Equal(a.Coverage.Reasons, []string(cov)) {
 		t.Fatalf("coverage %+v", a.Coverage)
 	}
 
-	l := status.DefaultLimits()
+	l := settings.DefaultLimits()
 	l.MaxDepth = 1
 	l.HeapNodeLimit = 3
 	f = newFixture(t, l, nil) // 8->9 does not fit: heap at limit; depth 1 cuts author 3
 	a = f.resolve(t, Query{Subject: pk(9)})
-	want := []string{ReasonFrontierTruncated, ReasonHeapLimit}
-	if !slices.Equal(a.Coverage.Reasons, want) || fmt.Sprint(a.Truncation) != fmt.Sprint([]status.Truncation{{Reason: frontier.ReasonMaxDepth, Cut: 1}}) {
+	want := []string{status.ReasonFrontierTruncated, status.ReasonHeapLimit}
+	if !slices.Equal(a.Coverage.Reasons, want) || fmt.Sprint(a.Truncation) != fmt.Sprint([]status.Truncation{{Reason: status.ReasonMaxDepth, Cut: 1}}) {
 		t.Fatalf("coverage %+v truncation %v", a.Coverage, a.Truncation)
 	}
 	if a.Verdict != VerdictNone {
@@ -237,7 +238,7 @@ func TestCoverageReasons(t *testing.T) {
 }
 
 func TestQueryRootsAreForThatQueryOnly(t *testing.T) {
-	f := newFixture(t, status.DefaultLimits(), nil, stmt(9, 'i', "user:id:1", "-1", ""))
+	f := newFixture(t, settings.DefaultLimits(), nil, stmt(9, 'i', "user:id:1", "-1", ""))
 	if a := f.resolve(t, Query{Subject: "user:id:1"}); a.Verdict != VerdictNone {
 		t.Fatalf("without extra root: %s", a.Verdict)
 	}
@@ -251,7 +252,7 @@ func TestQueryRootsAreForThatQueryOnly(t *testing.T) {
 }
 
 func TestAnswerJSONShape(t *testing.T) {
-	f := newFixture(t, status.DefaultLimits(), nil)
+	f := newFixture(t, settings.DefaultLimits(), nil)
 	a := f.resolve(t, Query{Subject: "user:id:3"})
 	raw, err := json.Marshal(a)
 	if err != nil {

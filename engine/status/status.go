@@ -3,31 +3,7 @@
 // stable interface (SPEC §12): extend, never rename.
 package status
 
-// Strategy ids (SPEC §6.1).
-const (
-	FrontierInterval   = "frontier-interval"
-	FrontierContinuous = "frontier-continuous"
-	GlobalContinuous   = "global-continuous"
-)
-
-// Strategies lists the strategy ids in menu order.
-var Strategies = []string{FrontierInterval, FrontierContinuous, GlobalContinuous}
-
-// StrategyLabel is the user-facing name of a strategy id.
-func StrategyLabel(id string) string {
-	switch id {
-	case FrontierInterval:
-		return "Interval (trusted network)"
-	case FrontierContinuous:
-		return "Continuous (trusted network)"
-	case GlobalContinuous:
-		return "Subscribe all"
-	}
-	return id
-}
-
-// IntervalChoices are the interval strategy's choices in minutes; 0 = manual.
-var IntervalChoices = []int{5, 15, 30, 60, 0}
+import "dtp-personal/engine/settings"
 
 // Sync states (SPEC §6.5).
 const (
@@ -52,25 +28,19 @@ const (
 
 // Snapshot is the whole engine status at one moment.
 type Snapshot struct {
-	Strategy        string   `json:"strategy"`
-	IntervalMinutes int      `json:"intervalMinutes"`
-	Paused          bool     `json:"paused"`
-	State           string   `json:"state"`
-	Coverage        Coverage `json:"coverage"`
-	LastSync        int64    `json:"lastSync"` // unix seconds, 0 = never
-	NextSync        int64    `json:"nextSync"` // unix seconds, 0 = not scheduled
-	Relays          []Relay  `json:"relays"`
-	Frontier        Frontier `json:"frontier"`
-	Heap            Heap     `json:"heap"`
-	Progress        Progress `json:"progress"`
-	Ingest          Ingest   `json:"ingest"`
-	Settings        Settings `json:"settings"`
-}
-
-// Coverage says how complete the local copy is, and why not.
-type Coverage struct {
-	State   string   `json:"state"` // "complete" | "partial"
-	Reasons []string `json:"reasons"`
+	Strategy        string            `json:"strategy"`
+	IntervalMinutes int               `json:"intervalMinutes"`
+	Paused          bool              `json:"paused"`
+	State           string            `json:"state"`
+	Coverage        Coverage          `json:"coverage"`
+	LastSync        int64             `json:"lastSync"` // unix seconds, 0 = never
+	NextSync        int64             `json:"nextSync"` // unix seconds, 0 = not scheduled
+	Relays          []Relay           `json:"relays"`
+	Frontier        Frontier          `json:"frontier"`
+	Heap            Heap              `json:"heap"`
+	Progress        Progress          `json:"progress"`
+	Ingest          Ingest            `json:"ingest"`
+	Settings        settings.Settings `json:"settings"`
 }
 
 // Relay is one sync relay's health and progress.
@@ -110,7 +80,7 @@ type Heap struct {
 	GraphVersion uint64 `json:"graphVersion"`
 	NodeLimit    int    `json:"nodeLimit"`
 	EdgeLimit    int    `json:"edgeLimit"`
-	LimitReason  string `json:"limitReason,omitempty"` // heap-node-limit | heap-edge-limit
+	LimitReason  string `json:"limitReason,omitempty"` // ReasonHeapNodeLimit | ReasonHeapEdgeLimit
 }
 
 // Progress is the running sync pass.
@@ -136,37 +106,3 @@ type Rejection struct {
 	Source  string `json:"source"`
 	Reason  string `json:"reason"`
 }
-
-// Settings are the user's settings as the engine holds them.
-type Settings struct {
-	Listen          string `json:"listen"`
-	AllowLAN        bool   `json:"allowLan"`
-	ScopeProfile    string `json:"scopeProfile"`
-	Limits          Limits `json:"limits"`
-	StartAtLogin    bool   `json:"startAtLogin"`
-	RepoSyncService string `json:"repoSyncService"`
-}
-
-// Limits are the frontier caps and heap guardrails (SPEC §4, §5).
-type Limits struct {
-	MaxDepth           int `json:"maxDepth"`
-	MaxAuthorsPerLevel int `json:"maxAuthorsPerLevel"`
-	MaxTotalAuthors    int `json:"maxTotalAuthors"`
-	MaxEvents          int `json:"maxEvents"`
-	MaxRatingEvents    int `json:"maxRatingEvents"`
-	MaxDiscoveryEvents int `json:"maxDiscoveryEvents"`
-	HeapNodeLimit      int `json:"heapNodeLimit"`
-	HeapEdgeLimit      int `json:"heapEdgeLimit"`
-}
-
-// DefaultLimits are SPEC §4/§5 defaults.
-func DefaultLimits() Limits {
-	return Limits{
-		MaxDepth: 4, MaxAuthorsPerLevel: 2000, MaxTotalAuthors: 20000,
-		MaxEvents: 400000, MaxRatingEvents: 400000, MaxDiscoveryEvents: 40000,
-		HeapNodeLimit: 1000000, HeapEdgeLimit: 5000000,
-	}
-}
-
-// MaxDepthHardCap is the deepest frontier walk allowed (SPEC §5).
-const MaxDepthHardCap = 5

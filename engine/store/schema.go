@@ -97,7 +97,18 @@ CREATE TABLE cursors (
 ) WITHOUT ROWID;
 CREATE INDEX cursors_author ON cursors(author);
 `,
-	// Identity facts the heap's X account states need (SPEC §6.3), so that
+	// 2: facts the program records about itself, apart from the user's
+	// settings so that writing them does not bump the revision. The NIP-42
+	// key and the last pass outcome were kept in settings until now.
+	`
+CREATE TABLE state (
+	key   TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+) WITHOUT ROWID;
+INSERT INTO state (key, value) SELECT key, value FROM settings WHERE key IN ('authKey', 'lastPass');
+DELETE FROM settings WHERE key IN ('authKey', 'lastPass');
+`,
+	// 3: identity facts the heap's X account states need (SPEC §6.3), so that
 	// "revoked" and "unclaimed" survive a restart.
 	`
 -- Every (pubkey, X account id) pair a stored 10011 has claimed, kept after a

@@ -9,6 +9,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/internal/faultrelay"
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 )
 
@@ -23,13 +24,12 @@ func (s *countingSink) Ingest(_ context.Context, _ string, evs []*nostr.Event) (
 // staticFrontier is a fixed author list.
 type staticFrontier struct{ authors []string }
 
-func (f staticFrontier) Authors() []string                       { return f.authors }
-func (f staticFrontier) DiscoverySubjects() []string             { return nil }
-func (f staticFrontier) ClaimCandidates() []string               { return nil }
-func (f staticFrontier) Changed() <-chan struct{}                { return nil }
-func (f staticFrontier) Refresh(context.Context) error           { return nil }
-func (f staticFrontier) SetEventTruncations([]status.Truncation) {}
-func (f staticFrontier) ClaimsFetched([]string)                  {}
+func (f staticFrontier) Authors() []string             { return f.authors }
+func (f staticFrontier) DiscoverySubjects() []string   { return nil }
+func (f staticFrontier) ClaimCandidates() []string     { return nil }
+func (f staticFrontier) Changed() <-chan struct{}      { return nil }
+func (f staticFrontier) Refresh(context.Context) error { return nil }
+func (f staticFrontier) ClaimsFetched([]string)        {}
 
 // BenchmarkPull pulls a 100,000-event frontier (5,000 authors x 20 trust
 // events, unsigned) from a well-behaved loopback relay in one full pass.
@@ -55,7 +55,7 @@ func BenchmarkPull(b *testing.B) {
 		b.StopTimer()
 		st := openStore(b, relay.URL)
 		sink := &countingSink{}
-		r := New(Config{Store: st, Sink: sink, Frontier: staticFrontier{authors: keys}, Settings: newSettings(status.FrontierInterval)})
+		r := New(Config{Store: st, Sink: sink, Frontier: staticFrontier{authors: keys}, Settings: newSettings(settings.FrontierInterval)})
 		b.StartTimer()
 		cov, err := r.RunOnce(context.Background())
 		if err != nil || cov.State != status.StateComplete || sink.n.Load() != int64(len(evs)) {

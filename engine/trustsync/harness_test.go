@@ -15,7 +15,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 
-	"dtp-personal/engine/status"
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/store"
 )
 
@@ -103,7 +103,6 @@ type bfsFrontier struct {
 
 	mu            sync.Mutex
 	authors       []string
-	truncs        []status.Truncation
 	claimsFetched []string
 	changed       chan struct{}
 }
@@ -202,23 +201,17 @@ func (f *bfsFrontier) Refresh(context.Context) error {
 	return nil
 }
 
-func (f *bfsFrontier) SetEventTruncations(ts []status.Truncation) {
-	f.mu.Lock()
-	f.truncs = ts
-	f.mu.Unlock()
-}
-
 // fixedSettings are settings that change only when a test says so.
 type fixedSettings struct {
 	mu       sync.Mutex
 	strategy string
 	interval int
-	limits   status.Limits
+	limits   settings.Limits
 	changed  chan struct{}
 }
 
 func newSettings(strategy string) *fixedSettings {
-	return &fixedSettings{strategy: strategy, interval: 15, limits: status.DefaultLimits(), changed: make(chan struct{}, 1)}
+	return &fixedSettings{strategy: strategy, interval: 15, limits: settings.DefaultLimits(), changed: make(chan struct{}, 1)}
 }
 
 func (s *fixedSettings) Strategy() (string, int) {
@@ -227,7 +220,7 @@ func (s *fixedSettings) Strategy() (string, int) {
 	return s.strategy, s.interval
 }
 func (s *fixedSettings) Paused() bool                     { return false }
-func (s *fixedSettings) Limits() status.Limits            { return s.limits }
+func (s *fixedSettings) Limits() settings.Limits          { return s.limits }
 func (s *fixedSettings) AuthKey() string                  { return "" }
 func (s *fixedSettings) SettingsChanged() <-chan struct{} { return s.changed }
 

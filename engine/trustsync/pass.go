@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -13,6 +14,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/relay"
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
 )
@@ -26,7 +28,7 @@ type pass struct {
 	manual bool  // a user asked: relays in backoff are tried, deferred retries too
 	floor  int64 // lowest since for incremental batches (live reconnect), 0 = none
 	gap    bool  // a live catch-up after a drop: events count as gap events
-	limits status.Limits
+	limits settings.Limits
 	start  time.Time
 
 	conns []*passConn
@@ -97,9 +99,9 @@ func (p *pass) run(ctx context.Context) (status.Coverage, error) {
 	if err != nil {
 		return status.Coverage{}, err
 	}
-	p.r.pruneLinks(urls)
+	p.r.trackRelays(urls)
 	if len(urls) == 0 {
-		return status.Coverage{State: status.StatePartial, Reasons: []string{"no-relays"}}, nil
+		return status.NewCoverage(status.ReasonNoRelays), nil
 	}
 	p.connect(ctx, urls)
 	defer p.release()
@@ -107,27 +109,19 @@ func (p *pass) run(ctx context.Context) (status.Coverage, error) {
 		return status.Coverage{}, err
 	}
 	var truncs []status.Truncation
-	for _, reason := range []string{"maxEvents", "maxRatingEvents", "maxDiscoveryEvents"} {
+	for _, reason := range []string{status.ReasonMaxEvents, status.ReasonMaxRatingEvents, status.ReasonMaxDiscoveryEvents} {
 		if keys, ok := p.cut[reason]; ok {
 			truncs = append(truncs, status.Truncation{Reason: reason, Cut: len(keys)})
-			p.reasons["frontier-truncated"] = true
+			p.reasons[status.ReasonFrontierTruncated] = true
 		}
 	}
-	p.r.cfg.Frontier.SetEventTruncations(truncs)
+	p.r.setEventCaps(truncs)
 	for _, pc := range p.conns {
 		if pc.failure != nil {
-			p.reasons["relay-failed:"+pc.link.URL()] = true
+			p.reasons[status.RelayFailed(pc.link.URL())] = true
 		}
 	}
-	cov := status.Coverage{State: status.StateComplete, Reasons: []string{}}
-	for reason := range p.reasons {
-		cov.Reasons = append(cov.Reasons, reason)
-	}
-	if len(cov.Reasons) > 0 {
-		cov.State = status.StatePartial
-		slices.Sort(cov.Reasons)
-	}
-	return cov, nil
+	return status.NewCoverage(slices.Collect(maps.Keys(p.reasons))...), nil
 }
 
 // connect opens every relay whose health allows an attempt (all of them on a
@@ -282,7 +276,7 @@ func (p *pass) fetchRelay(ctx context.Context, pc *passConn, f *family, keys []s
 	}
 	batches, deferred := plan(keys, cursors, p.start, p.manual, p.floor)
 	if len(deferred) > 0 {
-		p.reason("relay-failed:" + url)
+		p.reason(status.RelayFailed(url))
 		progress(len(deferred))
 	}
 	work := make(chan batch)
@@ -357,7 +351,7 @@ func (p *pass) runBatch(ctx context.Context, pc *passConn, f *family, b batch, c
 		if relay.ConnectionError(err) {
 			p.failRelay(pc, err)
 		}
-		p.reason("relay-failed:" + url)
+		p.reason(status.RelayFailed(url))
 		return pc.saveCursors(p.r.cfg.Store, failed(url, f.scope, b.keys, cursors, now, err), false)
 	}
 	return pc.saveCursors(p.r.cfg.Store, completed(url, f.scope, b.keys, cursors, reqStart, now), false)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
 	"dtp-personal/engine/validation"
@@ -16,11 +17,10 @@ import (
 
 // Planning constants of SPEC §6.2 and §6.4.
 const (
-	BatchSize       = 20               // authors (or subjects) per filter
-	Overlap         = 60 * time.Second // re-read this much before a cursor
-	retryBase       = 30 * time.Second // first retry of a failed batch
-	retryCap        = time.Hour
-	reconnectWindow = 15 * time.Minute // re-read after a live connection drop
+	BatchSize = 20               // authors (or subjects) per filter
+	Overlap   = 60 * time.Second // re-read this much before a cursor
+	retryBase = 30 * time.Second // first retry of a failed batch
+	retryCap  = time.Hour
 )
 
 // family is one filter family: a cursor scope and how its filters look.
@@ -29,7 +29,7 @@ type family struct {
 	filter    func(keys []string) nostr.Filter
 	validKey  func(string) bool
 	capReason string // event cap of this family, "" = none
-	cap       func(status.Limits) int
+	cap       func(settings.Limits) int
 }
 
 var (
@@ -39,8 +39,8 @@ var (
 			return nostr.Filter{Kinds: []int{validation.KindTrust}, Authors: keys}
 		},
 		validKey:  isHexKey,
-		capReason: "maxEvents",
-		cap:       func(l status.Limits) int { return l.MaxEvents },
+		capReason: status.ReasonMaxEvents,
+		cap:       func(l settings.Limits) int { return l.MaxEvents },
 	}
 	ratingsFamily = family{
 		scope: "ratings",
@@ -48,8 +48,8 @@ var (
 			return nostr.Filter{Kinds: []int{validation.KindRating}, Authors: keys, Tags: nostr.TagMap{"s": {"x.com"}}}
 		},
 		validKey:  isHexKey,
-		capReason: "maxRatingEvents",
-		cap:       func(l status.Limits) int { return l.MaxRatingEvents },
+		capReason: status.ReasonMaxRatingEvents,
+		cap:       func(l settings.Limits) int { return l.MaxRatingEvents },
 	}
 	discoveryFamily = family{
 		scope: "discovery",
@@ -57,8 +57,8 @@ var (
 			return nostr.Filter{Kinds: []int{validation.KindTrust}, Tags: nostr.TagMap{"k": {"user:id"}, "i": keys}}
 		},
 		validKey:  isXSubject,
-		capReason: "maxDiscoveryEvents",
-		cap:       func(l status.Limits) int { return l.MaxDiscoveryEvents },
+		capReason: status.ReasonMaxDiscoveryEvents,
+		cap:       func(l settings.Limits) int { return l.MaxDiscoveryEvents },
 	}
 	claimsFamily = family{
 		scope: "claims",

@@ -12,7 +12,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 
-	"dtp-personal/engine/status"
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/store"
 )
 
@@ -27,6 +27,7 @@ type Store interface {
 	Relays() ([]string, error)
 	Cursors(relay, scope string, authors []string) (map[string]store.Cursor, error)
 	SaveCursors(cs []store.Cursor) error
+	DeleteCursorsForAuthors(authors []string) error
 	RelayHealth(url string) (store.RelayHealth, bool, error)
 	SaveRelayHealth(h store.RelayHealth) error
 }
@@ -42,17 +43,13 @@ type Frontier interface {
 	ClaimsFetched(pubkeys []string)
 	Changed() <-chan struct{} // fires after the frontier was recomputed
 	Refresh(ctx context.Context) error
-	// SetEventTruncations reports the event caps (maxEvents,
-	// maxRatingEvents, maxDiscoveryEvents) that cut the last pass, with the
-	// number of authors or subjects left unfetched; empty = none.
-	SetEventTruncations(ts []status.Truncation)
 }
 
 // Settings are the user's sync settings; re-read when SettingsChanged fires.
 type Settings interface {
-	Strategy() (id string, intervalMinutes int) // status.FrontierInterval, …; 0 = manual
+	Strategy() (id string, intervalMinutes int) // settings.FrontierInterval, …; 0 = manual
 	Paused() bool
-	Limits() status.Limits
+	Limits() settings.Limits
 	AuthKey() string // hex secret key for NIP-42, generated once per data directory
 	SettingsChanged() <-chan struct{}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"dtp-personal/engine/relay"
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
 )
@@ -64,7 +65,11 @@ type Status struct {
 	LastSync        int64 // unix seconds of the last finished pass, 0 = never
 	NextSync        int64 // unix seconds of the next scheduled pass, 0 = none
 	Progress        status.Progress
-	Relays          []status.Relay
+	Relays          []status.Relay // every configured relay
+	// EventCaps are the event caps (maxEvents, maxRatingEvents,
+	// maxDiscoveryEvents) that cut the last pass, with the number of authors
+	// or subjects left unfetched; the frontier's own cuts are its walk's.
+	EventCaps []status.Truncation
 }
 
 // New makes a Runner; nothing runs until Run, Pass or RunOnce.
@@ -84,15 +89,17 @@ func New(cfg Config) *Runner {
 	if cfg.Resubscribe <= 0 {
 		cfg.Resubscribe = 1500 * time.Millisecond
 	}
-	st := Status{State: status.StateIdle, Coverage: status.Coverage{State: status.StatePartial, Reasons: []string{"never-synced"}}}
+	st := Status{State: status.StateIdle, Coverage: status.NewCoverage(status.ReasonNeverSynced)}
 	if last := cfg.LastPass; last != nil {
 		st.LastSync, st.Coverage = last.At, last.Coverage
 	}
-	return &Runner{
+	r := &Runner{
 		cfg: cfg, metrics: metrics{relays: map[string]*relayCounters{}}, syncNow: make(chan struct{}, 1),
 		links: map[string]*relay.Link{}, saved: map[string]relay.Health{}, relayState: map[string]string{},
 		st: st,
 	}
+	r.TrackRelays()
+	return r
 }
 
 // RunOnce runs one manual frontier pass (`sync --once`) and returns its
@@ -150,8 +157,8 @@ func (r *Runner) runStrategy(ctx context.Context, id string, interval int, pause
 		return
 	}
 	switch id {
-	case status.FrontierContinuous, status.GlobalContinuous:
-		r.runContinuous(ctx, id == status.GlobalContinuous)
+	case settings.FrontierContinuous, settings.GlobalContinuous:
+		r.runContinuous(ctx, id == settings.GlobalContinuous)
 	default:
 		r.runInterval(ctx, time.Duration(interval)*time.Minute)
 	}
@@ -230,7 +237,8 @@ func (r *Runner) link(url string) *relay.Link {
 		h = relay.Health(stored)
 		h.URL = url
 	}
-	opts := relay.Options{AuthKey: r.cfg.Settings.AuthKey(), PageTimeout: r.cfg.PageTimeout}
+	opts := relay.Options{AuthKey: r.cfg.Settings.AuthKey(), PageTimeout: r.cfg.PageTimeout,
+		OnNotice: func(msg string) { r.cfg.Log.Info("relay notice", "relay", url, "notice", msg) }}
 	l := relay.NewLink(h, opts, r.cfg.Clock, func(h relay.Health) { r.persistHealth(h, false) })
 	r.links[url] = l
 	r.saved[url] = h
@@ -303,12 +311,34 @@ func (r *Runner) passFinished(cov status.Coverage, err error) {
 	}
 }
 
+// AuthorsLeft forgets the cursors of authors that left the frontier, so a
+// return fetches them in full (SPEC §5).
+func (r *Runner) AuthorsLeft(pubkeys []string) {
+	if err := r.cfg.Store.DeleteCursorsForAuthors(pubkeys); err != nil {
+		r.cfg.Log.Warn("delete cursors of authors that left the frontier", "err", err)
+	}
+}
+
+func (r *Runner) setEventCaps(ts []status.Truncation) {
+	r.mu.Lock()
+	r.st.EventCaps = ts
+	r.mu.Unlock()
+}
+
+// EventCaps are the event caps that cut the last pass (see Status).
+func (r *Runner) EventCaps() []status.Truncation {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.st.EventCaps)
+}
+
 // Status is the current sync status.
 func (r *Runner) Status() Status {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	st := r.st
 	st.Coverage.Reasons = slices.Clone(st.Coverage.Reasons)
+	st.EventCaps = slices.Clone(st.EventCaps)
 	st.Relays = nil
 	for _, url := range slices.Sorted(maps.Keys(r.links)) {
 		l := r.links[url]
@@ -327,8 +357,15 @@ func (r *Runner) Status() Status {
 	return st
 }
 
-// pruneLinks forgets relays no longer configured.
-func (r *Runner) pruneLinks(urls []string) {
+// TrackRelays re-reads the configured relays: each gets a link (from its
+// stored health, so the status has a row for relays not yet touched this
+// run) and relays no longer configured are forgotten.
+func (r *Runner) TrackRelays() { r.trackRelays(r.relays()) }
+
+func (r *Runner) trackRelays(urls []string) {
+	for _, url := range urls {
+		r.link(url)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for url := range r.links {

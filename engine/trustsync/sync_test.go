@@ -10,6 +10,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/internal/faultrelay"
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
 )
@@ -85,7 +86,7 @@ func TestPassStoresExactlyTheFrontiersEvents(t *testing.T) {
 	now := time.Now().Unix()
 	w := buildWoT(now)
 	relay := faultrelay.StartForTest(t, faultrelay.Mode{CapLimit: 500, AdvertiseCap: true}, w.all...)
-	rg := newRig(t, status.FrontierInterval, w.root, relay.URL)
+	rg := newRig(t, settings.FrontierInterval, w.root, relay.URL)
 
 	cov, err := rg.runner.RunOnce(context.Background())
 	if err != nil || cov.State != status.StateComplete {
@@ -147,7 +148,7 @@ func TestMidPassFailureKeepsCursors(t *testing.T) {
 	w := buildWoT(now)
 	good := faultrelay.StartForTest(t, faultrelay.Mode{}, w.all...)
 	bad := faultrelay.StartForTest(t, faultrelay.Mode{}, w.all...)
-	rg := newRig(t, status.FrontierInterval, w.root, good.URL, bad.URL)
+	rg := newRig(t, settings.FrontierInterval, w.root, good.URL, bad.URL)
 	if cov, err := rg.runner.RunOnce(context.Background()); err != nil || cov.State != status.StateComplete {
 		t.Fatalf("first pass %+v %v", cov, err)
 	}
@@ -199,7 +200,7 @@ func TestFrontierContinuousDeliversNewEvents(t *testing.T) {
 	now := time.Now().Unix()
 	w := buildWoT(now)
 	relay := faultrelay.StartForTest(t, faultrelay.Mode{}, w.all...)
-	rg := newRig(t, status.FrontierContinuous, w.root, relay.URL)
+	rg := newRig(t, settings.FrontierContinuous, w.root, relay.URL)
 	rg.runner.cfg.Resubscribe = 100 * time.Millisecond
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 
-	"dtp-personal/engine/status"
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/validation"
 )
 
@@ -88,7 +88,7 @@ func (g Graph) Statements(fn func(batch []*validation.Statement)) {
 
 // WideLimits are caps high enough that a walk of a benchmark graph reaches
 // most of it.
-var WideLimits = status.Limits{MaxDepth: 5, MaxAuthorsPerLevel: 100_000, MaxTotalAuthors: 100_000}
+var WideLimits = settings.Limits{MaxDepth: 5, MaxAuthorsPerLevel: 100_000, MaxTotalAuthors: 100_000}
 
 // SpreadRoots returns n roots spread over a graph's authors, enough of them
 // that depth 5 reaches nearly every author.

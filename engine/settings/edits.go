@@ -1,0 +1,121 @@
+package settings
+
+import "slices"
+
+// The edits below are the changes users make, for Modify. Each parses what
+// the user typed with the one rulebook of its setting, so the CLI and the UI
+// (through the engine) change settings the same way.
+
+// SetStrategy chooses the sync strategy (SPEC §6.1).
+func SetStrategy(id string) func(*Settings) error {
+	return func(s *Settings) error { s.Strategy = id; return nil }
+}
+
+// SetInterval sets the interval strategy's period; 0 = manual only.
+func SetInterval(minutes int) func(*Settings) error {
+	return func(s *Settings) error { s.IntervalMinutes = minutes; return nil }
+}
+
+// SetPaused pauses or resumes syncing.
+func SetPaused(paused bool) func(*Settings) error {
+	return func(s *Settings) error { s.Paused = paused; return nil }
+}
+
+// SetLimits sets the frontier caps and heap guardrails.
+func SetLimits(l Limits) func(*Settings) error {
+	return func(s *Settings) error { s.Limits = l; return nil }
+}
+
+// SetListen sets the listen address (used from the next start) and whether
+// local-network peers may connect (at once).
+func SetListen(addr string, allowLAN bool) func(*Settings) error {
+	return func(s *Settings) (err error) {
+		s.Listen, err = ParseListen(addr)
+		s.AllowLAN = allowLAN
+		return err
+	}
+}
+
+// SetScopeProfile sets the scope profile.
+func SetScopeProfile(scope string) func(*Settings) error {
+	return func(s *Settings) (err error) { s.ScopeProfile, err = ParseScopeProfile(scope); return err }
+}
+
+// SetStartAtLogin records the start-at-login choice.
+func SetStartAtLogin(on bool) func(*Settings) error {
+	return func(s *Settings) error { s.StartAtLogin = on; return nil }
+}
+
+// AddRelay adds a sync relay.
+func AddRelay(url string) func(*Settings) error { return addTo(relays, url, NormalizeRelayURL) }
+
+// RemoveRelay removes a sync relay (and, in the store, its cursors and health).
+func RemoveRelay(url string) func(*Settings) error {
+	return removeFrom(relays, url, NormalizeRelayURL)
+}
+
+// AddRoot adds a configured root given as npub or hex.
+func AddRoot(npubOrHex string) func(*Settings) error { return addTo(roots, npubOrHex, ParsePubkey) }
+
+// RemoveRoot removes a configured root given as npub or hex.
+func RemoveRoot(npubOrHex string) func(*Settings) error {
+	return removeFrom(roots, npubOrHex, ParsePubkey)
+}
+
+// AddRepoService adds one of our public relay URLs for repository sync.
+func AddRepoService(url string) func(*Settings) error {
+	return addTo(repoServices, url, NormalizeRelayURL)
+}
+
+// RemoveRepoService removes one of our public relay URLs.
+func RemoveRepoService(url string) func(*Settings) error {
+	return removeFrom(repoServices, url, NormalizeRelayURL)
+}
+
+// SetRepoBootstrap sets the repository sync's bootstrap relay; "" = none.
+func SetRepoBootstrap(url string) func(*Settings) error {
+	return func(s *Settings) (err error) {
+		if url == "" {
+			s.RepoSyncBootstrap = ""
+			return nil
+		}
+		s.RepoSyncBootstrap, err = NormalizeRelayURL(url)
+		return err
+	}
+}
+
+func relays(s *Settings) *[]string       { return &s.Relays }
+func roots(s *Settings) *[]string        { return &s.Roots }
+func repoServices(s *Settings) *[]string { return &s.RepoSyncServices }
+
+// addTo inserts the parsed value into a sorted list unless it is there.
+func addTo(list func(*Settings) *[]string, typed string, parse func(string) (string, error)) func(*Settings) error {
+	return func(s *Settings) error {
+		v, err := parse(typed)
+		if err != nil {
+			return err
+		}
+		l := list(s)
+		if i, found := slices.BinarySearch(*l, v); !found {
+			*l = slices.Insert(*l, i, v)
+		}
+		return nil
+	}
+}
+
+// removeFrom deletes the parsed value from a list; an absent one is no error.
+func removeFrom(list func(*Settings) *[]string, typed string, parse func(string) (string, error)) func(*Settings) error {
+	return func(s *Settings) error {
+		v, err := parse(typed)
+		if err != nil {
+			return err
+		}
+		l := list(s)
+		// compare parsed forms: a value kept before a rule changed still goes
+		*l = slices.DeleteFunc(*l, func(x string) bool {
+			p, err := parse(x)
+			return x == v || err == nil && p == v
+		})
+		return nil
+	}
+}

@@ -1,0 +1,48 @@
+// Package settings owns the user's settings: their type, where each is kept,
+// loading, validation and the one way to change them (Modify). The CLI, the
+// desktop UI and the engine all go through it; the database is the shared
+// truth between a running server and CLI commands on the same data directory.
+package settings
+
+import "slices"
+
+// Settings are the user's settings. The status snapshot shows them as its
+// "settings" section; the fields shown elsewhere in the snapshot (strategy,
+// interval, paused, roots, relays) are left out of that section.
+type Settings struct {
+	Strategy        string   `json:"-"`
+	IntervalMinutes int      `json:"-"` // interval strategy's period; 0 = manual only
+	Paused          bool     `json:"-"`
+	Roots           []string `json:"-"` // hex pubkeys, sorted
+	Relays          []string `json:"-"` // sync relay URLs, normalised, sorted
+
+	Listen       string `json:"listen"`
+	AllowLAN     bool   `json:"allowLan"`
+	ScopeProfile string `json:"scopeProfile"`
+	Limits       Limits `json:"limits"`
+	StartAtLogin bool   `json:"startAtLogin"`
+	// RepoSyncServices are our public relay URLs (normalised, sorted); the
+	// repository sync profile is off while there is none.
+	RepoSyncServices []string `json:"repoSyncServices"`
+	// RepoSyncBootstrap is the relay always asked for repositories; "" = none.
+	RepoSyncBootstrap string `json:"repoSyncBootstrap"`
+}
+
+// DefaultListen is where the server listens unless told otherwise.
+const DefaultListen = "127.0.0.1:7447"
+
+// Defaults are the settings of a data directory where none was ever set.
+func Defaults() Settings {
+	return Settings{
+		Strategy: FrontierInterval, IntervalMinutes: 15, Limits: DefaultLimits(),
+		Listen: DefaultListen, ScopeProfile: "x.com", RepoSyncServices: []string{},
+	}
+}
+
+// clone copies s so that changing the copy's lists leaves s alone.
+func (s Settings) clone() Settings {
+	s.Roots = slices.Clone(s.Roots)
+	s.Relays = slices.Clone(s.Relays)
+	s.RepoSyncServices = slices.Clone(s.RepoSyncServices)
+	return s
+}
