@@ -5,6 +5,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 
+	"dtp-personal/engine/store"
 	"dtp-personal/engine/validation"
 )
 
@@ -65,7 +66,7 @@ func (ix *Index) admitAnnouncement(ev *nostr.Event) error {
 		return nil
 	}
 	r := refuse(RuleNotListed, dKey(a.D))
-	if held := ix.held(a.Owner, a.D); held != nil && beats(a.CreatedAt, a.ID, held.CreatedAt, held.ID) {
+	if held := ix.held(a.Owner, a.D); held != nil && store.Beats(a.CreatedAt, a.ID, held.CreatedAt, held.ID) {
 		ended := *held
 		r.Ends, r.Wants = &ended, nil
 	}

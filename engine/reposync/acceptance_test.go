@@ -7,6 +7,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/fixture"
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/validation"
 )
 
@@ -27,7 +28,7 @@ var (
 // us) and one root issue.
 func heldIndex(t *testing.T) (*Index, *nostr.Event) {
 	t.Helper()
-	ix := NewIndex([]string{ourService}, normalize)
+	ix := NewIndex([]string{ourService}, settings.NormalizeRelayURL)
 	for _, ev := range []*nostr.Event{
 		owner.Announce("tool", []string{"WSS://OUR.example/", relayB}, []string{maint.Pubkey}, 100),
 		maint.Announce("tool", []string{relayB}, []string{maint2.Pubkey}, 100),
@@ -108,7 +109,7 @@ func TestOwnersNewerAnnouncementWithoutUsEndsTheRepository(t *testing.T) {
 }
 
 func TestOffWithoutServiceKeepsTheOldRefusal(t *testing.T) {
-	ix := NewIndex(nil, normalize)
+	ix := NewIndex(nil, settings.NormalizeRelayURL)
 	err := ix.Admit(owner.Announce("tool", []string{ourService}, nil, 1))
 	var rej *validation.Rejection
 	if !errors.As(err, &rej) || err.Error() != "blocked: kind 30617 is not kept by this server" {
@@ -117,7 +118,7 @@ func TestOffWithoutServiceKeepsTheOldRefusal(t *testing.T) {
 }
 
 func TestRefusalsSayWhatTheyWaitFor(t *testing.T) {
-	ix := NewIndex([]string{ourService}, normalize)
+	ix := NewIndex([]string{ourService}, settings.NormalizeRelayURL)
 	ref := fixture.RepoRef(owner.Pubkey, "tool")
 	var r *Refusal
 	comment := stranger.Tagging(1111, "a", 10, ref)

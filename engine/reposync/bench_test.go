@@ -13,6 +13,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/store"
 )
 
@@ -81,7 +82,7 @@ func BenchmarkDesignScale(b *testing.B) {
 	for b.Loop() {
 		before := heapInUse()
 		start := time.Now()
-		ix, plan, err := Load(context.Background(), st, services, bootstrapA, normalize)
+		ix, plan, err := Load(context.Background(), st, services, bootstrapA, settings.NormalizeRelayURL)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	"github.com/nbd-wtf/go-nostr"
+
+	"dtp-personal/engine/store"
 )
 
 // annKey is an announcement's slot: (pubkey, d).
@@ -55,7 +57,7 @@ func (ix *Index) SetServices(services []string) {
 // putAnnouncement records a held announcement (the newer one of its slot).
 func (ix *Index) putAnnouncement(a *Announcement) {
 	k := annKey{a.Owner, a.D}
-	if old, ok := ix.anns[k]; ok && !beats(a.CreatedAt, a.ID, old.CreatedAt, old.ID) {
+	if old, ok := ix.anns[k]; ok && !store.Beats(a.CreatedAt, a.ID, old.CreatedAt, old.ID) {
 		return
 	}
 	if _, ok := ix.anns[k]; !ok {
@@ -223,12 +225,3 @@ func (ix *Index) End(ref RepoRef) *Change {
 
 // dKey is the dependency key "any announcement of repository id d".
 func dKey(d string) string { return "d:" + d }
-
-// beats reports whether event a wins a slot against b: newer created_at,
-// ties to the lexically lower id (SPEC §2.3).
-func beats(aAt int64, aID string, bAt int64, bID string) bool {
-	if aAt != bAt {
-		return aAt > bAt
-	}
-	return aID < bID
-}

@@ -12,6 +12,7 @@ import (
 
 	"dtp-personal/engine/fixture"
 	"dtp-personal/engine/internal/faultrelay"
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/store"
 )
 
@@ -47,7 +48,7 @@ func deltaOf(ds []RelayDelta, relay string) RelayDelta {
 }
 
 func TestPlanFollowsAnnouncementsAndRoots(t *testing.T) {
-	ix := NewIndex([]string{ourService}, normalize)
+	ix := NewIndex([]string{ourService}, settings.NormalizeRelayURL)
 	p := NewPlan([]string{ourService}, bootstrapA)
 	ref := RepoRef(fixture.RepoRef(owner.Pubkey, "tool"))
 
@@ -97,7 +98,7 @@ func TestLoadRebuildsTheSameMaps(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	ix := NewIndex([]string{ourService}, normalize)
+	ix := NewIndex([]string{ourService}, settings.NormalizeRelayURL)
 	live := NewPlan([]string{ourService}, bootstrapA)
 	ref1 := fixture.RepoRef(owner.Pubkey, "tool")
 	ref2 := fixture.RepoRef(maint.Pubkey, "lib")
@@ -115,7 +116,7 @@ func TestLoadRebuildsTheSameMaps(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	_, loaded, err := Load(context.Background(), st, []string{ourService}, bootstrapA, normalize)
+	_, loaded, err := Load(context.Background(), st, []string{ourService}, bootstrapA, settings.NormalizeRelayURL)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"dtp-personal/engine/fixture"
 	"dtp-personal/engine/ingest"
 	"dtp-personal/engine/internal/faultrelay"
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/store"
 	"dtp-personal/engine/validation"
 )
@@ -34,7 +35,7 @@ func startNode(t *testing.T, services []string, bootstrap string) *node {
 	ctx, cancel := context.WithCancel(context.Background())
 	sink := &lateSink{}
 	n.sync, err = New(ctx, Config{
-		Store: st, Sink: sink, Normalize: normalize,
+		Store: st, Sink: sink, Normalize: settings.NormalizeRelayURL,
 		Window: WindowConfig{Length: 50 * time.Millisecond},
 		Conn:   ConnConfig{PageTimeout: 5 * time.Second},
 	}, services, bootstrap)

@@ -146,7 +146,7 @@ func (st writeStmts) save(ev *nostr.Event) (SaveResult, error) {
 			return SaveResult{}, err
 		case winnerID == ev.ID:
 			return SaveResult{Outcome: Duplicate}, nil
-		case !beats(int64(ev.CreatedAt), ev.ID, winnerAt, winnerID):
+		case !Beats(int64(ev.CreatedAt), ev.ID, winnerAt, winnerID):
 			return SaveResult{Outcome: Superseded}, nil
 		default:
 			loser = winnerID
@@ -245,9 +245,9 @@ func slotDigest(ev *nostr.Event) (digest []byte, ok bool) {
 	return sum[:16], true
 }
 
-// beats reports whether event a wins its slot against b: newer created_at,
+// Beats reports whether event a wins its slot against b: newer created_at,
 // ties to the lexically lower id.
-func beats(aAt int64, aID string, bAt int64, bID string) bool {
+func Beats(aAt int64, aID string, bAt int64, bID string) bool {
 	if aAt != bAt {
 		return aAt > bAt
 	}

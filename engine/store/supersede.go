@@ -28,7 +28,7 @@ func (s *Store) Supersede(ev *nostr.Event) (string, error) {
 		case errors.Is(err, sql.ErrNoRows):
 		case err != nil:
 			return err
-		case !beats(int64(ev.CreatedAt), ev.ID, winnerAt, winnerID):
+		case !Beats(int64(ev.CreatedAt), ev.ID, winnerAt, winnerID):
 			return nil
 		default:
 			if err := st.deleteLoser(winnerID); err != nil {
