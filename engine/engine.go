@@ -21,6 +21,7 @@ import (
 
 	"dtp-personal/engine/ingest"
 	"dtp-personal/engine/metrics"
+	"dtp-personal/engine/reposync"
 	"dtp-personal/engine/server"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
@@ -56,6 +57,7 @@ type Engine struct {
 	stats   *ingestStats
 	trust   trust
 	sync    *trustsync.Runner
+	repos   *reposync.Syncer
 	authKey string // NIP-42 key of this data directory; never used to publish
 
 	settingsChanged chan struct{} // tells the sync runner to re-read settings
@@ -124,17 +126,22 @@ func Open(opts Options) (*Engine, error) {
 		return nil, err
 	}
 	e.stats = newIngestStats(e.metrics)
-	profile := validation.Profile{Scope: e.settings.ScopeProfile}
-	if e.ingest, err = ingest.New(st, profile, validation.VerifyEvent, opts.Ingest); err != nil {
+	if e.authKey, err = loadAuthKey(st); err != nil {
+		e.closeStore()
+		return nil, err
+	}
+	if err := e.openRepoSync(); err != nil {
+		e.closeStore()
+		return nil, err
+	}
+	if e.ingest, err = ingest.New(st, e.eventRules(), validation.VerifyEvent, opts.Ingest); err != nil {
 		e.closeStore()
 		return nil, err
 	}
 	e.ingest.OnReject(e.stats.rejected)
 	e.ingest.OnCommit(e.stats.committed)
-	if e.authKey, err = loadAuthKey(st); err != nil {
-		e.Close()
-		return nil, err
-	}
+	// the self-subscriber: every committed event, pulled or pushed
+	e.ingest.OnCommit(func(c ingest.Committed) { e.repos.Committed(c.Stored) })
 	if err := e.buildTrust(); err != nil {
 		e.Close()
 		return nil, err
@@ -213,6 +220,7 @@ func (e *Engine) Serve(ctx context.Context) error {
 	loops.Go(func() { e.watchSettings(ctx) })
 	loops.Go(func() { e.publishStatus(ctx) })
 	loops.Go(func() { e.trust.frontier.Run(ctx) })
+	loops.Go(func() { e.repos.Run(ctx) })
 	loops.Go(func() {
 		if err := e.sync.Run(ctx); err != nil && ctx.Err() == nil {
 			e.log.Error("sync stopped", "err", err)

@@ -20,6 +20,7 @@ func (e *Engine) commitSettings(from, to settings.Settings) {
 	if !slices.Equal(from.Relays, to.Relays) {
 		e.sync.TrackRelays()
 	}
+	e.commitRepoSettings(from, to)
 	if from.Strategy != to.Strategy || from.IntervalMinutes != to.IntervalMinutes || from.Paused != to.Paused ||
 		!slices.Equal(from.Relays, to.Relays) {
 		select {

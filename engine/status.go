@@ -33,6 +33,7 @@ func (e *Engine) Status() status.Snapshot {
 		Progress:        sy.Progress,
 		Ingest:          e.stats.snapshot(e.ingest.Duplicates()),
 		Settings:        s,
+		RepoSync:        e.repos.Status(),
 	}
 	if s.Paused {
 		snap.State = status.StateStopped

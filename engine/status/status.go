@@ -41,6 +41,7 @@ type Snapshot struct {
 	Progress        Progress          `json:"progress"`
 	Ingest          Ingest            `json:"ingest"`
 	Settings        settings.Settings `json:"settings"`
+	RepoSync        RepoSync          `json:"repoSync"`
 }
 
 // Relay is one sync relay's health and progress.

@@ -1,0 +1,77 @@
+package engine
+
+import (
+	"encoding/json"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+
+	"dtp-personal/engine/fixture"
+	"dtp-personal/engine/reposync"
+	"dtp-personal/engine/status"
+)
+
+// Two instances of our own server: B keeps the repositories that list it;
+// A (our service wss://our.example, bootstrap relay B) discovers a
+// repository through B and keeps its events, pulled and pushed.
+func TestRepositorySyncBetweenTwoServers(t *testing.T) {
+	remote, urlB := startEngine(t, Options{})
+	if err := remote.AddRepoService(urlB); err != nil {
+		t.Fatal(err)
+	}
+	owner, dev := fixture.NewAuthor(71), fixture.NewAuthor(72)
+	now := time.Now().Unix()
+	ref := fixture.RepoRef(owner.Pubkey, "tool")
+	ann := owner.Announce("tool", []string{"wss://our.example", urlB}, []string{dev.Pubkey}, now-100)
+	issue := dev.Root(reposync.KindIssue, "crash on start", now-90, ref)
+	comment := owner.Tagging(1111, "E", now-80, issue.ID)
+	state := dev.RepoState("tool", now-70)
+	c := dialRaw(t, urlB)
+	for _, ev := range []*nostr.Event{ann, issue, comment, state} {
+		if ok, msg := c.push(ev); !ok {
+			t.Fatalf("remote refused kind %d: %s", ev.Kind, msg)
+		}
+	}
+
+	local, urlA := startEngine(t, Options{})
+	if err := local.AddRepoService("wss://our.example/"); err != nil {
+		t.Fatal(err)
+	}
+	if err := local.SetRepoBootstrap(urlB); err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range []*nostr.Event{ann, issue, comment, state} {
+		// the window of the self-subscriber is 5 s: discovery, then the layers
+		eventuallyWithin(t, 20*time.Second, "repository event pulled from B", func() bool {
+			has, err := local.store.Has(ev.ID)
+			return err == nil && has
+		})
+	}
+
+	a := dialRaw(t, urlA)
+	patch := dev.Root(reposync.KindPatch, "fix", now, ref)
+	if ok, msg := a.push(patch); !ok {
+		t.Fatalf("patch for a held repository refused: %s", msg)
+	}
+	stray := dev.Root(reposync.KindPatch, "fix", now, fixture.RepoRef(dev.Pubkey, "unknown"))
+	if ok, msg := a.push(stray); ok || msg != "blocked: "+reposync.RuleNotAboutRepo {
+		t.Fatalf("patch for an unknown repository: ok=%v %q", ok, msg)
+	}
+
+	// the pushed patch joins the plan when the window closes
+	eventuallyWithin(t, 10*time.Second, "two root events followed", func() bool { return local.RepoSyncStatus().RootEvents == 2 })
+	code, body := httpGet(t, "http://"+local.ListenAddr()+"/api/v1/status")
+	var snap status.Snapshot
+	if err := json.Unmarshal([]byte(body), &snap); code != 200 || err != nil {
+		t.Fatalf("status: %d %v", code, err)
+	}
+	rs := snap.RepoSync
+	if !rs.Enabled || rs.Repos != 1 || rs.RootEvents != 2 || len(rs.Repositories) != 1 || rs.Repositories[0].Name != "tool" {
+		t.Fatalf("repoSync status %+v", rs)
+	}
+	if i := slices.IndexFunc(rs.Relays, func(r status.RepoRelay) bool { return r.URL == urlB }); i < 0 || !rs.Relays[i].Bootstrap || rs.Relays[i].Filters == 0 {
+		t.Fatalf("relay rows %+v, want the bootstrap relay with its filters", rs.Relays)
+	}
+}

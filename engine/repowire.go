@@ -1,0 +1,59 @@
+package engine
+
+import (
+	"context"
+	"slices"
+
+	"github.com/nbd-wtf/go-nostr"
+
+	"dtp-personal/engine/ingest"
+	"dtp-personal/engine/reposync"
+	"dtp-personal/engine/settings"
+	"dtp-personal/engine/status"
+	"dtp-personal/engine/validation"
+)
+
+// openRepoSync loads the repository-sync profile from the database. It
+// exists before the ingest pipeline, whose checker it is part of.
+func (e *Engine) openRepoSync() error {
+	s := e.settings
+	rs, err := reposync.New(e.ctx, reposync.Config{
+		Store:     e.store,
+		Sink:      repoSink{e},
+		Normalize: settings.NormalizeRelayURL,
+		Log:       e.log.With("part", "reposync"),
+		Conn:      reposync.ConnConfig{AuthKey: e.authKey},
+	}, s.RepoSyncServices, s.RepoSyncBootstrap)
+	if err != nil {
+		return err
+	}
+	e.repos = rs
+	return nil
+}
+
+// eventRules is the pipeline's checker: the trust rules, with the
+// repository profile deciding every other kind.
+func (e *Engine) eventRules() reposync.Rules {
+	return reposync.Rules{Trust: validation.Profile{Scope: e.settings.ScopeProfile}, Repos: e.repos}
+}
+
+// repoSink feeds what the repository profile fetched into the pipeline.
+type repoSink struct{ e *Engine }
+
+func (s repoSink) Ingest(ctx context.Context, relay string, evs []*nostr.Event) (int, error) {
+	return ingest.RelaySink{Pipeline: s.e.ingest, Prefix: reposync.SourcePrefix}.Ingest(ctx, relay, evs)
+}
+
+// commitRepoSettings restarts the profile when its service URLs or its
+// bootstrap relay changed.
+func (e *Engine) commitRepoSettings(from, to settings.Settings) {
+	if slices.Equal(from.RepoSyncServices, to.RepoSyncServices) && from.RepoSyncBootstrap == to.RepoSyncBootstrap {
+		return
+	}
+	if err := e.repos.Reconfigure(e.ctx, to.RepoSyncServices, to.RepoSyncBootstrap); err != nil {
+		e.log.Warn("apply repository sync settings", "err", err)
+	}
+}
+
+// RepoSyncStatus is the repository profile's status (`repo-sync status`).
+func (e *Engine) RepoSyncStatus() status.RepoSync { return e.repos.Status() }
