@@ -148,6 +148,7 @@ func Open(opts Options) (*Engine, error) {
 	}
 	e.sync = e.newSyncRunner()
 	e.registerMetrics()
+	e.registerRepoMetrics()
 	e.server = server.New(server.Config{
 		Ingest:   e.ingest,
 		Events:   st,

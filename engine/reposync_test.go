@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -73,5 +74,18 @@ func TestRepositorySyncBetweenTwoServers(t *testing.T) {
 	}
 	if i := slices.IndexFunc(rs.Relays, func(r status.RepoRelay) bool { return r.URL == urlB }); i < 0 || !rs.Relays[i].Bootstrap || rs.Relays[i].Filters == 0 {
 		t.Fatalf("relay rows %+v, want the bootstrap relay with its filters", rs.Relays)
+	}
+	_, text := httpGet(t, "http://"+local.ListenAddr()+"/metrics")
+	for _, line := range []string{
+		`dtp_repo_sync_relay_connected{relay="` + urlB + `"} 1`,
+		`dtp_repo_sync_relay_health_state{relay="` + urlB + `"} 1`,
+		`dtp_repo_sync_relays_tracked 1`,
+	} {
+		if !strings.Contains(text, line+"\n") {
+			t.Errorf("metrics lack %q", line)
+		}
+	}
+	if !strings.Contains(text, `dtp_repo_sync_events_received_total{relay="`+urlB+`",source="layer1"}`) {
+		t.Error("metrics lack events received by layer")
 	}
 }

@@ -1,8 +1,6 @@
 package reposync
 
 import (
-	"maps"
-	"slices"
 	"sync/atomic"
 
 	"dtp-personal/engine/status"
@@ -80,6 +78,3 @@ func (s *Syncer) Metrics() Metrics {
 	}
 	return m
 }
-
-// Sources lists the event sources in label order.
-func Sources(rm RelayMetrics) []string { return slices.Sorted(maps.Keys(rm.Received)) }
