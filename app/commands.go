@@ -258,10 +258,7 @@ func cmdStatus(c *cli) error {
 	if err := c.parse(); err != nil {
 		return err
 	}
-	var snap status.Snapshot
-	err := withEngine(c,
-		func(base string) error { return getJSON(base+"/api/v1/status", &snap) },
-		func(eng *engine.Engine) error { snap = eng.Status(); return nil })
+	snap, err := currentStatus(c)
 	if err != nil {
 		return err
 	}
@@ -270,6 +267,16 @@ func cmdStatus(c *cli) error {
 	}
 	printStatus(os.Stdout, snap)
 	return nil
+}
+
+// currentStatus is the running server's status snapshot, or this process's
+// when none runs.
+func currentStatus(c *cli) (status.Snapshot, error) {
+	var snap status.Snapshot
+	err := withEngine(c,
+		func(base string) error { return getJSON(base+"/api/v1/status", &snap) },
+		func(eng *engine.Engine) error { snap = eng.Status(); return nil })
+	return snap, err
 }
 
 func printStatus(w io.Writer, s status.Snapshot) {

@@ -23,6 +23,7 @@ Usage:
   dtp-personal limits [--max-depth N --max-authors-per-level N --max-total-authors N ...]
   dtp-personal repo-sync service add URL | remove URL | list [--json]
   dtp-personal repo-sync bootstrap URL | --none     the relay always asked for repositories
+  dtp-personal repo-sync status [--json]            repositories followed and their sync relays
   dtp-personal sync --once                           one frontier pass; exit 0 complete, 3 partial, 1 error
   dtp-personal status [--json]
   dtp-personal resolve SUBJECT [--context C] [--json]

@@ -2,10 +2,18 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+
+	"dtp-personal/engine/fixture"
+	"dtp-personal/engine/status"
+	"dtp-personal/engine/validation"
 )
 
 // The repository sync settings are scripted like the others and reach a
@@ -82,5 +90,50 @@ func awaitRepoSync(t *testing.T, data string, s *server, services []string, boot
 			t.Fatalf("running server did not pick up the repository sync settings within 5 s:\n%s\n%s", out, s.log())
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// `repo-sync status` shows what a running server follows: an announcement
+// imported through the pipeline makes a followed repository.
+func TestRepoSyncStatusOfARunningServer(t *testing.T) {
+	data := t.TempDir()
+	s := startServer(t, data)
+	if _, err := cliRun(t, data, "repo-sync", "service", "add", "wss://our.example"); err != nil {
+		t.Fatal(err)
+	}
+	awaitRepoSync(t, data, s, []string{"wss://our.example"}, "")
+	owner := fixture.NewAuthor(81)
+	ann := owner.Announce("tool", []string{"wss://our.example"}, nil, time.Now().Unix()-10)
+	issue := fixture.NewAuthor(82).Root(1621, "bug", time.Now().Unix()-5, fixture.RepoRef(owner.Pubkey, "tool"))
+	// the announcement first: an import's lines are checked in parallel
+	for _, ev := range []*nostr.Event{ann, issue} {
+		file := filepath.Join(t.TempDir(), "event.jsonl")
+		b, _ := json.Marshal(ev)
+		if err := os.WriteFile(file, append(b, '\n'), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := cliRun(t, data, "import", file); err != nil || !strings.Contains(out, "1 stored") {
+			t.Fatalf("import kind %d: %q %v", ev.Kind, out, err)
+		}
+	}
+	var rs status.RepoSync
+	deadline := time.Now().Add(15 * time.Second) // the self-subscriber's window is 5 s
+	for rs.Repos != 1 || rs.RootEvents != 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("repo-sync status %+v, want one repository with one root event", rs)
+		}
+		time.Sleep(200 * time.Millisecond)
+		out, err := cliRun(t, data, "repo-sync", "status", "--json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal([]byte(out), &rs); err != nil {
+			t.Fatalf("repo-sync status --json: %v\n%s", err, out)
+		}
+	}
+	out, err := cliRun(t, data, "repo-sync", "status")
+	npub, _ := validation.EncodeNpub(owner.Pubkey)
+	if err != nil || !strings.Contains(out, "1 followed, 1 root events") || !strings.Contains(out, "tool") || !strings.Contains(out, npub) {
+		t.Fatalf("repo-sync status printed %q (%v)", out, err)
 	}
 }
