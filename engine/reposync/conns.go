@@ -353,7 +353,7 @@ func (c *relayConn) status() status.RepoRelay {
 	}
 	if c.set != nil {
 		st := c.set.Stats()
-		r.Subscriptions = st.Reqs
+		r.Filters, r.Subscriptions = st.Filters, st.Reqs
 		if !st.CoolingUntil.IsZero() {
 			r.CoolingUntil = st.CoolingUntil.Unix()
 			if r.LastError == "" {

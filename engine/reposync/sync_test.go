@@ -12,7 +12,9 @@ import (
 	"dtp-personal/engine/fixture"
 	"dtp-personal/engine/ingest"
 	"dtp-personal/engine/internal/faultrelay"
+	"dtp-personal/engine/relay"
 	"dtp-personal/engine/settings"
+	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
 	"dtp-personal/engine/validation"
 )
@@ -216,4 +218,81 @@ func TestOutOfOrderEventsAreKeptAside(t *testing.T) {
 		t.Fatalf("announcement: %+v", r)
 	}
 	waitStored(t, n, issue, comment)
+}
+
+// waitRelay waits until the relay's status row satisfies ok.
+func waitRelay(t *testing.T, n *node, url, what string, ok func(r status.RepoRelay) bool) status.RepoRelay {
+	t.Helper()
+	var row status.RepoRelay
+	eventually(t, what, func() bool {
+		for _, r := range n.sync.Status().Relays {
+			if r.URL == url {
+				row = r
+				return ok(r)
+			}
+		}
+		return false
+	})
+	return row
+}
+
+// A relay dropped mid-stream is reconnected with since = last success − 15
+// min: what it got meanwhile arrives (gap events), what is older than that
+// waits for the daily catch-up.
+func TestDroppedRelayReconnectsAndFillsTheGap(t *testing.T) {
+	now := time.Now().Unix()
+	b := faultrelay.StartForTest(t, faultrelay.Mode{})
+	ann := owner.Announce("tool", []string{ourService, b.URL}, nil, now-100)
+	b.Publish(ann)
+	n := startNode(t, []string{ourService}, b.URL)
+	waitStored(t, n, ann)
+	waitRelay(t, n, b.URL, "live connection", func(r status.RepoRelay) bool { return r.State == status.StateLive })
+
+	b.SetMode(faultrelay.Mode{DropAfterAccept: true})
+	b.DropAll()
+	ref := fixture.RepoRef(owner.Pubkey, "tool")
+	recent := stranger.Root(KindIssue, "while you were away", now, ref)
+	old := stranger.Root(KindIssue, "from long ago", now-3600, ref) // before last success − 15 min
+	b.Publish(recent, old)
+	waitRelay(t, n, b.URL, "the drop seen", func(r status.RepoRelay) bool { return !r.Connected })
+	b.SetMode(faultrelay.Mode{})
+
+	waitStored(t, n, recent)
+	if n.has(old.ID) {
+		t.Fatal("the reconnect re-read more than last success − 15 min")
+	}
+	if gap := n.sync.counts[b.URL].gap.Load(); gap < 1 {
+		t.Fatalf("gap events %d, want the missed issue counted", gap)
+	}
+}
+
+// Crossing 70 live filters on one connection consolidates them: the
+// incremental filters are sent and answered, then everything is closed and
+// resubscribed as the consolidated set, in fewer REQs.
+func TestCrossingSeventyFiltersConsolidates(t *testing.T) {
+	now := time.Now().Unix()
+	b := faultrelay.StartForTest(t, faultrelay.Mode{})
+	ann := owner.Announce("tool", []string{ourService, b.URL}, nil, now-100)
+	b.Publish(ann)
+	n := startNode(t, []string{ourService}, b.URL)
+	waitStored(t, n, ann)
+	ref := fixture.RepoRef(owner.Pubkey, "tool")
+	prev := waitRelay(t, n, b.URL, "live", func(r status.RepoRelay) bool { return r.State == status.StateLive })
+	most, mostFilters, consolidated := prev.Subscriptions, prev.Filters, false
+	for i := range 25 { // each new root, in its own window, adds 3 live filters
+		issue := stranger.Root(KindIssue, "issue "+strconv.Itoa(i), now+int64(i), ref)
+		b.Publish(issue)
+		waitStored(t, n, issue)
+		r := waitRelay(t, n, b.URL, "the root's filters", func(r status.RepoRelay) bool { return r.Filters != prev.Filters })
+		consolidated = consolidated || r.Filters < prev.Filters
+		most, mostFilters, prev = max(most, r.Subscriptions), max(mostFilters, r.Filters), r
+	}
+	if !consolidated || mostFilters < relay.MaxLiveFilters-3 || most < 20 || prev.Subscriptions >= most/2 {
+		t.Fatalf("filters peaked at %d in %d REQs, now %+v: want a consolidation at %d filters into far fewer REQs",
+			mostFilters, most, prev, relay.MaxLiveFilters)
+	}
+	// the consolidated set still follows every root
+	reply := maint.Tagging(1111, "E", now+100, n.sync.plan.Roots(RepoRef(ref))[0])
+	b.Publish(reply)
+	waitStored(t, n, reply)
 }
