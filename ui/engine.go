@@ -35,4 +35,9 @@ type Engine interface {
 	SetListen(addr string, allowLAN bool) error
 	SetScopeProfile(scope string) error
 	SetStartAtLogin(on bool) error
+	// AddRepoService adds a public URL of this server (repository sync).
+	AddRepoService(url string) error
+	RemoveRepoService(url string) error
+	// SetRepoBootstrap sets the bootstrap relay; "" = none.
+	SetRepoBootstrap(url string) error
 }

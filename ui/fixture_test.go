@@ -75,6 +75,9 @@ func (f *fakeEngine) SetScopeProfile(s string) error { return f.record("SetScope
 func (f *fakeEngine) SetStartAtLogin(on bool) error {
 	return f.record(fmt.Sprint("SetStartAtLogin ", on))
 }
+func (f *fakeEngine) AddRepoService(u string) error    { return f.record("AddRepoService " + u) }
+func (f *fakeEngine) RemoveRepoService(u string) error { return f.record("RemoveRepoService " + u) }
+func (f *fakeEngine) SetRepoBootstrap(u string) error  { return f.record("SetRepoBootstrap " + u) }
 
 var errRefused = errors.New("relay refused by engine")
 
@@ -119,8 +122,34 @@ func fixture() status.Snapshot {
 	}
 }
 
+// withRepos is s with repository sync on: two repositories on two sync
+// relays, one of them cooling down after refusing subscriptions.
+func withRepos(s status.Snapshot) status.Snapshot {
+	now := fixtureNow.Unix()
+	s.Settings.RepoSyncServices = []string{"wss://git.example.org"}
+	s.Settings.RepoSyncBootstrap = "wss://relay.ngit.dev"
+	s.RepoSync = status.RepoSync{
+		Enabled: true, Services: []string{"wss://git.example.org"}, Bootstrap: "wss://relay.ngit.dev",
+		Repos: 2, RootEvents: 57, KeptAside: 3,
+		Repositories: []status.Repository{
+			{Ref: "30617:" + rootHex + ":ngit", ID: "ngit", Name: "ngit", Owner: rootHex, RootEvents: 42,
+				Relays: []string{"wss://relay.ngit.dev", "wss://nos.lol"}},
+			{Ref: "30617:" + root2Hex + ":dtp", ID: "dtp", Owner: root2Hex, RootEvents: 15, Relays: []string{"wss://nos.lol"}},
+		},
+		Relays: []status.RepoRelay{
+			{URL: "wss://nos.lol", Health: status.HealthHealthy, State: status.StateLive, Connected: true,
+				Filters: 14, Subscriptions: 2, Repos: 2, EventsReceived: 1234},
+			{URL: "wss://relay.ngit.dev", Bootstrap: true, Health: status.HealthHealthy, State: status.StateLive,
+				Connected: true, Filters: 9, Subscriptions: 1, Repos: 1, EventsReceived: 56, CoolingUntil: now + 40,
+				LastError: "refused subscriptions: ERROR: too many concurrent REQs"},
+		},
+	}
+	return s
+}
+
 // newTestGUI is a GUI over a fake engine in a test app, showing the fixture
-// on tab (0 Status, 1 Relays, 2 Frontier, 3 Activity, 4 Settings).
+// on tab (0 Status, 1 Relays, 2 Frontier, 3 Activity, 4 Settings,
+// 5 Repositories).
 func newTestGUI(t *testing.T, tab int) (*GUI, *fakeEngine) {
 	t.Helper()
 	app := test.NewTempApp(t)

@@ -33,6 +33,7 @@ type GUI struct {
 	frontier *frontierView
 	activity *activityView
 	settings *settingsView
+	repos    *reposView
 	tray     *tray
 	views    []view // the tabs' views, in tab order
 
@@ -57,14 +58,16 @@ func New(a fyne.App, eng Engine, quit func()) *GUI {
 	g.frontier = newFrontierView(g)
 	g.activity = newActivityView(g)
 	g.settings = newSettingsView(g)
+	g.repos = newReposView(g)
 	g.tabs = container.NewAppTabs(
 		container.NewTabItem("Status", g.status.root),
 		container.NewTabItem("Relays", g.relays.root),
 		container.NewTabItem("Frontier", g.frontier.root),
 		container.NewTabItem("Activity", g.activity.root),
 		container.NewTabItem("Settings", g.settings.root),
+		container.NewTabItem("Repositories", g.repos.root),
 	)
-	g.views = []view{g.status, g.relays, g.frontier, g.activity, g.settings}
+	g.views = []view{g.status, g.relays, g.frontier, g.activity, g.settings, g.repos}
 	g.tabs.OnSelected = func(*container.TabItem) { g.views[g.tabs.SelectedIndex()].render(g.last) }
 	g.win.SetContent(container.NewBorder(nil, g.notice.label, nil, nil, g.tabs))
 	g.win.Resize(fyne.NewSize(1040, 720))

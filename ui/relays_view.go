@@ -17,11 +17,9 @@ type relaysView struct {
 	g    *GUI
 	root fyne.CanvasObject
 
-	entry    *widget.Entry
-	add      *widget.Button
-	addError *inlineError
-	table    *textTable
-	remove   *widget.Button
+	form   *addForm
+	table  *textTable
+	remove *widget.Button
 }
 
 var relayColumns = []string{
@@ -30,11 +28,9 @@ var relayColumns = []string{
 }
 
 func newRelaysView(g *GUI) *relaysView {
-	v := &relaysView{g: g, addError: newInlineError()}
-	v.entry = widget.NewEntry()
-	v.entry.SetPlaceHolder("wss://relay.example.com")
-	v.entry.OnSubmitted = func(string) { v.addRelay() }
-	v.add = widget.NewButton("Add relay", v.addRelay)
+	v := &relaysView{g: g}
+	v.form = newAddForm(g, "Add relay", "wss://relay.example.com", "Add relay", settings.NormalizeRelayURL,
+		func(url string) error { return g.eng.AddRelay(url) })
 	v.table = newTextTable(relayColumns, []float32{210, 170, 110, 90, 140, 110, 140, 140, 70, 300})
 	v.table.table.StickyColumnCount = 1 // the relay's URL stays in view while scrolling sideways
 	v.remove = widget.NewButton("Remove selected relay", v.removeRelay)
@@ -48,33 +44,8 @@ func newRelaysView(g *GUI) *relaysView {
 		v.remove.SetText("Remove " + key)
 		v.remove.Enable()
 	}
-	top := container.NewVBox(
-		container.NewBorder(nil, nil, nil, v.add, v.entry),
-		v.addError.label,
-	)
-	v.root = container.NewBorder(top, container.NewHBox(v.remove), nil, nil, v.table.table)
+	v.root = container.NewBorder(v.form.root, container.NewHBox(v.remove), nil, nil, v.table.table)
 	return v
-}
-
-func (v *relaysView) addRelay() {
-	typed := v.entry.Text
-	relay, err := settings.NormalizeRelayURL(typed)
-	if err != nil {
-		v.addError.set(err.Error())
-		return
-	}
-	v.addError.clear()
-	v.add.Disable()
-	v.g.call("Add relay", func() error { return v.g.eng.AddRelay(relay) }, func(err error) {
-		v.add.Enable()
-		if err != nil {
-			v.addError.set(err.Error())
-			return
-		}
-		if v.entry.Text == typed { // unless the user typed on meanwhile
-			v.entry.SetText("")
-		}
-	})
 }
 
 func (v *relaysView) removeRelay() {

@@ -24,16 +24,20 @@ func TestScreenshots(t *testing.T) {
 		t.Fatal(err)
 	}
 	g, _ := newTestGUI(t, 1)
+	g.render(withRepos(fixture()))
 	g.relays.table.table.Select(fyneCell(1))
-	g.relays.entry.SetText("http://not-a-relay")
-	g.relays.addRelay() // shows the inline error
+	g.relays.form.entry.SetText("http://not-a-relay")
+	g.relays.form.submit() // shows the inline error
 
 	c := software.NewCanvas()
 	c.SetContent(g.win.Content())
 	for i, tab := range g.tabs.Items {
 		height := float32(720)
-		if tab.Text == "Settings" {
+		switch tab.Text {
+		case "Settings":
 			height = 1320 // the whole form, not just what fits before scrolling
+		case "Repositories":
+			height = 1100
 		}
 		c.Resize(fyne.NewSize(1100, height))
 		g.tabs.SelectIndex(i)

@@ -45,9 +45,9 @@ func TestSettingsBadInputIsRefusedInline(t *testing.T) {
 		"zz" + rootHex[2:]:               "64-character hex",
 		"nsec1whatever":                  "64-character hex",
 	} {
-		v.rootEntry.SetText(input)
-		v.addRoot()
-		if got := v.rootError.text(); !strings.Contains(got, msg) {
+		v.rootForm.entry.SetText(input)
+		v.rootForm.submit()
+		if got := v.rootForm.err.text(); !strings.Contains(got, msg) {
 			t.Errorf("root %q: error %q, want %q", input, got, msg)
 		}
 	}
@@ -90,11 +90,11 @@ func TestSettingsCommands(t *testing.T) {
 	v := g.settings
 
 	// settle after each step: a command's result updates the form.
-	v.rootEntry.SetText(" " + rootNpub + " ")
-	v.addRoot()
+	v.rootForm.entry.SetText(" " + rootNpub + " ")
+	v.rootForm.submit()
 	g.settle()
-	v.rootEntry.SetText(strings.ToUpper(root2Hex))
-	v.addRoot()
+	v.rootForm.entry.SetText(strings.ToUpper(root2Hex))
+	v.rootForm.submit()
 	g.settle()
 	v.roots.table.Select(fyneCell(1))
 	test.Tap(v.removeRoot)
@@ -128,9 +128,9 @@ func TestSettingsCommands(t *testing.T) {
 		"SetScopeProfile x.com",
 		"SetStartAtLogin true",
 	)
-	if v.rootEntry.Text != "" || v.limitsError.text() != "" || v.listenError.text() != "" {
+	if v.rootForm.entry.Text != "" || v.limitsError.text() != "" || v.listenError.text() != "" {
 		t.Errorf("after success: root entry %q, limits error %q, listen error %q",
-			v.rootEntry.Text, v.limitsError.text(), v.listenError.text())
+			v.rootForm.entry.Text, v.limitsError.text(), v.listenError.text())
 	}
 }
 

@@ -2,12 +2,10 @@ package ui
 
 import (
 	"fmt"
-	"image/color"
 	"strconv"
 	"strings"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
@@ -22,8 +20,7 @@ type settingsView struct {
 	g    *GUI
 	root fyne.CanvasObject
 
-	rootEntry  *widget.Entry
-	rootError  *inlineError
+	rootForm   *addForm
 	roots      *textTable
 	removeRoot *widget.Button
 
@@ -45,13 +42,12 @@ type settingsView struct {
 
 func newSettingsView(g *GUI) *settingsView {
 	v := &settingsView{
-		g: g, rootError: newInlineError(), limitsError: newInlineError(),
+		g: g, limitsError: newInlineError(),
 		listenError: newInlineError(), scopeError: newInlineError(),
 	}
 
-	v.rootEntry = widget.NewEntry()
-	v.rootEntry.SetPlaceHolder("npub1… or 64-character hex public key")
-	v.rootEntry.OnSubmitted = func(string) { v.addRoot() }
+	v.rootForm = newAddForm(g, "Add root", "npub1… or 64-character hex public key", "Add root", tidyRoot,
+		func(root string) error { return g.eng.AddRoot(root) })
 	v.roots = newTextTable([]string{"Root (npub)", "Hex"}, []float32{500, 560})
 	v.removeRoot = widget.NewButton("Remove selected root", v.removeSelectedRoot)
 	v.removeRoot.Disable()
@@ -62,12 +58,9 @@ func newSettingsView(g *GUI) *settingsView {
 			v.removeRoot.Enable()
 		}
 	}
-	rootsHeight := canvas.NewRectangle(color.Transparent)
-	rootsHeight.SetMinSize(fyne.NewSize(0, 150)) // room for a few roots; the table scrolls beyond
-	rootsTable := container.NewStack(rootsHeight, v.roots.table)
+	rootsTable := fixedHeight(v.roots.table, 150) // room for a few roots; the table scrolls beyond
 	rootsCard := widget.NewCard("Roots", "Whose web of trust to follow", container.NewVBox(
-		container.NewBorder(nil, nil, nil, widget.NewButton("Add root", v.addRoot), v.rootEntry),
-		v.rootError.label,
+		v.rootForm.root,
 		rootsTable,
 		container.NewHBox(v.removeRoot),
 	))
@@ -120,24 +113,13 @@ func newSettingsView(g *GUI) *settingsView {
 	return v
 }
 
-func (v *settingsView) addRoot() {
-	typed := v.rootEntry.Text
+// tidyRoot checks a typed root; the engine parses the key again, so it gets
+// it as typed, tidied.
+func tidyRoot(typed string) (string, error) {
 	if _, err := settings.ParsePubkey(typed); err != nil {
-		v.rootError.set(err.Error())
-		return
+		return "", err
 	}
-	// the engine parses the key again: it gets it as typed, tidied
-	root := strings.ToLower(strings.TrimSpace(typed))
-	v.rootError.clear()
-	v.g.call("Add root", func() error { return v.g.eng.AddRoot(root) }, func(err error) {
-		if err != nil {
-			v.rootError.set(err.Error())
-			return
-		}
-		if v.rootEntry.Text == typed { // unless the user typed on meanwhile
-			v.rootEntry.SetText("")
-		}
-	})
+	return strings.ToLower(strings.TrimSpace(typed)), nil
 }
 
 func (v *settingsView) removeSelectedRoot() {

@@ -1,9 +1,12 @@
 package ui
 
 import (
+	"image/color"
 	"slices"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 )
 
@@ -99,4 +102,12 @@ func (t *textTable) selectedRow() []string {
 		}
 	}
 	return nil
+}
+
+// fixedHeight gives a table a minimum height inside a box that would
+// otherwise shrink it to one row.
+func fixedHeight(table *widget.Table, height float32) fyne.CanvasObject {
+	space := canvas.NewRectangle(color.Transparent)
+	space.SetMinSize(fyne.NewSize(0, height))
+	return container.NewStack(space, table)
 }

@@ -55,7 +55,11 @@ func (t *tray) render(s status.Snapshot) {
 		t.menu.Items = t.items(s)
 		t.host.SetSystemTrayMenu(t.menu)
 	}
-	if line := "DTP Personal: " + stateLabel(s); line != t.status || time.Since(t.statusAt) > statusReassert {
+	line := "DTP Personal: " + stateLabel(s)
+	if repos := repoStateLabel(s.RepoSync); repos != "" {
+		line += " · " + repos
+	}
+	if line != t.status || time.Since(t.statusAt) > statusReassert {
 		t.status, t.statusAt = line, time.Now()
 		t.host.SetStatus(line)
 	}

@@ -114,14 +114,14 @@ func TestAddInvalidRelayShowsErrorAndCallsNothing(t *testing.T) {
 		"wss://me:pw@relay.x":     "user name",
 		"wss://relay.example/#me": "fragment",
 	} {
-		v.entry.SetText(input)
-		test.Tap(v.add)
+		v.form.entry.SetText(input)
+		test.Tap(v.form.button)
 		g.settle()
-		if got := v.addError.text(); !strings.Contains(got, msg) {
+		if got := v.form.err.text(); !strings.Contains(got, msg) {
 			t.Errorf("input %q: inline error %q, want it to mention %q", input, got, msg)
 		}
-		if v.entry.Text != input {
-			t.Errorf("input %q was changed to %q", input, v.entry.Text)
+		if v.form.entry.Text != input {
+			t.Errorf("input %q was changed to %q", input, v.form.entry.Text)
 		}
 	}
 	assertCalls(t, eng)
@@ -130,21 +130,21 @@ func TestAddInvalidRelayShowsErrorAndCallsNothing(t *testing.T) {
 func TestAddRelayCallsEngineAndShowsItsError(t *testing.T) {
 	g, eng := newTestGUI(t, 1)
 	v := g.relays
-	v.addError.set("old message")
-	v.entry.SetText("  wss://relay.example.com  ")
-	test.Tap(v.add)
+	v.form.err.set("old message")
+	v.form.entry.SetText("  wss://relay.example.com  ")
+	test.Tap(v.form.button)
 	g.settle()
 	assertCalls(t, eng, "AddRelay wss://relay.example.com")
-	if v.entry.Text != "" || v.addError.text() != "" || v.add.Disabled() {
-		t.Errorf("after success: entry %q, error %q, add disabled %t", v.entry.Text, v.addError.text(), v.add.Disabled())
+	if v.form.entry.Text != "" || v.form.err.text() != "" || v.form.button.Disabled() {
+		t.Errorf("after success: entry %q, error %q, add disabled %t", v.form.entry.Text, v.form.err.text(), v.form.button.Disabled())
 	}
 
 	eng.err = errRefused
-	v.entry.SetText("wss://bad.example")
-	test.Tap(v.add)
+	v.form.entry.SetText("wss://bad.example")
+	test.Tap(v.form.button)
 	g.settle()
-	if v.addError.text() != errRefused.Error() || v.entry.Text != "wss://bad.example" {
-		t.Errorf("after refusal: error %q, entry %q", v.addError.text(), v.entry.Text)
+	if v.form.err.text() != errRefused.Error() || v.form.entry.Text != "wss://bad.example" {
+		t.Errorf("after refusal: error %q, entry %q", v.form.err.text(), v.form.entry.Text)
 	}
 }
 

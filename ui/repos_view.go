@@ -1,0 +1,180 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"dtp-personal/engine/settings"
+	"dtp-personal/engine/status"
+)
+
+// reposView is the Repositories tab (repository sync, SPEC §8): this
+// server's public URLs and the bootstrap relay, the repositories followed,
+// and the sync relays with their health and filters.
+type reposView struct {
+	g    *GUI
+	root fyne.CanvasObject
+
+	summary        *widget.Label
+	serviceForm    *addForm
+	services       *textTable
+	removeService  *widget.Button
+	bootstrap      *syncedEntry
+	bootstrapError *inlineError
+	repos          *textTable
+	relays         *textTable
+}
+
+var (
+	repoColumns     = []string{"Repository", "Owner", "Root events", "Sync relays"}
+	repoRelayColumn = []string{"Relay", "Role", "Health", "State", "Connected", "Filters", "REQs", "Repos", "Events", "Last error"}
+)
+
+func newReposView(g *GUI) *reposView {
+	v := &reposView{g: g, summary: widget.NewLabel(""), bootstrapError: newInlineError()}
+	v.summary.Wrapping = fyne.TextWrapWord
+	v.serviceForm = newAddForm(g, "Add service URL", "wss://relay.example.com (where users reach this server)",
+		"Add service URL", settings.NormalizeRelayURL, func(url string) error { return g.eng.AddRepoService(url) })
+	v.services = newTextTable([]string{"Service URL"}, []float32{600})
+	v.removeService = widget.NewButton("Remove selected URL", v.removeSelectedService)
+	v.removeService.Disable()
+	v.services.onSelect = func(key string) {
+		if key == "" {
+			v.removeService.Disable()
+		} else {
+			v.removeService.Enable()
+		}
+	}
+	v.bootstrap = newSyncedEntry()
+	v.bootstrap.SetPlaceHolder("wss://relay.example.com (optional: where announcements are discovered)")
+	v.bootstrap.OnSubmitted = func(string) { v.setBootstrap() }
+
+	settingsCard := widget.NewCard("Repository sync", "Keeps the git events (NIP-34) of repositories whose announcements list this server",
+		container.NewVBox(
+			v.summary,
+			widget.NewLabel("This server's public URLs"),
+			v.serviceForm.root,
+			fixedHeight(v.services.table, 80),
+			container.NewHBox(v.removeService),
+			widget.NewLabel("Bootstrap relay"),
+			container.NewBorder(nil, nil, nil, container.NewHBox(
+				widget.NewButton("Set", v.setBootstrap),
+				widget.NewButton("Clear", v.clearBootstrap),
+			), v.bootstrap.Entry),
+			v.bootstrapError.label,
+		))
+	v.repos = newTextTable(repoColumns, []float32{180, 330, 100, 420})
+	v.relays = newTextTable(repoRelayColumn, []float32{260, 90, 210, 90, 90, 70, 60, 60, 80, 300})
+	v.relays.table.StickyColumnCount = 1
+	// the tab scrolls as a whole; each table shows several rows and scrolls beyond
+	v.root = container.NewVScroll(container.NewVBox(
+		settingsCard,
+		widget.NewCard("Repositories followed", "", fixedHeight(v.repos.table, 220)),
+		widget.NewCard("Sync relays", "", fixedHeight(v.relays.table, 220)),
+	))
+	return v
+}
+
+func (v *reposView) removeSelectedService() {
+	row := v.services.selectedRow()
+	if row == nil {
+		return
+	}
+	url := row[0]
+	v.g.call("Remove service URL", func() error { return v.g.eng.RemoveRepoService(url) }, nil)
+}
+
+func (v *reposView) setBootstrap() {
+	url, err := settings.NormalizeRelayURL(v.bootstrap.Text)
+	if err != nil {
+		v.bootstrapError.set(err.Error())
+		return
+	}
+	v.bootstrapError.clear()
+	v.g.call("Set bootstrap relay", func() error { return v.g.eng.SetRepoBootstrap(url) }, v.bootstrapError.setErr)
+}
+
+func (v *reposView) clearBootstrap() {
+	v.bootstrapError.clear()
+	v.bootstrap.SetText("")
+	v.g.call("Clear bootstrap relay", func() error { return v.g.eng.SetRepoBootstrap("") }, v.bootstrapError.setErr)
+}
+
+func (v *reposView) render(s status.Snapshot) {
+	rs := s.RepoSync
+	setText(v.summary, repoSummary(rs))
+	services := make([][]string, len(s.Settings.RepoSyncServices))
+	for i, u := range s.Settings.RepoSyncServices {
+		services[i] = []string{u}
+	}
+	v.services.setRows(services)
+	v.bootstrap.show(s.Settings.RepoSyncBootstrap)
+
+	repos := make([][]string, len(rs.Repositories))
+	for i, r := range rs.Repositories {
+		name := r.Name
+		if name == "" {
+			name = r.ID
+		}
+		repos[i] = []string{name, displayKey(r.Owner), count(r.RootEvents), strings.Join(r.Relays, " ")}
+	}
+	v.repos.setRows(repos)
+
+	relays := make([][]string, len(rs.Relays))
+	for i, r := range rs.Relays {
+		role, connected, lastError := "listed", "no", r.LastError
+		if r.Bootstrap {
+			role = "bootstrap"
+		}
+		if r.Connected {
+			connected = "yes"
+		}
+		health := r.Health
+		if r.CoolingUntil != 0 {
+			health += ", cooling down " + v.g.clock.relative(r.CoolingUntil, "")
+		} else if r.NextRetry != 0 && !r.Connected {
+			health += ", retry " + v.g.clock.relative(r.NextRetry, "")
+		}
+		if lastError == "" {
+			lastError = "—"
+		}
+		relays[i] = []string{r.URL, role, health, r.State, connected, count(r.Filters), count(r.Subscriptions),
+			count(r.Repos), count(r.EventsReceived), lastError}
+	}
+	v.relays.setRows(relays)
+}
+
+// repoSummary is the tab's first line: off and how to turn it on, or what
+// is followed.
+func repoSummary(rs status.RepoSync) string {
+	if !rs.Enabled {
+		return "Off. Add the public URL under which users reach this server; repositories whose announcements list it are kept."
+	}
+	s := fmt.Sprintf("%s repositories followed, %s root events, %s sync relays", count(rs.Repos), count(rs.RootEvents), count(len(rs.Relays)))
+	if rs.KeptAside > 0 {
+		s += fmt.Sprintf(", %s events waiting for what they refer to", count(rs.KeptAside))
+	}
+	return s
+}
+
+// repoStateLabel is the repository profile's part of the tray line: "" while
+// it is off, else how many sync relays are connected.
+func repoStateLabel(rs status.RepoSync) string {
+	if !rs.Enabled {
+		return ""
+	}
+	connected := 0
+	for _, r := range rs.Relays {
+		if r.Connected {
+			connected++
+		}
+	}
+	if connected == len(rs.Relays) {
+		return fmt.Sprintf("repos %d live", rs.Repos)
+	}
+	return fmt.Sprintf("repos %d, %d of %d relays connected", rs.Repos, connected, len(rs.Relays))
+}

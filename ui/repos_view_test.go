@@ -1,0 +1,99 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2/test"
+
+	"dtp-personal/engine/status"
+)
+
+// newReposGUI shows the Repositories tab with repository sync on.
+func newReposGUI(t *testing.T) (*GUI, *fakeEngine) {
+	g, eng := newTestGUI(t, 5)
+	g.render(withRepos(fixture()))
+	return g, eng
+}
+
+func TestReposViewShowsRepositoriesAndSyncRelays(t *testing.T) {
+	g, _ := newReposGUI(t)
+	v := g.repos
+	if got := v.summary.Text; got != "2 repositories followed, 57 root events, 2 sync relays, 3 events waiting for what they refer to" {
+		t.Errorf("summary %q", got)
+	}
+	wantRepos := [][]string{
+		{"ngit", rootNpub, "42", "wss://relay.ngit.dev wss://nos.lol"},
+		{"dtp", displayKey(root2Hex), "15", "wss://nos.lol"},
+	}
+	wantRelays := [][]string{
+		{"wss://nos.lol", "listed", "healthy", "live", "yes", "14", "2", "2", "1,234", "—"},
+		{"wss://relay.ngit.dev", "bootstrap", "healthy, cooling down in 40 s", "live", "yes", "9", "1", "1", "56",
+			"refused subscriptions: ERROR: too many concurrent REQs"},
+	}
+	for name, c := range map[string]struct{ got, want [][]string }{
+		"repositories": {v.repos.rows, wantRepos}, "relays": {v.relays.rows, wantRelays},
+	} {
+		if len(c.got) != len(c.want) {
+			t.Fatalf("%s: %d rows, want %d", name, len(c.got), len(c.want))
+		}
+		for i := range c.want {
+			if strings.Join(c.got[i], "|") != strings.Join(c.want[i], "|") {
+				t.Errorf("%s row %d:\n got %q\nwant %q", name, i, c.got[i], c.want[i])
+			}
+		}
+	}
+	if v.bootstrap.Text != "wss://relay.ngit.dev" || len(v.services.rows) != 1 {
+		t.Errorf("bootstrap %q, services %v", v.bootstrap.Text, v.services.rows)
+	}
+	g.showTab(5, 1400, 900)
+	assertShows(t, v.root, "Repositories followed", "Sync relays", "ngit", "wss://nos.lol", "This server's public URLs")
+
+	g.render(fixture()) // repository sync off
+	if !strings.HasPrefix(v.summary.Text, "Off.") || len(v.repos.rows) != 0 || len(v.relays.rows) != 0 {
+		t.Errorf("off: summary %q, %d repos, %d relays", v.summary.Text, len(v.repos.rows), len(v.relays.rows))
+	}
+}
+
+func TestReposViewCommandsAndInlineErrors(t *testing.T) {
+	g, eng := newReposGUI(t)
+	v := g.repos
+	v.serviceForm.entry.SetText("https://git.example.org")
+	test.Tap(v.serviceForm.button)
+	g.settle()
+	if !strings.Contains(v.serviceForm.err.text(), "ws:// or wss://") {
+		t.Errorf("bad service URL: inline error %q", v.serviceForm.err.text())
+	}
+	v.bootstrap.SetText("not a url")
+	v.setBootstrap()
+	g.settle()
+	if v.bootstrapError.text() == "" {
+		t.Error("bad bootstrap relay accepted")
+	}
+	assertCalls(t, eng)
+
+	v.serviceForm.entry.SetText("WSS://Git.Example.org:443/")
+	test.Tap(v.serviceForm.button)
+	v.bootstrap.SetText("wss://boot.example/")
+	v.setBootstrap()
+	v.services.table.Select(fyneCell(0))
+	test.Tap(v.removeService)
+	v.clearBootstrap()
+	g.settle()
+	assertCalls(t, eng, "AddRepoService wss://git.example.org", "SetRepoBootstrap wss://boot.example",
+		"RemoveRepoService wss://git.example.org", "SetRepoBootstrap ")
+}
+
+func TestRepoStateInTrayLine(t *testing.T) {
+	rs := withRepos(fixture()).RepoSync
+	if got := repoStateLabel(rs); got != "repos 2 live" {
+		t.Errorf("all connected: %q", got)
+	}
+	rs.Relays[0].Connected = false
+	if got := repoStateLabel(rs); got != "repos 2, 1 of 2 relays connected" {
+		t.Errorf("one down: %q", got)
+	}
+	if got := repoStateLabel(status.RepoSync{}); got != "" {
+		t.Errorf("off: %q", got)
+	}
+}
