@@ -2,6 +2,7 @@ package reposync
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -39,13 +40,15 @@ type relayConn struct {
 	counts *relayCounts
 	link   *relay.Link
 
-	mu       sync.Mutex
-	full     []LayerFilter   // every filter the relay should carry
-	pending  [][]LayerFilter // incremental filters not yet sent
-	state    string
-	set      *relay.LiveSet
-	lastGood time.Time // last moment everything received was committed
-	caughtUp int64     // UTC day of the last full catch-up
+	mu        sync.Mutex
+	full      []LayerFilter   // every filter the relay should carry
+	pending   [][]LayerFilter // incremental filters not yet sent
+	state     string
+	set       *relay.LiveSet
+	lastGood  time.Time // last moment everything received was committed
+	coolUntil time.Time // a failed batch: the relay is left alone until then
+	coolWhy   string
+	caughtUp  int64 // UTC day of the last full catch-up
 
 	wake   chan struct{}
 	cancel context.CancelFunc
@@ -121,13 +124,49 @@ func (c *relayConn) run(parent context.Context) {
 		if failure != nil && ctx.Err() == nil {
 			c.s.cfg.Log.Warn("repository sync connection failed", "relay", c.url, "err", failure)
 		}
-		if !relay.ConnectionError(failure) || ctx.Err() != nil {
-			failure = nil // the relay answered; a batch failed and is retried at the reconnect
+		batchFailed := failure != nil && !relay.ConnectionError(failure) && ctx.Err() == nil
+		connFailure := failure
+		if batchFailed || ctx.Err() != nil {
+			connFailure = nil // the relay answered: not a connection failure
 		}
-		c.link.Release(conn, failure)
+		c.link.Release(conn, connFailure)
 		if ctx.Err() == nil {
 			c.setState(status.StateReconnecting)
 		}
+		if batchFailed && !c.pause(ctx, c.retryAfter(failure), failure) {
+			return
+		}
+	}
+}
+
+// retryAfter is how long a relay whose batch failed is left alone before the
+// batch is asked again: a minute after it refused for load, else the first
+// backoff step.
+func (c *relayConn) retryAfter(batchErr error) time.Duration {
+	var closed *relay.ClosedError
+	if errors.As(batchErr, &closed) && relay.IsRefusal(closed.Reason) {
+		return relay.RefusalCooldown
+	}
+	return relay.BackoffBase
+}
+
+// pause waits d after a failed batch, showing the cool-down and why in the
+// relay's status; false when ctx ended.
+func (c *relayConn) pause(ctx context.Context, d time.Duration, why error) bool {
+	clock := c.s.cfg.Clock
+	c.mu.Lock()
+	c.coolUntil, c.coolWhy = clock.Now().Add(d), why.Error()
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.coolUntil, c.coolWhy = time.Time{}, ""
+		c.mu.Unlock()
+	}()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-clock.After(d):
+		return true
 	}
 }
 
@@ -350,6 +389,12 @@ func (c *relayConn) status() status.RepoRelay {
 		URL: c.url, Health: h.State, State: c.state, Connected: c.link.Connected(),
 		Filters: len(c.full), EventsReceived: c.counts.received(), LastError: h.LastError,
 		Failures: h.ConsecutiveFailures, NextRetry: h.NextRetryAt,
+	}
+	if !c.coolUntil.IsZero() {
+		r.CoolingUntil = c.coolUntil.Unix()
+		if r.LastError == "" {
+			r.LastError = c.coolWhy
+		}
 	}
 	if c.set != nil {
 		st := c.set.Stats()

@@ -57,6 +57,7 @@ func (ix *Index) SetServices(services []string) {
 // putAnnouncement records a held announcement (the newer one of its slot).
 func (ix *Index) putAnnouncement(a *Announcement) {
 	k := annKey{a.Owner, a.D}
+	a.ref = a.Ref()
 	if old, ok := ix.anns[k]; ok && !store.Beats(a.CreatedAt, a.ID, old.CreatedAt, old.ID) {
 		return
 	}
@@ -196,8 +197,8 @@ func (ix *Index) Apply(ev *nostr.Event) (*Change, []string) {
 		ix.mu.Lock()
 		var refs []RepoRef
 		for _, r := range rootRefs(ev) {
-			if ix.heldRef(string(r)) != nil {
-				refs = append(refs, r)
+			if a := ix.heldRef(string(r)); a != nil {
+				refs = append(refs, a.ref) // the announcement's copy: one string per repository, not per event
 			}
 		}
 		ix.putRoot(ev.ID, refs)

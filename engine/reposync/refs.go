@@ -79,6 +79,8 @@ type Announcement struct {
 	CreatedAt   int64
 	Relays      []string // normalised, sorted, unique; unparseable URLs left out
 	Maintainers []string // hex pubkeys, sorted, unique, not the owner
+
+	ref RepoRef // Ref(), kept once the index holds the announcement
 }
 
 // ParseAnnouncement reads a kind 30617 event. Relays from every `relays` tag

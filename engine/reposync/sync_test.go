@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -295,4 +296,24 @@ func TestCrossingSeventyFiltersConsolidates(t *testing.T) {
 	reply := maint.Tagging(1111, "E", now+100, n.sync.plan.Roots(RepoRef(ref))[0])
 	b.Publish(reply)
 	waitStored(t, n, reply)
+}
+
+// A relay that refuses subscriptions ("too many concurrent REQs") is left
+// alone for a cool-down, and its status says so.
+func TestRefusingRelayCoolsDownVisibly(t *testing.T) {
+	now := time.Now().Unix()
+	b := faultrelay.StartForTest(t, faultrelay.Mode{MaxSubscriptions: 2})
+	ann := owner.Announce("tool", []string{ourService, b.URL}, nil, now-100)
+	ref := fixture.RepoRef(owner.Pubkey, "tool")
+	var roots []*nostr.Event
+	for i := range 700 { // 26 filters: three REQs of ten and a page of history, where the relay allows two
+		roots = append(roots, stranger.Root(KindIssue, "issue "+strconv.Itoa(i), now-1000+int64(i), ref))
+	}
+	b.Publish(ann)
+	b.Publish(roots...)
+	n := startNode(t, []string{ourService}, b.URL)
+	r := waitRelay(t, n, b.URL, "cool-down shown", func(r status.RepoRelay) bool { return r.CoolingUntil > now })
+	if r.CoolingUntil > time.Now().Add(relay.RefusalCooldown+time.Second).Unix() || !strings.Contains(r.LastError, "too many") {
+		t.Fatalf("relay row %+v: want a cool-down of about a minute and the refusal named", r)
+	}
 }
