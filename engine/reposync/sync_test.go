@@ -317,3 +317,33 @@ func TestRefusingRelayCoolsDownVisibly(t *testing.T) {
 		t.Fatalf("relay row %+v: want a cool-down of about a minute and the refusal named", r)
 	}
 }
+
+// The owner's newer announcement without our service is refused, removes the
+// held one and ends the repository: its filters go, its events are refused.
+func TestOwnerEndsTheRepository(t *testing.T) {
+	now := time.Now().Unix()
+	b := faultrelay.StartForTest(t, faultrelay.Mode{})
+	n := startNode(t, []string{ourService}, "")
+	ctx := context.Background()
+	held := owner.Announce("tool", []string{ourService, b.URL}, nil, now-100)
+	if r, _ := n.pipe.SubmitWait(ctx, held, "push"); r.Outcome != ingest.Stored {
+		t.Fatalf("announcement: %+v", r)
+	}
+	waitRelay(t, n, b.URL, "B connected", func(r status.RepoRelay) bool { return r.Connected })
+
+	newer := owner.Announce("tool", []string{b.URL}, nil, now-50)
+	if r, _ := n.pipe.SubmitWait(ctx, newer, "push"); r.OK() || r.Message != "blocked: "+RuleNotListed {
+		t.Fatalf("newer announcement without us: %+v", r)
+	}
+	if n.has(held.ID) || n.has(newer.ID) {
+		t.Fatal("the held announcement was not removed, or the refused one was stored")
+	}
+	eventually(t, "B closed", func() bool { return len(n.sync.Status().Relays) == 0 && n.sync.Status().Repos == 0 })
+	patch := stranger.Root(KindPatch, "late", now, fixture.RepoRef(owner.Pubkey, "tool"))
+	if r, _ := n.pipe.SubmitWait(ctx, patch, "push"); r.OK() {
+		t.Fatal("a patch for an ended repository was stored")
+	}
+	if r, _ := n.pipe.SubmitWait(ctx, held, "push"); r.Outcome == ingest.Stored {
+		t.Fatal("the older announcement came back after the end")
+	}
+}
