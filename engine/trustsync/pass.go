@@ -129,7 +129,7 @@ func (p *pass) run(ctx context.Context) (status.Coverage, error) {
 func (p *pass) connect(ctx context.Context, urls []string) {
 	var wg sync.WaitGroup
 	for _, url := range urls {
-		link := p.r.link(url)
+		link := p.r.links.Get(url)
 		pc := &passConn{link: link}
 		p.conns = append(p.conns, pc)
 		h := link.Health()
@@ -163,7 +163,7 @@ func (p *pass) release() {
 			state = status.StateError
 		}
 		p.r.setRelayState(pc.link.URL(), state)
-		p.r.persistHealth(pc.link.Health(), true)
+		p.r.links.Save(pc.link)
 	}
 }
 
