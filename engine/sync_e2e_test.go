@@ -12,6 +12,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/fixture"
+	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/validation"
@@ -203,7 +204,7 @@ func TestGlobalContinuousFollowsEveryTrustEvent(t *testing.T) {
 		if ok, msg := rc.push(ev); !ok {
 			t.Fatal(msg)
 		}
-		eventually(t, "a stranger's kind "+fmt.Sprint(ev.Kind)+" event arrives", func() bool {
+		testutil.Eventually(t, "a stranger's kind "+fmt.Sprint(ev.Kind)+" event arrives", func() bool {
 			held, _ := eng.Store().Has(ev.ID)
 			return held
 		})

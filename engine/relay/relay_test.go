@@ -12,6 +12,7 @@ import (
 
 	"dtp-personal/engine/health"
 	"dtp-personal/engine/internal/faultrelay"
+	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/relay"
 	"dtp-personal/engine/status"
 )
@@ -216,7 +217,7 @@ func TestHealthTransitions(t *testing.T) {
 	}
 	useful(c)
 	clock.Advance(health.StableAfter)
-	waitFor(t, func() bool { return link.Health().ConsecutiveFailures == 0 })
+	testutil.Eventually(t, "recovery", func() bool { return link.Health().ConsecutiveFailures == 0 })
 	wantState(status.HealthHealthy, 0, -1)
 	// A stable connection that drops reconnects at once.
 	r.DropAll()
@@ -253,16 +254,5 @@ func TestHealthTransitions(t *testing.T) {
 	defer savedMu.Unlock()
 	if saved.State != status.HealthDead {
 		t.Fatal("health changes were not reported for persistence")
-	}
-}
-
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not reached")
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }

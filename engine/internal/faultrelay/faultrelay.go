@@ -13,7 +13,6 @@ import (
 	"net"
 	"net/http"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -21,6 +20,8 @@ import (
 	"github.com/coder/websocket"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip42"
+
+	"dtp-personal/engine/internal/testutil"
 )
 
 // Mode is how the relay misbehaves. The zero Mode is a well-behaved relay.
@@ -172,15 +173,7 @@ func (r *Relay) Publish(evs ...*nostr.Event) {
 }
 
 // newer orders events newest first, ties by id ascending (NIP-01 order).
-func newer(a, b *stored) int {
-	if a.ev.CreatedAt != b.ev.CreatedAt {
-		if a.ev.CreatedAt > b.ev.CreatedAt {
-			return -1
-		}
-		return 1
-	}
-	return strings.Compare(a.ev.ID, b.ev.ID)
-}
+func newer(a, b *stored) int { return testutil.NewestFirst(a.ev, b.ev) }
 
 // query answers one filter, newest first, limit applied (and capped).
 func (r *Relay) query(f nostr.Filter, capLimit int) []*stored {
