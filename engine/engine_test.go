@@ -202,7 +202,7 @@ func TestSlotReductionOverRealSocket(t *testing.T) {
 	if ok, msg := c.push(newest); !ok || msg != "" {
 		t.Fatalf("newer statement: %v %q", ok, msg)
 	}
-	got, err := eng.Store().Query(context.Background(), nostr.Filter{Authors: []string{alice.Pubkey}}, 100)
+	got, err := eng.store.Query(context.Background(), nostr.Filter{Authors: []string{alice.Pubkey}}, 100)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -88,7 +88,7 @@ func startRemote(t *testing.T, evs []*nostr.Event) string {
 
 func storedIDs(t *testing.T, eng *Engine) []string {
 	t.Helper()
-	evs, err := eng.Store().Query(context.Background(), nostr.Filter{}, 0)
+	evs, err := eng.store.Query(context.Background(), nostr.Filter{}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +205,7 @@ func TestGlobalContinuousFollowsEveryTrustEvent(t *testing.T) {
 			t.Fatal(msg)
 		}
 		testutil.Eventually(t, "a stranger's kind "+fmt.Sprint(ev.Kind)+" event arrives", func() bool {
-			held, _ := eng.Store().Has(ev.ID)
+			held, _ := eng.store.Has(ev.ID)
 			return held
 		})
 	}

@@ -129,7 +129,7 @@ func (l *live) relayLoop(ctx context.Context, url string) {
 			failure = nil // the relay answered; a batch failed
 		}
 		link.Release(conn, failure)
-		l.r.metrics.relay(url).garbage.Add(conn.Garbage())
+		l.r.metrics.connEnded(url, conn)
 		l.r.links.Save(link)
 		if !lastGood.IsZero() {
 			floor = lastGood.Add(-relay.ReconnectWindow).Unix()

@@ -156,7 +156,7 @@ func (p *pass) release() {
 				failure = nil // the relay answered; a batch failed
 			}
 			pc.link.Release(pc.conn, failure)
-			p.r.metrics.relay(pc.link.URL()).garbage.Add(pc.conn.Garbage())
+			p.r.metrics.connEnded(pc.link.URL(), pc.conn)
 		}
 		state := status.StateComplete
 		if pc.failure != nil {

@@ -52,10 +52,9 @@ type Relay struct {
 	ids      map[string]bool
 	conns    map[*conn]bool
 
-	reqs        atomic.Int64
-	eventsSent  atomic.Int64
-	connections atomic.Int64
-	authed      sync.Map // pubkey -> true
+	reqs       atomic.Int64
+	eventsSent atomic.Int64
+	authed     sync.Map // pubkey -> true
 }
 
 type stored struct {
@@ -103,20 +102,16 @@ func (r *Relay) Reqs() int64 { return r.reqs.Load() }
 // EventsSent counts EVENT messages sent (stored and live).
 func (r *Relay) EventsSent() int64 { return r.eventsSent.Load() }
 
-// Connections counts accepted WebSocket connections.
-func (r *Relay) Connections() int64 { return r.connections.Load() }
-
 // Authenticated reports whether pubkey passed NIP-42 on some connection.
 func (r *Relay) Authenticated(pubkey string) bool {
 	_, ok := r.authed.Load(pubkey)
 	return ok
 }
 
-// ResetCounters zeroes Reqs, EventsSent and Connections.
+// ResetCounters zeroes Reqs and EventsSent.
 func (r *Relay) ResetCounters() {
 	r.reqs.Store(0)
 	r.eventsSent.Store(0)
-	r.connections.Store(0)
 }
 
 // DropAll abruptly closes every open connection.
@@ -226,7 +221,6 @@ func (r *Relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	ws.SetReadLimit(16 << 20)
-	r.connections.Add(1)
 	if mode.DropAfterAccept {
 		ws.CloseNow()
 		return
