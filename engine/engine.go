@@ -171,9 +171,6 @@ func Open(opts Options) (*Engine, error) {
 	return e, nil
 }
 
-// Store gives read access to the database for CLI commands (list, export).
-func (e *Engine) Store() *store.Store { return e.store }
-
 // Submit pushes one event through the ingest pipeline and waits for it.
 func (e *Engine) Submit(ctx context.Context, ev *nostr.Event, source string) (ingest.Result, error) {
 	return e.ingest.SubmitWait(ctx, ev, source)

@@ -16,6 +16,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/fixture"
+	"dtp-personal/engine/internal/testutil"
 )
 
 // startEngine runs a real engine on a temporary data directory, listening on
@@ -54,13 +55,7 @@ func runEngine(t testing.TB, opts Options) (*Engine, string, func()) {
 		})
 	}
 	t.Cleanup(stop)
-	deadline := time.Now().Add(5 * time.Second)
-	for eng.ListenAddr() == "" {
-		if time.Now().After(deadline) {
-			t.Fatal("engine did not start listening")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testutil.Eventually(t, "engine listening", func() bool { return eng.ListenAddr() != "" })
 	return eng, "ws://" + eng.ListenAddr(), stop
 }
 
@@ -207,7 +202,7 @@ func TestSlotReductionOverRealSocket(t *testing.T) {
 	if ok, msg := c.push(newest); !ok || msg != "" {
 		t.Fatalf("newer statement: %v %q", ok, msg)
 	}
-	got, err := eng.Store().Query(context.Background(), nostr.Filter{Authors: []string{alice.Pubkey}}, 100)
+	got, err := eng.store.Query(context.Background(), nostr.Filter{Authors: []string{alice.Pubkey}}, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,11 +238,7 @@ func TestREQFiltersOverRealSocket(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	relay, err := nostr.RelayConnect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer relay.Close()
+	relay := testutil.Connect(t, ctx, url)
 
 	dTag := all[4].Tags.GetFirst([]string{"d"})
 	filters := map[string]nostr.Filter{
@@ -265,21 +256,7 @@ func TestREQFiltersOverRealSocket(t *testing.T) {
 			Tags: nostr.TagMap{"s": {"x.com"}}, Since: ptr(nostr.Timestamp(t0 + 100))},
 	}
 	for name, f := range filters {
-		var want []*nostr.Event
-		for _, ev := range all {
-			if f.Matches(ev) {
-				want = append(want, ev)
-			}
-		}
-		slices.SortFunc(want, func(a, b *nostr.Event) int {
-			if a.CreatedAt != b.CreatedAt {
-				return int(b.CreatedAt - a.CreatedAt)
-			}
-			return strings.Compare(a.ID, b.ID)
-		})
-		if f.Limit > 0 && len(want) > f.Limit {
-			want = want[:f.Limit]
-		}
+		want := testutil.Matching(all, f, 0)
 		if len(want) == 0 {
 			t.Fatalf("%s: fixture has no matching event; the case proves nothing", name)
 		}
@@ -350,11 +327,7 @@ func TestLiveSubscriptionReceivesLaterPush(t *testing.T) {
 	alice, bob := fixture.NewAuthor(1), fixture.NewAuthor(2)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	relay, err := nostr.RelayConnect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer relay.Close()
+	relay := testutil.Connect(t, ctx, url)
 	sub, err := relay.Subscribe(ctx, nostr.Filters{{Kinds: []int{32009}, Authors: []string{alice.Pubkey}}})
 	if err != nil {
 		t.Fatal(err)

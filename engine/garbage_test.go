@@ -11,6 +11,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/fixture"
+	"dtp-personal/engine/internal/testutil"
 )
 
 // TestGarbageNeverWedgesTheServer throws malformed frames at the server from
@@ -69,11 +70,7 @@ func TestGarbageNeverWedgesTheServer(t *testing.T) {
 	if ok, msg := good.push(alice.Trust(fixture.P(fixture.NewAuthor(99).Pubkey), "1", t0)); !ok {
 		t.Fatalf("good connection refused after a 10 MB frame: %s", msg)
 	}
-	relay, err := nostr.RelayConnect(ctx, url)
-	if err != nil {
-		t.Fatalf("new connection after garbage: %v", err)
-	}
-	defer relay.Close()
+	relay := testutil.Connect(t, ctx, url) // a new connection after garbage
 	got, err := relay.QuerySync(ctx, nostr.Filter{Authors: []string{alice.Pubkey}})
 	if err != nil || len(got) != 4 {
 		t.Fatalf("after garbage: query returned %d events (%v), want the 4 pushed", len(got), err)

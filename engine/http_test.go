@@ -13,6 +13,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/fixture"
+	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 )
@@ -68,7 +69,7 @@ func TestHTTPEndpoints(t *testing.T) {
 		t.Fatalf("recent rejections %+v", st.Ingest.RecentRejections)
 	}
 
-	eventually(t, "alice in the frontier", func() bool { return eng.Status().Frontier.Size == 2 })
+	testutil.Eventually(t, "alice in the frontier", func() bool { return eng.Status().Frontier.Size == 2 })
 	code, body = httpGet(t, base+"/api/v1/resolve?subject="+alice.Pubkey)
 	var ans Answer
 	if code != 200 || json.Unmarshal([]byte(body), &ans) != nil || ans.Verdict != "trusted" || len(ans.Evidence) != 1 {

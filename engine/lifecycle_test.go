@@ -12,6 +12,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/fixture"
+	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/status"
 )
 
@@ -33,7 +34,7 @@ func TestCloseWhileServing(t *testing.T) {
 	eng := openQuiet(t, data)
 	served := make(chan error, 1)
 	go func() { served <- eng.Serve(context.Background()) }()
-	eventually(t, "listening", func() bool { return eng.ListenAddr() != "" })
+	testutil.Eventually(t, "listening", func() bool { return eng.ListenAddr() != "" })
 
 	var snapshots atomic.Int64
 	eng.Subscribe(func(status.Snapshot) { snapshots.Add(1) })
@@ -53,7 +54,7 @@ func TestCloseWhileServing(t *testing.T) {
 			}
 		}
 	}()
-	eventually(t, "events and a snapshot", func() bool { return accepted.Load() >= 20 && snapshots.Load() > 0 })
+	testutil.Eventually(t, "events and a snapshot", func() bool { return accepted.Load() >= 20 && snapshots.Load() > 0 })
 
 	start := time.Now()
 	if err := eng.Close(); err != nil {

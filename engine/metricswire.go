@@ -22,6 +22,7 @@ func (e *Engine) registerMetrics() {
 	received := r.NewCopiedCounter("dtp_relay_events_received_total", "Events received from the relay, by source.", "relay", "source")
 	gaps := r.NewCopiedCounter("dtp_relay_gap_events_total", "Events re-read to fill a gap after a drop or back-pressure.", "relay")
 	garbage := r.NewCopiedCounter("dtp_relay_garbage_frames_total", "Frames from the relay that were not valid relay messages.", "relay")
+	mismatched := r.NewCopiedCounter("dtp_relay_mismatched_events_total", "Events from the relay that did not match their subscription's filters (dropped).", "relay")
 	tracked := r.NewGauge("dtp_relays_tracked", "Relays configured.")
 	relaysConnected := r.NewGauge("dtp_relays_connected", "Relays connected.")
 	dead := r.NewGauge("dtp_relays_dead", "Relays in the dead health state.")
@@ -41,7 +42,7 @@ func (e *Engine) registerMetrics() {
 			truncations.Set(float64(t.Cut), t.Reason)
 		}
 		m := e.sync.Metrics()
-		for _, g := range []metrics.Gauge{connected, attempts, health, failures, received, gaps, garbage} {
+		for _, g := range []metrics.Gauge{connected, attempts, health, failures, received, gaps, garbage, mismatched} {
 			g.Reset()
 		}
 		for _, rm := range m.Relays {
@@ -56,6 +57,7 @@ func (e *Engine) registerMetrics() {
 			received.Set(float64(rm.EventsLive), rm.URL, "live")
 			gaps.Set(float64(rm.GapEvents), rm.URL)
 			garbage.Set(float64(rm.GarbageFrames), rm.URL)
+			mismatched.Set(float64(rm.MismatchedEvents), rm.URL)
 		}
 		tracked.Set(float64(m.RelaysTracked))
 		relaysConnected.Set(float64(m.RelaysConnected))

@@ -10,6 +10,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/fixture"
+	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/reposync"
 	"dtp-personal/engine/status"
 )
@@ -45,7 +46,7 @@ func TestRepositorySyncBetweenTwoServers(t *testing.T) {
 	}
 	for _, ev := range []*nostr.Event{ann, issue, comment, state} {
 		// the window of the self-subscriber is 5 s: discovery, then the layers
-		eventuallyWithin(t, 20*time.Second, "repository event pulled from B", func() bool {
+		testutil.EventuallyWithin(t, 20*time.Second, "repository event pulled from B", func() bool {
 			has, err := local.store.Has(ev.ID)
 			return err == nil && has
 		})
@@ -62,7 +63,7 @@ func TestRepositorySyncBetweenTwoServers(t *testing.T) {
 	}
 
 	// the pushed patch joins the plan when the window closes
-	eventuallyWithin(t, 10*time.Second, "two root events followed", func() bool { return local.RepoSyncStatus().RootEvents == 2 })
+	testutil.EventuallyWithin(t, 10*time.Second, "two root events followed", func() bool { return local.RepoSyncStatus().RootEvents == 2 })
 	code, body := httpGet(t, "http://"+local.ListenAddr()+"/api/v1/status")
 	var snap status.Snapshot
 	if err := json.Unmarshal([]byte(body), &snap); code != 200 || err != nil {

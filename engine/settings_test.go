@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"dtp-personal/engine/fixture"
+	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
@@ -38,7 +39,7 @@ func TestLoweredHeapLimitFreezesRunningHeap(t *testing.T) {
 	if err := lowerHeapNodeLimit(cli, nodes); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the running heap at its new node limit", func() bool {
+	testutil.Eventually(t, "the running heap at its new node limit", func() bool {
 		return eng.Status().Heap.NodeLimit == nodes
 	})
 	if ok, msg := c.push(root.Trust(fixture.P(fixture.NewAuthor(5).Pubkey), "1", t0)); !ok {

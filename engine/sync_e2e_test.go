@@ -12,6 +12,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/fixture"
+	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/validation"
@@ -87,7 +88,7 @@ func startRemote(t *testing.T, evs []*nostr.Event) string {
 
 func storedIDs(t *testing.T, eng *Engine) []string {
 	t.Helper()
-	evs, err := eng.Store().Query(context.Background(), nostr.Filter{}, 0)
+	evs, err := eng.store.Query(context.Background(), nostr.Filter{}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,8 +204,8 @@ func TestGlobalContinuousFollowsEveryTrustEvent(t *testing.T) {
 		if ok, msg := rc.push(ev); !ok {
 			t.Fatal(msg)
 		}
-		eventually(t, "a stranger's kind "+fmt.Sprint(ev.Kind)+" event arrives", func() bool {
-			held, _ := eng.Store().Has(ev.ID)
+		testutil.Eventually(t, "a stranger's kind "+fmt.Sprint(ev.Kind)+" event arrives", func() bool {
+			held, _ := eng.store.Has(ev.ID)
 			return held
 		})
 	}

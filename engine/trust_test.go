@@ -5,28 +5,10 @@ import (
 	"encoding/json"
 	"slices"
 	"testing"
-	"time"
 
 	"dtp-personal/engine/fixture"
+	"dtp-personal/engine/internal/testutil"
 )
-
-// eventually polls cond for up to 5 s (the frontier recomputes about 1 s
-// after a batch that changed hops).
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	eventuallyWithin(t, 5*time.Second, what, cond)
-}
-
-func eventuallyWithin(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
 
 func resolve(t *testing.T, eng *Engine, subject string) Answer {
 	t.Helper()
@@ -67,7 +49,7 @@ func TestPushedEventsChangeAnswersAndSurviveRestart(t *testing.T) {
 		}
 		// root trusts alice: alice joins the frontier, her statement counts
 		c.push(root.Trust(fixture.P(alice.Pubkey), "1", t0))
-		eventually(t, "distrusted verdict via alice", func() bool { return resolve(t, eng, subject).Verdict == "distrusted" })
+		testutil.Eventually(t, "distrusted verdict via alice", func() bool { return resolve(t, eng, subject).Verdict == "distrusted" })
 		a := resolve(t, eng, subject)
 		if len(a.Evidence) != 1 || a.Evidence[0].Author != alice.Pubkey || a.Evidence[0].Depth != 1 {
 			t.Fatalf("evidence %+v, want alice at depth 1", a.Evidence)
@@ -78,7 +60,7 @@ func TestPushedEventsChangeAnswersAndSurviveRestart(t *testing.T) {
 		// root trusts bob, who trusts the subject: mixed
 		c.push(root.Trust(fixture.P(bob.Pubkey), "1", t0))
 		c.push(bob.Trust(fixture.XUser("777"), "1", t0, fixture.Scopes("x.com")))
-		eventually(t, "mixed verdict", func() bool { return resolve(t, eng, subject).Verdict == "mixed" })
+		testutil.Eventually(t, "mixed verdict", func() bool { return resolve(t, eng, subject).Verdict == "mixed" })
 
 		// carol is outside the frontier until a session registers her as a root
 		c.push(carol.Trust(fixture.XUser("777"), "1", t0+1, fixture.Scopes("x.com")))
@@ -90,11 +72,11 @@ func TestPushedEventsChangeAnswersAndSurviveRestart(t *testing.T) {
 		if msg := session.read(); str(msg[0]) != "ROOTS" {
 			t.Fatalf("ROOTS answered with %s", msg[0])
 		}
-		eventually(t, "session root in the frontier", func() bool {
+		testutil.Eventually(t, "session root in the frontier", func() bool {
 			return slices.Contains(eng.Status().Frontier.SessionRoots, carol.Pubkey) && len(resolve(t, eng, subject).Evidence) == 3
 		})
 		session.ws.CloseNow()
-		eventually(t, "session root gone with its connection", func() bool {
+		testutil.Eventually(t, "session root gone with its connection", func() bool {
 			return len(eng.Status().Frontier.SessionRoots) == 0 && len(resolve(t, eng, subject).Evidence) == 2
 		})
 		before = resolve(t, eng, subject)

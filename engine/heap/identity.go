@@ -208,14 +208,6 @@ func (h *Heap) ClaimCandidates() []string {
 	})
 }
 
-// HintedPubkeys are all pubkeys named by held npub hints (the daily full
-// refresh re-fetches their claims).
-func (h *Heap) HintedPubkeys() []string {
-	h.mu.RLock()
-	defer h.mu.RUnlock()
-	return h.hintedPubkeys(func(string) bool { return true })
-}
-
 func (h *Heap) hintedPubkeys(keep func(string) bool) []string {
 	out := make([]string, 0, len(h.ids.accounts))
 	for p := range h.ids.accounts {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"dtp-personal/engine/health"
 )
 
 // Link is one relay's connection life: it dials when health allows, feeds
@@ -13,19 +15,19 @@ type Link struct {
 	url      string
 	opts     Options
 	clock    Clock
-	onChange func(Health)
+	onChange func(health.Health)
 
 	mu        sync.Mutex
-	health    Health
+	health    health.Health
 	connected bool
 	notifyMu  sync.Mutex
 }
 
 // NewLink starts from a relay's stored health. onChange is called after
 // every health change, outside the link's lock.
-func NewLink(h Health, opts Options, clock Clock, onChange func(Health)) *Link {
+func NewLink(h health.Health, opts Options, clock Clock, onChange func(health.Health)) *Link {
 	if h.State == "" {
-		h.State = NewHealth(h.URL).State
+		h.State = health.New(h.URL).State
 	}
 	return &Link{url: h.URL, opts: opts, clock: clock, onChange: onChange, health: h}
 }
@@ -34,7 +36,7 @@ func NewLink(h Health, opts Options, clock Clock, onChange func(Health)) *Link {
 func (l *Link) URL() string { return l.url }
 
 // Health is the current health.
-func (l *Link) Health() Health {
+func (l *Link) Health() health.Health {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.health
@@ -49,7 +51,7 @@ func (l *Link) Connected() bool {
 
 // update changes the health and reports it. Reports are serialised and
 // always carry the latest health, so the last one saved is never stale.
-func (l *Link) update(fn func(h *Health)) {
+func (l *Link) update(fn func(h *health.Health)) {
 	l.mu.Lock()
 	fn(&l.health)
 	l.mu.Unlock()
@@ -65,36 +67,36 @@ func (l *Link) update(fn func(h *Health)) {
 // a relay in backoff).
 func (l *Link) Connect(ctx context.Context) (*Conn, error) {
 	now := l.clock.Now()
-	l.update(func(h *Health) { h.Attempt(now) })
+	l.update(func(h *health.Health) { h.Attempt(now) })
 	opts := l.opts
 	opts.OnUseful = func() {
 		t := l.clock.Now()
-		l.update(func(h *Health) { h.Useful(t) })
+		l.update(func(h *health.Health) { h.Useful(t) })
 	}
 	c, err := Dial(ctx, l.url, opts)
 	if err != nil {
 		t := l.clock.Now()
-		l.update(func(h *Health) { h.Failed(t, err) })
+		l.update(func(h *health.Health) { h.Failed(t, err) })
 		return nil, err
 	}
 	t := l.clock.Now()
-	l.update(func(h *Health) {
+	l.update(func(h *health.Health) {
 		h.Connected(t)
 		l.connected = true
 	})
-	go l.settleWhenStable(c, l.clock.After(StableAfter))
+	go l.settleWhenStable(c, l.clock.After(health.StableAfter))
 	return c, nil
 }
 
 // settleWhenStable lets a long-lived connection count as recovered once it
-// has stayed up StableAfter, without waiting for its end.
+// has stayed up health.StableAfter, without waiting for its end.
 func (l *Link) settleWhenStable(c *Conn, stable <-chan time.Time) {
 	select {
 	case <-c.Done():
 	case <-stable:
 		if c.Err() == nil {
 			t := l.clock.Now()
-			l.update(func(h *Health) { h.Settle(t) })
+			l.update(func(h *health.Health) { h.Settle(t) })
 		}
 	}
 }
@@ -106,7 +108,7 @@ func (l *Link) Release(c *Conn, failure error) {
 	dropped, cause := c.Dropped(), c.Err()
 	c.Close()
 	t := l.clock.Now()
-	l.update(func(h *Health) {
+	l.update(func(h *health.Health) {
 		l.connected = false
 		switch {
 		case dropped:
@@ -124,7 +126,7 @@ func (l *Link) Fetched(st FetchStats) {
 	if st.Events == 0 {
 		return
 	}
-	l.update(func(h *Health) {
+	l.update(func(h *health.Health) {
 		h.EventsFetched += int64(st.Events)
 		if h.OldestReached == 0 || st.Oldest < h.OldestReached {
 			h.OldestReached = st.Oldest

@@ -10,6 +10,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/internal/faultrelay"
+	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/relay"
 )
 
@@ -99,7 +100,7 @@ func TestLiveSetServesEveryFilterUnderSubscriptionLimit(t *testing.T) {
 	if err := set.Add(context.Background(), groups); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool { return !set.Stats().CoolingUntil.IsZero() })
+	testutil.Eventually(t, "refusal cool-down", func() bool { return !set.Stats().CoolingUntil.IsZero() })
 	if _, ok := notices.Load("ERROR: too many concurrent REQs"); !ok {
 		t.Fatal("the relay's NOTICE was not surfaced")
 	}
@@ -113,7 +114,7 @@ func TestLiveSetServesEveryFilterUnderSubscriptionLimit(t *testing.T) {
 	}
 	reqsBefore := r.Reqs()
 	clock.Advance(relay.RefusalCooldown)
-	waitFor(t, func() bool { return got.servedAll(n) })
+	testutil.Eventually(t, "every filter served", func() bool { return got.servedAll(n) })
 	st := set.Stats()
 	if st.Reqs > limit/2 || st.Filters != n || !st.CoolingUntil.IsZero() {
 		t.Fatalf("after the repack %+v: want at most %d REQs carrying %d filters", st, limit/2, n)
@@ -140,7 +141,7 @@ func TestLiveSetConsolidatesPastMaxFilters(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := int64(relay.MaxLiveFilters / relay.DefaultFiltersPerReq)
-	waitFor(t, func() bool { return r.Reqs() >= want })
+	testutil.Eventually(t, "the REQs", func() bool { return r.Reqs() >= want })
 	time.Sleep(50 * time.Millisecond) // no more than want
 	reqs := r.Reqs()
 	if reqs != want {
@@ -149,7 +150,7 @@ func TestLiveSetConsolidatesPastMaxFilters(t *testing.T) {
 	if err := set.Add(ctx, groups[relay.MaxLiveFilters:]); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool { return got.servedAll(relay.MaxLiveFilters+1) && got.eosedFor("all") })
+	testutil.Eventually(t, "consolidated REQ served", func() bool { return got.servedAll(relay.MaxLiveFilters+1) && got.eosedFor("all") })
 	// one incremental REQ, then the consolidated one
 	if sent := r.Reqs() - reqs; sent != 2 {
 		t.Fatalf("consolidation sent %d REQs, want 2", sent)

@@ -10,7 +10,9 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 
+	"dtp-personal/engine/health"
 	"dtp-personal/engine/internal/faultrelay"
+	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/relay"
 	"dtp-personal/engine/status"
 )
@@ -157,9 +159,9 @@ func TestHealthTransitions(t *testing.T) {
 	clock := faultrelay.NewClock(time.Unix(1_700_000_000, 0))
 	r := faultrelay.StartForTest(t, faultrelay.Mode{}, trustEvents(3, 1_700_000_000)...)
 	var savedMu sync.Mutex
-	var saved relay.Health
-	link := relay.NewLink(relay.NewHealth(r.URL), relay.Options{DialTimeout: time.Second}, clock,
-		func(h relay.Health) {
+	var saved health.Health
+	link := relay.NewLink(health.New(r.URL), relay.Options{DialTimeout: time.Second}, clock,
+		func(h health.Health) {
 			savedMu.Lock()
 			saved = h
 			savedMu.Unlock()
@@ -214,8 +216,8 @@ func TestHealthTransitions(t *testing.T) {
 		t.Fatal(err)
 	}
 	useful(c)
-	clock.Advance(relay.StableAfter)
-	waitFor(t, func() bool { return link.Health().ConsecutiveFailures == 0 })
+	clock.Advance(health.StableAfter)
+	testutil.Eventually(t, "recovery", func() bool { return link.Health().ConsecutiveFailures == 0 })
 	wantState(status.HealthHealthy, 0, -1)
 	// A stable connection that drops reconnects at once.
 	r.DropAll()
@@ -234,14 +236,14 @@ func TestHealthTransitions(t *testing.T) {
 		h := link.Health()
 		elapsed := clock.Now().Sub(start)
 		switch {
-		case elapsed >= relay.DeadAfter:
-			wantState(status.HealthDead, i, relay.DeadRetry)
+		case elapsed >= health.DeadAfter:
+			wantState(status.HealthDead, i, health.DeadRetry)
 		case i > 11: // 5 s << 10 passes the 1 h cap
 			wantState(status.HealthHourly, i, time.Hour)
-		case relay.BackoffBase<<(i-1) >= relay.BackoffCap:
+		case health.BackoffBase<<(i-1) >= health.BackoffCap:
 			wantState(status.HealthHourly, i, time.Hour)
 		default:
-			wantState(status.HealthBackoff, i, relay.BackoffBase<<(i-1))
+			wantState(status.HealthBackoff, i, health.BackoffBase<<(i-1))
 		}
 		if h.State == status.HealthDead {
 			break
@@ -252,16 +254,5 @@ func TestHealthTransitions(t *testing.T) {
 	defer savedMu.Unlock()
 	if saved.State != status.HealthDead {
 		t.Fatal("health changes were not reported for persistence")
-	}
-}
-
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not reached")
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }

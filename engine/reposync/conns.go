@@ -8,6 +8,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 
+	"dtp-personal/engine/health"
 	"dtp-personal/engine/relay"
 	"dtp-personal/engine/status"
 )
@@ -58,7 +59,7 @@ type relayConn struct {
 func newRelayConn(s *Syncer, url string, counts *relayCounts, full []LayerFilter) *relayConn {
 	return &relayConn{
 		s: s, url: url, counts: counts, full: full, state: status.StateIdle,
-		link: s.link(url), caughtUp: -1,
+		link: s.links.Get(url), caughtUp: -1,
 		wake: make(chan struct{}, 1), done: make(chan struct{}),
 	}
 }
@@ -130,6 +131,7 @@ func (c *relayConn) run(parent context.Context) {
 			connFailure = nil // the relay answered: not a connection failure
 		}
 		c.link.Release(conn, connFailure)
+		c.s.links.Save(c.link)
 		if ctx.Err() == nil {
 			c.setState(status.StateReconnecting)
 		}
@@ -147,7 +149,7 @@ func (c *relayConn) retryAfter(batchErr error) time.Duration {
 	if errors.As(batchErr, &closed) && relay.IsRefusal(closed.Reason) {
 		return relay.RefusalCooldown
 	}
-	return relay.BackoffBase
+	return health.BackoffBase
 }
 
 // pause waits d after a failed batch, showing the cool-down and why in the

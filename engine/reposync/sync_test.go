@@ -13,6 +13,7 @@ import (
 	"dtp-personal/engine/fixture"
 	"dtp-personal/engine/ingest"
 	"dtp-personal/engine/internal/faultrelay"
+	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/relay"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
@@ -65,6 +66,10 @@ func startNode(t *testing.T, services []string, bootstrap string) *node {
 	return n
 }
 
+// patience bounds every wait: a reconnect after an unstable connection
+// waits out the first backoff step (5 s).
+const patience = 15 * time.Second
+
 // lateSink lets the pipeline, built after the Syncer, receive its events.
 type lateSink struct{ sink ingest.RelaySink }
 
@@ -77,21 +82,10 @@ func (n *node) has(id string) bool {
 	return err == nil && ok
 }
 
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 func waitStored(t *testing.T, n *node, evs ...*nostr.Event) {
 	t.Helper()
 	for _, ev := range evs {
-		eventually(t, "event of kind "+strconv.Itoa(ev.Kind)+" stored", func() bool { return n.has(ev.ID) })
+		testutil.EventuallyWithin(t, patience, "event of kind "+strconv.Itoa(ev.Kind)+" stored", func() bool { return n.has(ev.ID) })
 	}
 }
 
@@ -225,7 +219,7 @@ func TestOutOfOrderEventsAreKeptAside(t *testing.T) {
 func waitRelay(t *testing.T, n *node, url, what string, ok func(r status.RepoRelay) bool) status.RepoRelay {
 	t.Helper()
 	var row status.RepoRelay
-	eventually(t, what, func() bool {
+	testutil.EventuallyWithin(t, patience, what, func() bool {
 		for _, r := range n.sync.Status().Relays {
 			if r.URL == url {
 				row = r
@@ -338,7 +332,7 @@ func TestOwnerEndsTheRepository(t *testing.T) {
 	if n.has(held.ID) || n.has(newer.ID) {
 		t.Fatal("the held announcement was not removed, or the refused one was stored")
 	}
-	eventually(t, "B closed", func() bool { return len(n.sync.Status().Relays) == 0 && n.sync.Status().Repos == 0 })
+	testutil.EventuallyWithin(t, patience, "B closed", func() bool { return len(n.sync.Status().Relays) == 0 && n.sync.Status().Repos == 0 })
 	patch := stranger.Root(KindPatch, "late", now, fixture.RepoRef(owner.Pubkey, "tool"))
 	if r, _ := n.pipe.SubmitWait(ctx, patch, "push"); r.OK() {
 		t.Fatal("a patch for an ended repository was stored")

@@ -14,7 +14,6 @@ import (
 
 	"dtp-personal/engine/relay"
 	"dtp-personal/engine/status"
-	"dtp-personal/engine/store"
 )
 
 // SourcePrefix marks events this profile fetched ("reposync:<relay>"): only
@@ -25,9 +24,8 @@ const SourcePrefix = "reposync:"
 // Store is what the profile needs of the database (*store.Store fits).
 type Store interface {
 	EventSource
+	relay.HealthStore
 	Supersede(ev *nostr.Event) (ended string, err error)
-	RelayHealth(url string) (store.RelayHealth, bool, error)
-	SaveRelayHealth(h store.RelayHealth) error
 }
 
 // Sink takes fetched events: it returns once they are committed or refused.
@@ -59,6 +57,7 @@ type WindowConfig struct {
 type Syncer struct {
 	cfg   Config
 	aside *Aside
+	links *relay.Links // health of the sync relays, saved in the store
 
 	mu        sync.Mutex
 	ix        *Index
@@ -92,6 +91,10 @@ func New(ctx context.Context, cfg Config, services []string, bootstrap string) (
 	cfg.Conn = cfg.Conn.withDefaults()
 	s := &Syncer{cfg: cfg, aside: NewAside(cfg.Clock, cfg.Window.AsideMax, cfg.Window.AsideTTL),
 		conns: map[string]*relayConn{}, counts: map[string]*relayCounts{}}
+	s.links = relay.NewLinks(cfg.Store, func(url string) relay.Options {
+		return relay.Options{AuthKey: cfg.Conn.AuthKey, PageTimeout: cfg.Conn.PageTimeout,
+			OnNotice: func(msg string) { cfg.Log.Info("relay notice", "relay", url, "notice", msg) }}
+	}, cfg.Clock, cfg.Log)
 	if err := s.load(ctx, services, bootstrap); err != nil {
 		return nil, err
 	}
@@ -109,6 +112,7 @@ func (s *Syncer) load(ctx context.Context, services []string, bootstrap string) 
 	s.mu.Lock()
 	s.ix, s.plan, s.bootstrap = ix, plan, bootstrap
 	s.mu.Unlock()
+	s.links.Track(plan.Relays())
 	return nil
 }
 
@@ -311,22 +315,4 @@ func (s *Syncer) Status() status.RepoSync {
 		st.Relays = append(st.Relays, r)
 	}
 	return st
-}
-
-// link is a relay's connection life, from its stored health; health changes
-// are saved as they happen.
-func (s *Syncer) link(url string) *relay.Link {
-	h := relay.NewHealth(url)
-	if stored, ok, err := s.cfg.Store.RelayHealth(url); err != nil {
-		s.cfg.Log.Warn("read relay health", "relay", url, "err", err)
-	} else if ok {
-		h = relay.Health(stored)
-		h.URL = url
-	}
-	opts := relay.Options{AuthKey: s.cfg.Conn.AuthKey, PageTimeout: s.cfg.Conn.PageTimeout}
-	return relay.NewLink(h, opts, s.cfg.Clock, func(h relay.Health) {
-		if err := s.cfg.Store.SaveRelayHealth(store.RelayHealth(h)); err != nil {
-			s.cfg.Log.Warn("save relay health", "relay", h.URL, "err", err)
-		}
-	})
 }

@@ -1,12 +1,14 @@
 package store
 
 import (
-	"github.com/nbd-wtf/go-nostr"
-
 	"database/sql"
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+
+	"dtp-personal/engine/health"
 )
 
 // Setting returns the value stored under key.
@@ -106,25 +108,9 @@ func (s *Store) Relays() ([]string, error) {
 	return relays, nil
 }
 
-// RelayHealth is the persisted connection health of one relay (SPEC §6.5).
-type RelayHealth struct {
-	URL                 string
-	State               string // healthy | backoff | hourly | dead
-	ConsecutiveFailures int
-	FirstFailureAt      int64
-	LastAttemptAt       int64
-	LastSuccessAt       int64
-	LastConnectedAt     int64
-	NextRetryAt         int64
-	LastError           string
-	EventsFetched       int64
-	OldestReached       int64
-	NewestReached       int64
-}
-
-// SaveRelayHealth upserts h. Any relay may have health, listed in Relays or
+// SaveRelayHealth upserts h (SPEC §6.5). Any relay may have health, listed in Relays or
 // not (repository sync relays are not).
-func (s *Store) SaveRelayHealth(h RelayHealth) error {
+func (s *Store) SaveRelayHealth(h health.Health) error {
 	err := s.writeTx(func(tx *sql.Tx) error {
 		_, err := tx.Exec(`INSERT INTO relay_health (url, state, consecutive_failures, first_failure_at,
 				last_attempt_at, last_success_at, last_connected_at, next_retry_at, last_error,
@@ -147,8 +133,8 @@ func (s *Store) SaveRelayHealth(h RelayHealth) error {
 }
 
 // RelayHealth returns the saved health of url; ok is false if none was saved.
-func (s *Store) RelayHealth(url string) (RelayHealth, bool, error) {
-	h := RelayHealth{URL: url}
+func (s *Store) RelayHealth(url string) (health.Health, bool, error) {
+	h := health.Health{URL: url}
 	err := s.r.QueryRow(`SELECT state, consecutive_failures, first_failure_at, last_attempt_at,
 			last_success_at, last_connected_at, next_retry_at, last_error, events_fetched,
 			oldest_reached, newest_reached
@@ -157,9 +143,9 @@ func (s *Store) RelayHealth(url string) (RelayHealth, bool, error) {
 		&h.EventsFetched, &h.OldestReached, &h.NewestReached)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return RelayHealth{}, false, nil
+		return health.Health{}, false, nil
 	case err != nil:
-		return RelayHealth{}, false, fmt.Errorf("store: health of %s: %w", url, err)
+		return health.Health{}, false, fmt.Errorf("store: health of %s: %w", url, err)
 	}
 	return h, true, nil
 }

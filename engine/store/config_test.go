@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"dtp-personal/engine/health"
 )
 
 func revision(t *testing.T, s *Store) int64 {
@@ -72,7 +74,7 @@ func TestSettingsAndRevisionAcrossStores(t *testing.T) {
 	}
 
 	// Health and cursors are sync state, not configuration.
-	if err := cli.SaveRelayHealth(RelayHealth{URL: "wss://x", State: "healthy"}); err != nil {
+	if err := cli.SaveRelayHealth(health.Health{URL: "wss://x", State: "healthy"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := cli.SaveCursors([]Cursor{{CursorKey: CursorKey{"wss://x", "trust", hex64("a")}, LastSeenCreatedAt: 5}}); err != nil {
@@ -98,7 +100,7 @@ func TestRelays(t *testing.T) {
 		t.Fatalf("Relays = %v, err %v", relays, err)
 	}
 
-	h := RelayHealth{URL: "wss://a.example", State: "backoff", ConsecutiveFailures: 3, FirstFailureAt: 10,
+	h := health.Health{URL: "wss://a.example", State: "backoff", ConsecutiveFailures: 3, FirstFailureAt: 10,
 		LastAttemptAt: 11, LastSuccessAt: 5, LastConnectedAt: 4, NextRetryAt: 20, LastError: "dial: refused",
 		EventsFetched: 1234, OldestReached: 100, NewestReached: 200}
 	if err := s.SaveRelayHealth(h); err != nil {
@@ -115,7 +117,7 @@ func TestRelays(t *testing.T) {
 	if got, _, _ := s.RelayHealth(h.URL); got != h {
 		t.Fatalf("after update %+v, want %+v", got, h)
 	}
-	if err := s.SaveRelayHealth(RelayHealth{URL: "wss://b.example", State: "dead"}); err != nil {
+	if err := s.SaveRelayHealth(health.Health{URL: "wss://b.example", State: "dead"}); err != nil {
 		t.Fatal(err)
 	}
 

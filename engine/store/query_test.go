@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/nbd-wtf/go-nostr"
+
+	"dtp-personal/engine/internal/testutil"
 )
 
 // queryFixture stores a mixed set of events and returns the ones held.
@@ -54,33 +56,6 @@ func queryFixture(t *testing.T, s *Store) []*nostr.Event {
 	return held
 }
 
-// reference answers a query with go-nostr's own matcher over held events.
-func reference(held []*nostr.Event, f nostr.Filter, max int) []string {
-	var out []*nostr.Event
-	for _, ev := range held {
-		if f.Matches(ev) {
-			out = append(out, ev)
-		}
-	}
-	slices.SortFunc(out, func(a, b *nostr.Event) int {
-		if a.CreatedAt != b.CreatedAt {
-			return int(b.CreatedAt - a.CreatedAt)
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
-	limit := len(out)
-	if max > 0 {
-		limit = min(limit, max)
-	}
-	if f.Limit > 0 {
-		limit = min(limit, f.Limit)
-	}
-	if f.LimitZero && f.Limit == 0 {
-		limit = 0
-	}
-	return ids(out[:limit])
-}
-
 func TestQueryFilters(t *testing.T) {
 	s, _ := openTemp(t)
 	held := queryFixture(t, s)
@@ -118,7 +93,7 @@ func TestQueryFilters(t *testing.T) {
 	ctx := context.Background()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			want := reference(held, c.f, c.max)
+			want := ids(testutil.Matching(held, c.f, c.max))
 			if (len(want) == 0) != c.wantEmpty {
 				t.Fatalf("fixture gives %d expected events", len(want))
 			}
@@ -135,7 +110,7 @@ func TestQueryFilters(t *testing.T) {
 			}
 			all := c.f
 			all.Limit, all.LimitZero = 0, false
-			if wantN := len(reference(held, all, 0)); n != int64(wantN) {
+			if wantN := len(testutil.Matching(held, all, 0)); n != int64(wantN) {
 				t.Fatalf("Count = %d, want %d", n, wantN)
 			}
 		})

@@ -103,7 +103,7 @@ func (l *live) subscribeAuthors() (<-chan struct{}, func() []string) {
 
 // relayLoop keeps one relay connected as its health allows.
 func (l *live) relayLoop(ctx context.Context, url string) {
-	link := l.r.link(url)
+	link := l.r.links.Get(url)
 	changed, authors := l.subscribeAuthors()
 	var floor int64 // after a drop: re-read from the last good moment − 15 min
 	for ctx.Err() == nil {
@@ -129,8 +129,8 @@ func (l *live) relayLoop(ctx context.Context, url string) {
 			failure = nil // the relay answered; a batch failed
 		}
 		link.Release(conn, failure)
-		l.r.metrics.relay(url).garbage.Add(conn.Garbage())
-		l.r.persistHealth(link.Health(), true)
+		l.r.metrics.connEnded(url, conn)
+		l.r.links.Save(link)
 		if !lastGood.IsZero() {
 			floor = lastGood.Add(-relay.ReconnectWindow).Unix()
 		}

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"dtp-personal/engine/relay"
 	"dtp-personal/engine/status"
 )
 
@@ -14,7 +15,7 @@ import (
 //	dtp_relay_connected (gauge), dtp_relay_connection_attempts_total{result="ok|failed"},
 //	dtp_relay_health_state{state} (gauge 0/1), dtp_relay_consecutive_failures (gauge),
 //	dtp_relay_events_received_total{source="pass|live"}, dtp_relay_gap_events_total,
-//	dtp_relay_garbage_frames_total, dtp_relays_tracked, dtp_relays_connected, dtp_relays_dead,
+//	dtp_relay_garbage_frames_total, dtp_relay_mismatched_events_total, dtp_relays_tracked, dtp_relays_connected, dtp_relays_dead,
 //	dtp_sync_passes_total, dtp_sync_pass_duration_seconds (last pass).
 type Metrics struct {
 	Relays              []RelayMetrics
@@ -37,6 +38,7 @@ type RelayMetrics struct {
 	EventsLive          int64 // events received by live subscriptions
 	GapEvents           int64 // events re-read to fill a gap after a drop or back-pressure
 	GarbageFrames       int64 // frames that were not valid relay messages
+	MismatchedEvents    int64 // events that did not match their subscription's filters (dropped)
 }
 
 type metrics struct {
@@ -49,7 +51,7 @@ type metrics struct {
 type relayCounters struct {
 	attemptsOK, attemptsFailed      atomic.Int64
 	eventsPass, eventsLive, gapFill atomic.Int64
-	garbage                         atomic.Int64
+	garbage, mismatched             atomic.Int64
 }
 
 func (m *metrics) relay(url string) *relayCounters {
@@ -61,6 +63,13 @@ func (m *metrics) relay(url string) *relayCounters {
 		m.relays[url] = rc
 	}
 	return rc
+}
+
+// connEnded adds what a finished connection counted on its own.
+func (m *metrics) connEnded(url string, c *relay.Conn) {
+	rc := m.relay(url)
+	rc.garbage.Add(c.Garbage())
+	rc.mismatched.Add(c.Mismatched())
 }
 
 func (m *metrics) passDone(d time.Duration) {
@@ -82,7 +91,7 @@ func (r *Runner) Metrics() Metrics {
 			URL: rs.URL, Connected: rs.Connected, Health: rs.Health, ConsecutiveFailures: rs.Failures,
 			AttemptsOK: rc.attemptsOK.Load(), AttemptsFailed: rc.attemptsFailed.Load(),
 			EventsPass: rc.eventsPass.Load(), EventsLive: rc.eventsLive.Load(), GapEvents: rc.gapFill.Load(),
-			GarbageFrames: rc.garbage.Load(),
+			GarbageFrames: rc.garbage.Load(), MismatchedEvents: rc.mismatched.Load(),
 		})
 		if rs.Connected {
 			out.RelaysConnected++

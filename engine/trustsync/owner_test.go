@@ -5,10 +5,10 @@ import (
 	"slices"
 	"testing"
 
+	"dtp-personal/engine/health"
 	"dtp-personal/engine/internal/faultrelay"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
-	"dtp-personal/engine/store"
 )
 
 // The runner owns what its passes found: the event caps that cut the last
@@ -18,7 +18,7 @@ func TestRunnerOwnsEventCapsAndRelayRows(t *testing.T) {
 	r := faultrelay.StartForTest(t, faultrelay.Mode{}, w.all...)
 	untouched := "ws://127.0.0.1:1"
 	st := openStore(t, r.URL, untouched)
-	stored := store.RelayHealth{URL: untouched, State: status.HealthBackoff, ConsecutiveFailures: 3, LastError: "refused"}
+	stored := health.Health{URL: untouched, State: status.HealthBackoff, ConsecutiveFailures: 3, LastError: "refused"}
 	if err := st.SaveRelayHealth(stored); err != nil {
 		t.Fatal(err)
 	}

@@ -129,7 +129,7 @@ func (p *pass) run(ctx context.Context) (status.Coverage, error) {
 func (p *pass) connect(ctx context.Context, urls []string) {
 	var wg sync.WaitGroup
 	for _, url := range urls {
-		link := p.r.link(url)
+		link := p.r.links.Get(url)
 		pc := &passConn{link: link}
 		p.conns = append(p.conns, pc)
 		h := link.Health()
@@ -156,14 +156,14 @@ func (p *pass) release() {
 				failure = nil // the relay answered; a batch failed
 			}
 			pc.link.Release(pc.conn, failure)
-			p.r.metrics.relay(pc.link.URL()).garbage.Add(pc.conn.Garbage())
+			p.r.metrics.connEnded(pc.link.URL(), pc.conn)
 		}
 		state := status.StateComplete
 		if pc.failure != nil {
 			state = status.StateError
 		}
 		p.r.setRelayState(pc.link.URL(), state)
-		p.r.persistHealth(pc.link.Health(), true)
+		p.r.links.Save(pc.link)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 
+	"dtp-personal/engine/relay"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/store"
 )
@@ -28,8 +29,7 @@ type Store interface {
 	Cursors(relay, scope string, authors []string) (map[string]store.Cursor, error)
 	SaveCursors(cs []store.Cursor) error
 	DeleteCursorsForAuthors(authors []string) error
-	RelayHealth(url string) (store.RelayHealth, bool, error)
-	SaveRelayHealth(h store.RelayHealth) error
+	relay.HealthStore
 }
 
 // Frontier says whose events to fetch. It grows as trust arrives: after

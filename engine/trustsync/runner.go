@@ -3,7 +3,6 @@ package trustsync
 import (
 	"context"
 	"log/slog"
-	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -11,7 +10,6 @@ import (
 	"dtp-personal/engine/relay"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
-	"dtp-personal/engine/store"
 )
 
 // Config wires a Runner. Zero values take the defaults.
@@ -48,9 +46,9 @@ type Runner struct {
 	syncNow chan struct{}
 	passMu  sync.Mutex // one pass at a time
 
+	links *relay.Links
+
 	mu         sync.Mutex
-	links      map[string]*relay.Link
-	saved      map[string]relay.Health // last persisted health per relay
 	relayState map[string]string
 	st         Status
 }
@@ -95,9 +93,9 @@ func New(cfg Config) *Runner {
 	}
 	r := &Runner{
 		cfg: cfg, metrics: metrics{relays: map[string]*relayCounters{}}, syncNow: make(chan struct{}, 1),
-		links: map[string]*relay.Link{}, saved: map[string]relay.Health{}, relayState: map[string]string{},
-		st: st,
+		relayState: map[string]string{}, st: st,
 	}
+	r.links = relay.NewLinks(cfg.Store, r.linkOptions, cfg.Clock, cfg.Log)
 	r.TrackRelays()
 	return r
 }
@@ -223,26 +221,11 @@ func nextUTCDay(now time.Time) time.Time {
 	return time.Unix((utcDay(now.Unix())+1)*86400, 0)
 }
 
-// link returns the relay's Link, created from its stored health.
-func (r *Runner) link(url string) *relay.Link {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if l, ok := r.links[url]; ok {
-		return l
-	}
-	h := relay.NewHealth(url)
-	if stored, ok, err := r.cfg.Store.RelayHealth(url); err != nil {
-		r.cfg.Log.Warn("read relay health", "relay", url, "err", err)
-	} else if ok {
-		h = relay.Health(stored)
-		h.URL = url
-	}
-	opts := relay.Options{AuthKey: r.cfg.Settings.AuthKey(), PageTimeout: r.cfg.PageTimeout,
+// linkOptions are a relay's connection options; NOTICEs are logged with
+// the relay's address.
+func (r *Runner) linkOptions(url string) relay.Options {
+	return relay.Options{AuthKey: r.cfg.Settings.AuthKey(), PageTimeout: r.cfg.PageTimeout,
 		OnNotice: func(msg string) { r.cfg.Log.Info("relay notice", "relay", url, "notice", msg) }}
-	l := relay.NewLink(h, opts, r.cfg.Clock, func(h relay.Health) { r.persistHealth(h, false) })
-	r.links[url] = l
-	r.saved[url] = h
-	return l
 }
 
 // connect dials through the link, counting attempts by result.
@@ -255,25 +238,6 @@ func (r *Runner) connect(ctx context.Context, l *relay.Link) (*relay.Conn, error
 		rc.attemptsOK.Add(1)
 	}
 	return c, err
-}
-
-// persistHealth saves health changes that matter (state, failures, retry
-// time, connection) at once and progress figures at most every 10 s, so an
-// EOSE does not cost a database write.
-func (r *Runner) persistHealth(h relay.Health, force bool) {
-	r.mu.Lock()
-	prev := r.saved[h.URL]
-	if !force && prev.State == h.State && prev.ConsecutiveFailures == h.ConsecutiveFailures &&
-		prev.NextRetryAt == h.NextRetryAt && prev.LastConnectedAt == h.LastConnectedAt &&
-		prev.LastError == h.LastError && h.LastSuccessAt-prev.LastSuccessAt < 10 {
-		r.mu.Unlock()
-		return
-	}
-	r.saved[h.URL] = h
-	r.mu.Unlock()
-	if err := r.cfg.Store.SaveRelayHealth(store.RelayHealth(h)); err != nil {
-		r.cfg.Log.Warn("save relay health", "relay", h.URL, "err", err)
-	}
 }
 
 func (r *Runner) setState(state string) {
@@ -334,15 +298,15 @@ func (r *Runner) EventCaps() []status.Truncation {
 
 // Status is the current sync status.
 func (r *Runner) Status() Status {
+	links := r.links.All()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	st := r.st
 	st.Coverage.Reasons = slices.Clone(st.Coverage.Reasons)
 	st.EventCaps = slices.Clone(st.EventCaps)
 	st.Relays = nil
-	for _, url := range slices.Sorted(maps.Keys(r.links)) {
-		l := r.links[url]
-		h := l.Health()
+	for _, l := range links {
+		url, h := l.URL(), l.Health()
 		state := r.relayState[url]
 		if state == "" {
 			state = status.StateIdle
@@ -363,15 +327,11 @@ func (r *Runner) Status() Status {
 func (r *Runner) TrackRelays() { r.trackRelays(r.relays()) }
 
 func (r *Runner) trackRelays(urls []string) {
-	for _, url := range urls {
-		r.link(url)
-	}
+	r.links.Track(urls)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for url := range r.links {
+	for url := range r.relayState {
 		if !slices.Contains(urls, url) {
-			delete(r.links, url)
-			delete(r.saved, url)
 			delete(r.relayState, url)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/internal/faultrelay"
+	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
@@ -209,7 +210,7 @@ func TestFrontierContinuousDeliversNewEvents(t *testing.T) {
 		cancel()
 		<-done
 	}()
-	waitUntil(t, 5*time.Second, func() bool {
+	testutil.EventuallyWithin(t, 5*time.Second, "live state", func() bool {
 		st := rg.runner.Status()
 		return len(st.Relays) == 1 && st.Relays[0].State == status.StateLive
 	})
@@ -218,16 +219,16 @@ func TestFrontierContinuousDeliversNewEvents(t *testing.T) {
 	ev := w.g.sign(32009, time.Now().Unix(), nostr.Tags{{"d", "live"}, {"p", w.b.pk}, {"v", "1"}})
 	start := time.Now()
 	relay.Publish(ev)
-	waitUntil(t, 2*time.Second, func() bool { return rg.sink.has(ev.ID) })
+	testutil.EventuallyWithin(t, 2*time.Second, "live delivery", func() bool { return rg.sink.has(ev.ID) })
 	t.Logf("live delivery took %v", time.Since(start))
 
 	// The frontier grows (c trusts h): h is caught up and followed.
 	hOld := w.h.sign(32009, now-100, nostr.Tags{{"d", "h-old"}, {"p", w.a.pk}, {"v", "0"}})
 	relay.Publish(hOld, w.c.trust(w.h, "1", time.Now().Unix()))
-	waitUntil(t, 3*time.Second, func() bool { return rg.sink.has(hOld.ID) })
+	testutil.EventuallyWithin(t, 3*time.Second, "catch-up of a new frontier author", func() bool { return rg.sink.has(hOld.ID) })
 	hNew := w.h.sign(32009, time.Now().Unix(), nostr.Tags{{"d", "h-new"}, {"p", w.b.pk}, {"v", "1"}})
 	relay.Publish(hNew)
-	waitUntil(t, 2*time.Second, func() bool { return rg.sink.has(hNew.ID) })
+	testutil.EventuallyWithin(t, 2*time.Second, "live delivery from a new frontier author", func() bool { return rg.sink.has(hNew.ID) })
 
 	// Back-pressure: a flood beyond the queue is recovered from the cursors.
 	var flood []*nostr.Event
@@ -238,7 +239,7 @@ func TestFrontierContinuousDeliversNewEvents(t *testing.T) {
 	relay.Publish(flood...)
 	time.Sleep(100 * time.Millisecond)
 	rg.sink.delay.Store(0)
-	waitUntil(t, 5*time.Second, func() bool {
+	testutil.EventuallyWithin(t, 5*time.Second, "gap refill after back-pressure", func() bool {
 		for _, ev := range flood {
 			if !rg.sink.has(ev.ID) {
 				return false
@@ -249,16 +250,5 @@ func TestFrontierContinuousDeliversNewEvents(t *testing.T) {
 	m := rg.runner.Metrics().Relays[0]
 	if m.GapEvents == 0 || m.EventsLive == 0 {
 		t.Fatalf("metrics %+v: want live events and a back-pressure gap refill", m)
-	}
-}
-
-func waitUntil(t *testing.T, d time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("not reached within %v", d)
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }

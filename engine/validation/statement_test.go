@@ -41,8 +41,8 @@ func TestParseStatementAcceptsFullTrustStatement(t *testing.T) {
 		st.ActiveFrom != want.ActiveFrom || st.ActiveUntil != want.ActiveUntil || st.Content != want.Content {
 		t.Fatalf("got  %+v\nwant %+v", *st, want)
 	}
-	if st.Deleted() || !st.ActiveAt(1672531600) || st.ActiveAt(1672618001) {
-		t.Fatal("neutral statement must be live exactly inside its window")
+	if st.Deleted() {
+		t.Fatal("a neutral statement is not a delete")
 	}
 }
 

@@ -59,21 +59,6 @@ type Statement struct {
 // Deleted reports a delete tombstone (empty value).
 func (s *Statement) Deleted() bool { return s.Value == "" }
 
-// ActiveAt reports whether the statement is live at unix time now: not a
-// delete and inside its [x, y] window, both ends inclusive.
-func (s *Statement) ActiveAt(now int64) bool {
-	if s.Deleted() {
-		return false
-	}
-	if s.ActiveFrom != 0 && now < s.ActiveFrom {
-		return false
-	}
-	if s.ActiveUntil != 0 && now > s.ActiveUntil {
-		return false
-	}
-	return true
-}
-
 // Claims is a parsed, valid kind 10011 event: the X (twitter) identities a
 // pubkey claims. An event with no twitter tags revokes earlier claims.
 type Claims struct {

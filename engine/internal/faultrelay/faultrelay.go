@@ -13,7 +13,6 @@ import (
 	"net"
 	"net/http"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -21,6 +20,8 @@ import (
 	"github.com/coder/websocket"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip42"
+
+	"dtp-personal/engine/internal/testutil"
 )
 
 // Mode is how the relay misbehaves. The zero Mode is a well-behaved relay.
@@ -51,10 +52,9 @@ type Relay struct {
 	ids      map[string]bool
 	conns    map[*conn]bool
 
-	reqs        atomic.Int64
-	eventsSent  atomic.Int64
-	connections atomic.Int64
-	authed      sync.Map // pubkey -> true
+	reqs       atomic.Int64
+	eventsSent atomic.Int64
+	authed     sync.Map // pubkey -> true
 }
 
 type stored struct {
@@ -102,20 +102,16 @@ func (r *Relay) Reqs() int64 { return r.reqs.Load() }
 // EventsSent counts EVENT messages sent (stored and live).
 func (r *Relay) EventsSent() int64 { return r.eventsSent.Load() }
 
-// Connections counts accepted WebSocket connections.
-func (r *Relay) Connections() int64 { return r.connections.Load() }
-
 // Authenticated reports whether pubkey passed NIP-42 on some connection.
 func (r *Relay) Authenticated(pubkey string) bool {
 	_, ok := r.authed.Load(pubkey)
 	return ok
 }
 
-// ResetCounters zeroes Reqs, EventsSent and Connections.
+// ResetCounters zeroes Reqs and EventsSent.
 func (r *Relay) ResetCounters() {
 	r.reqs.Store(0)
 	r.eventsSent.Store(0)
-	r.connections.Store(0)
 }
 
 // DropAll abruptly closes every open connection.
@@ -172,15 +168,7 @@ func (r *Relay) Publish(evs ...*nostr.Event) {
 }
 
 // newer orders events newest first, ties by id ascending (NIP-01 order).
-func newer(a, b *stored) int {
-	if a.ev.CreatedAt != b.ev.CreatedAt {
-		if a.ev.CreatedAt > b.ev.CreatedAt {
-			return -1
-		}
-		return 1
-	}
-	return strings.Compare(a.ev.ID, b.ev.ID)
-}
+func newer(a, b *stored) int { return testutil.NewestFirst(a.ev, b.ev) }
 
 // query answers one filter, newest first, limit applied (and capped).
 func (r *Relay) query(f nostr.Filter, capLimit int) []*stored {
@@ -233,7 +221,6 @@ func (r *Relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	ws.SetReadLimit(16 << 20)
-	r.connections.Add(1)
 	if mode.DropAfterAccept {
 		ws.CloseNow()
 		return

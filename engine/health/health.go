@@ -1,4 +1,7 @@
-package relay
+// Package health is one relay's connection health: the persisted figures and
+// the retry state machine of SPEC §6.5. It is pure (no network, no SQL) so the
+// store can persist it and the relay links can drive it.
+package health
 
 import (
 	"time"
@@ -15,8 +18,7 @@ const (
 	StableAfter = 30 * time.Second // up and useful this long = the relay has recovered
 )
 
-// Health is one relay's connection health. Its fields mirror the store's
-// RelayHealth (times are unix seconds, 0 = never) so it converts directly.
+// Health is one relay's connection health (times are unix seconds, 0 = never).
 type Health struct {
 	URL                 string
 	State               string // status.HealthHealthy | HealthBackoff | HealthHourly | HealthDead
@@ -32,8 +34,8 @@ type Health struct {
 	NewestReached       int64
 }
 
-// NewHealth is the health of a relay never tried.
-func NewHealth(url string) Health {
+// New is the health of a relay never tried.
+func New(url string) Health {
 	return Health{URL: url, State: status.HealthHealthy}
 }
 

@@ -1,0 +1,112 @@
+package relay
+
+import (
+	"log/slog"
+	"maps"
+	"slices"
+	"sync"
+
+	"dtp-personal/engine/health"
+)
+
+// HealthStore is where relay health outlives a run (a subset of
+// *store.Store).
+type HealthStore interface {
+	RelayHealth(url string) (health.Health, bool, error)
+	SaveRelayHealth(h health.Health) error
+}
+
+// progressSaveEvery is how far (in seconds of LastSuccessAt) progress
+// figures may run ahead of the saved health, so an EOSE does not cost a
+// database write.
+const progressSaveEvery = 10
+
+// Links is a sync profile's set of relay links, each created from the
+// relay's stored health, with their health changes saved back.
+type Links struct {
+	store HealthStore
+	opts  func(url string) Options
+	clock Clock
+	log   *slog.Logger
+
+	mu    sync.Mutex
+	links map[string]*Link
+	saved map[string]health.Health // last saved health per relay
+}
+
+// NewLinks makes an empty registry; opts gives each relay's connection
+// options (so per-relay callbacks such as OnNotice can name the relay).
+func NewLinks(store HealthStore, opts func(url string) Options, clock Clock, log *slog.Logger) *Links {
+	return &Links{store: store, opts: opts, clock: clock, log: log,
+		links: map[string]*Link{}, saved: map[string]health.Health{}}
+}
+
+// Get returns the relay's link, created from its stored health on first use.
+func (ls *Links) Get(url string) *Link {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if l, ok := ls.links[url]; ok {
+		return l
+	}
+	h := health.New(url)
+	if stored, ok, err := ls.store.RelayHealth(url); err != nil {
+		ls.log.Warn("read relay health", "relay", url, "err", err)
+	} else if ok {
+		h = stored
+		h.URL = url
+	}
+	l := NewLink(h, ls.opts(url), ls.clock, func(h health.Health) { ls.save(h, false) })
+	ls.links[url] = l
+	ls.saved[url] = h
+	return l
+}
+
+// Track gives every url a link (so a status has a row for relays not yet
+// touched this run) and forgets the links of all others.
+func (ls *Links) Track(urls []string) {
+	for _, url := range urls {
+		ls.Get(url)
+	}
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	for url := range ls.links {
+		if !slices.Contains(urls, url) {
+			delete(ls.links, url)
+			delete(ls.saved, url)
+		}
+	}
+}
+
+// All lists the links, sorted by URL.
+func (ls *Links) All() []*Link {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	out := make([]*Link, 0, len(ls.links))
+	for _, url := range slices.Sorted(maps.Keys(ls.links)) {
+		out = append(out, ls.links[url])
+	}
+	return out
+}
+
+// Save saves l's health now, progress figures included: call it when a
+// connection's use ends.
+func (ls *Links) Save(l *Link) { ls.save(l.Health(), true) }
+
+// save stores health changes that matter (state, failures, retry time,
+// connection) at once and progress figures at most every
+// progressSaveEvery seconds, unless forced.
+func (ls *Links) save(h health.Health, force bool) {
+	ls.mu.Lock()
+	prev := ls.saved[h.URL]
+	if !force && prev.State == h.State && prev.ConsecutiveFailures == h.ConsecutiveFailures &&
+		prev.NextRetryAt == h.NextRetryAt && prev.LastConnectedAt == h.LastConnectedAt &&
+		prev.LastError == h.LastError && h.LastSuccessAt-prev.LastSuccessAt < progressSaveEvery {
+		ls.mu.Unlock()
+		return
+	}
+	ls.saved[h.URL] = h
+	ls.mu.Unlock()
+	if err := ls.store.SaveRelayHealth(h); err != nil {
+		ls.log.Warn("save relay health", "relay", h.URL, "err", err)
+	}
+}
