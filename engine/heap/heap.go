@@ -162,21 +162,18 @@ func (h *Heap) Apply(stmts []*validation.Statement, claims []*validation.Claims)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	var c Change
-	for _, s := range stmts {
-		applied, hops := h.applyStatement(s)
+	note := func(applied, hops bool) {
 		if applied {
 			c.Applied++
 			h.version++
 		}
 		c.HopsChanged = c.HopsChanged || hops
 	}
+	for _, s := range stmts {
+		note(h.applyStatement(s))
+	}
 	for _, cl := range claims {
-		applied, hops := h.applyClaims(cl)
-		if applied {
-			c.Applied++
-			h.version++
-		}
-		c.HopsChanged = c.HopsChanged || hops
+		note(h.applyClaims(cl))
 	}
 	return c
 }
