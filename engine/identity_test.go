@@ -12,6 +12,7 @@ import (
 
 	"dtp-personal/engine/fixture"
 	"dtp-personal/engine/heap"
+	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/validation"
 )
@@ -27,7 +28,7 @@ func bindingOf(t *testing.T, eng *Engine, account string) (heap.Binding, Answer)
 }
 
 // TestRevokedClaimSurvivesRestart: after a restart only the newest 10011 is
-// held; the claim history in the store still tells "revoked" from "unclaimed".
+// held (alice, whose hint names bob, is a root); the claim history in the store still tells "revoked" from "unclaimed".
 func TestRevokedClaimSurvivesRestart(t *testing.T) {
 	data := t.TempDir()
 	alice, bob := fixture.NewAuthor(1), fixture.NewAuthor(2)
@@ -36,6 +37,10 @@ func TestRevokedClaimSurvivesRestart(t *testing.T) {
 	func() {
 		eng, _, stop := runEngine(t, Options{DataDir: data})
 		defer stop()
+		// Only a frontier author's hints bind (issue 9 item 10).
+		if err := eng.AddRoot(alice.Pubkey); err != nil {
+			t.Fatal(err)
+		}
 		for _, ev := range []*nostr.Event{
 			alice.Trust(fixture.XUser("777", bobNpub), "1", t0, fixture.Scopes("x.com")),
 			bob.Claims("bob", "777", t0),
@@ -45,6 +50,9 @@ func TestRevokedClaimSurvivesRestart(t *testing.T) {
 				t.Fatalf("submit: %+v %v", r, err)
 			}
 		}
+		testutil.Eventually(t, "revoked before restart", func() bool {
+			return len(resolve(t, eng, account).Bindings) == 1
+		})
 		if b, _ := bindingOf(t, eng, account); b.State != heap.StateRevoked {
 			t.Fatalf("state %s before restart, want revoked", b.State)
 		}

@@ -43,8 +43,6 @@ type node struct {
 	key string
 	out []uint32 // edges authored by this node
 	in  []uint32 // edges about this node
-	// alias is, for an X account node, the pubkey it is bound to (§6.3).
-	alias NodeID
 }
 
 // edge is one held slot winner. Slot identity (author, subject, context,
@@ -72,7 +70,7 @@ type edge struct {
 type edgeExtra struct {
 	labels  []validation.Label
 	content string
-	hints   []string // bound npub hints (hex) on a user:id subject
+	hints   []string // npub hints (hex) of a binding-shaped statement (see bindingShaped)
 }
 
 type slotKey struct {
@@ -346,7 +344,7 @@ func (h *Heap) setWinner(ei uint32, s *validation.Statement, id [32]byte, value 
 		oldHints = h.extras[e.extra].hints
 	}
 	var hints []string
-	if s.SubjectTag == 'i' && strings.HasPrefix(s.Subject, xAccountPrefix) && e.kind == kindCodeTrust {
+	if bindingShaped(s) {
 		hints = s.BoundHints
 	}
 	if len(s.Labels) > 0 || s.Content != "" || len(hints) > 0 {
@@ -398,7 +396,7 @@ func (h *Heap) addNode(key string) NodeID {
 		return n
 	}
 	n := NodeID(len(h.nodes))
-	h.nodes = append(h.nodes, node{key: key, alias: NoNode})
+	h.nodes = append(h.nodes, node{key: key})
 	h.nodeIdx[key] = n
 	return n
 }

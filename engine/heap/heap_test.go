@@ -34,9 +34,15 @@ func window(x, y int64) func(*validation.Statement) {
 func scopes(sc ...string) func(*validation.Statement) {
 	return func(s *validation.Statement) { s.Scopes = sc }
 }
+
+// hints names pubkeys on an x.com-scoped statement: the shape whose hints
+// may bind (bindingShaped).
 func hints(h ...string) func(*validation.Statement) {
-	return func(s *validation.Statement) { s.BoundHints = h }
+	return func(s *validation.Statement) { s.BoundHints, s.Scopes = h, []string{xScope} }
 }
+
+// anyone trusts every author's hints.
+func anyone(NodeID) bool             { return true }
 func rating(s *validation.Statement) { s.Kind = validation.KindRating }
 
 func newHeap() *Heap { return New(settings.DefaultLimits()) }
@@ -147,7 +153,7 @@ func TestWindowEdgesInclusive(t *testing.T) {
 		var hops []NodeID
 		h.View(func(v View) {
 			an, _ := v.Pubkey(a)
-			hops, _ = v.Hops(an, c.now, nil)
+			hops, _ = v.Hops(an, c.now, anyone, nil)
 		})
 		if got != c.active || (len(hops) == 1) != c.active {
 			t.Errorf("x=%d y=%d now=%d: active=%v hops=%d, want %v", c.x, c.y, c.now, got, len(hops), c.active)
@@ -220,7 +226,7 @@ func hopsOf(h *Heap, author string, now int64) []string {
 		if !ok {
 			return
 		}
-		ids, _ := v.Hops(n, now, nil)
+		ids, _ := v.Hops(n, now, anyone, nil)
 		for _, id := range ids {
 			out = append(out, v.Text(id))
 		}
@@ -298,7 +304,7 @@ func TestXAccountBindingStates(t *testing.T) {
 			map[string]string{p1: StateBound, p2: StateUnclaimed}, p1, nil},
 		{"replaced statement drops its hint", []step{
 			{stmts: []*validation.Statement{st(a, "i", acct, "1", "", 1, hints(p1))}, claims: []*validation.Claims{claims(p1, 5, "555")}},
-			{stmts: []*validation.Statement{st(a, "i", acct, "1", "", 2)}}},
+			{stmts: []*validation.Statement{st(a, "i", acct, "1", "", 2, scopes(xScope))}}},
 			map[string]string{}, "", nil},
 		{"negative statement's hint still binds", []step{
 			{stmts: []*validation.Statement{st(pk(2), "i", acct, "-1", "", 1, hints(p1)), st(a, "i", acct, "1", "", 1)}, claims: []*validation.Claims{claims(p1, 5, "555")}}},
@@ -314,7 +320,7 @@ func TestXAccountBindingStates(t *testing.T) {
 			got := map[string]string{}
 			h.View(func(v View) {
 				n, _ := v.Subject('i', acct)
-				for _, b := range v.Bindings(n) {
+				for _, b := range v.Bindings(n, 100, anyone) {
 					got[b.Pubkey] = b.State
 					if b.XAccount != acct {
 						t.Errorf("binding names %s", b.XAccount)
@@ -355,13 +361,13 @@ func TestBindingAliasesAndDiscovery(t *testing.T) {
 			t.Fatal("bound pubkey has no node")
 		}
 		xn, _ := v.Subject('i', "user:id:7")
-		if al := v.Aliases(pn); len(al) != 1 || al[0] != xn {
+		if al := v.Aliases(pn, 100, anyone); len(al) != 1 || al[0] != xn {
 			t.Fatalf("aliases of pubkey %v", al)
 		}
-		if al := v.Aliases(xn); len(al) != 1 || al[0] != pn {
+		if al := v.Aliases(xn, 100, anyone); len(al) != 1 || al[0] != pn {
 			t.Fatalf("aliases of account %v", al)
 		}
-		if b := v.Bindings(pn); len(b) != 1 || b[0].State != StateBound || b[0].XAccount != "user:id:7" {
+		if b := v.Bindings(pn, 100, anyone); len(b) != 1 || b[0].State != StateBound || b[0].XAccount != "user:id:7" {
 			t.Fatalf("bindings of pubkey %+v", b)
 		}
 	})

@@ -67,34 +67,34 @@ func (v View) OrderKey(n NodeID) [4]uint64 {
 
 // Hops appends to dst the pubkeys author n has an active positive 32009
 // statement about at unix time now: a `p` subject, or an X account bound to
-// a pubkey. It also returns the earliest time after now at which one of n's
-// positive statements enters or leaves its window (0 = none), so a caller can
-// schedule the next walk.
-func (v View) Hops(n NodeID, now int64, dst []NodeID) ([]NodeID, int64) {
+// a pubkey by trusted authors' hints (boundTo). It also returns the earliest
+// time after now at which one of n's positive statements, or a hint binding
+// one of their X accounts, enters or leaves its window (0 = none), so a
+// caller can schedule the next walk.
+func (v View) Hops(n NodeID, now int64, trusted Trusted, dst []NodeID) ([]NodeID, int64) {
 	var next int64
-	earliest := func(t int64) {
-		if next == 0 || t < next {
-			next = t
-		}
-	}
 	for _, ei := range v.h.nodes[n].out {
 		e := v.h.edges.at(ei)
 		if e.kind != kindCodeTrust || e.deleted || e.value != 1 {
 			continue
 		}
 		if e.activeFrom != 0 && now < e.activeFrom {
-			earliest(e.activeFrom)
+			next = earliest(next, e.activeFrom)
 			continue
 		}
 		if e.activeUntil != 0 {
 			if now > e.activeUntil {
 				continue
 			}
-			earliest(e.activeUntil + 1)
+			next = earliest(next, e.activeUntil+1)
 		}
 		target := e.subject
 		if !e.pubkeySubject {
-			target = v.h.nodes[target].alias
+			var change int64
+			target, change = v.boundTo(target, now, trusted)
+			if change != 0 {
+				next = earliest(next, change)
+			}
 			if target == NoNode {
 				continue
 			}
@@ -104,19 +104,20 @@ func (v View) Hops(n NodeID, now int64, dst []NodeID) ([]NodeID, int64) {
 	return dst, next
 }
 
-// Aliases are the nodes that stand for the same identity as n: for an X
-// account its bound pubkey, for a pubkey the X accounts bound to it.
-func (v View) Aliases(n NodeID) []NodeID {
+// Aliases are the nodes that stand for the same identity as n at now, given
+// who is trusted: for an X account its bound pubkey, for a pubkey the X
+// accounts bound to it.
+func (v View) Aliases(n NodeID, now int64, trusted Trusted) []NodeID {
 	nd := &v.h.nodes[n]
 	if nd.key[0] == tagTyped {
-		if nd.alias != NoNode {
-			return []NodeID{nd.alias}
+		if bound, _ := v.boundTo(n, now, trusted); bound != NoNode {
+			return []NodeID{bound}
 		}
 		return nil
 	}
 	var out []NodeID
 	for account := range v.h.ids.accounts[keyText(nd.key)] {
-		if v.h.nodes[account].alias == n {
+		if bound, _ := v.boundTo(account, now, trusted); bound == n {
 			out = append(out, account)
 		}
 	}
@@ -124,13 +125,13 @@ func (v View) Aliases(n NodeID) []NodeID {
 	return out
 }
 
-// Bindings are the hinted (X account, pubkey) pairs that involve n, with
-// their §6.3 states: for an X account all its hinted pubkeys, for a pubkey
-// every X account hinted with it.
-func (v View) Bindings(n NodeID) []Binding {
+// Bindings are the (X account, pubkey) pairs involving n that trusted
+// authors' active statements hint, with their §6.3 states: for an X account
+// all its hinted pubkeys, for a pubkey every X account hinted with it.
+func (v View) Bindings(n NodeID, now int64, trusted Trusted) []Binding {
 	nd := &v.h.nodes[n]
 	if nd.key[0] == tagTyped {
-		return v.h.bindings(n)
+		return v.bindings(n, now, trusted)
 	}
 	if nd.key[0] != tagPubkey {
 		return nil
@@ -138,7 +139,7 @@ func (v View) Bindings(n NodeID) []Binding {
 	pubkey := keyText(nd.key)
 	var out []Binding
 	for account := range v.h.ids.accounts[pubkey] {
-		for _, b := range v.h.bindings(account) {
+		for _, b := range v.bindings(account, now, trusted) {
 			if b.Pubkey == pubkey {
 				out = append(out, b)
 			}
