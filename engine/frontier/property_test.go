@@ -57,7 +57,7 @@ func newRandomWorld(rng *rand.Rand, pubkeys, slots, accounts int) *randomWorld {
 			case 0:
 				st.ActiveFrom = int64(90 + rng.IntN(20)) // around now = 100
 			case 1:
-				st.ActiveUntil = int64(90 + rng.IntN(20))
+				st.ActiveUntil, st.Expires = int64(90+rng.IntN(20)), true
 			}
 			w.stmts = append(w.stmts, st)
 		}
@@ -98,7 +98,7 @@ func (w *randomWorld) referenceHops(now int64) (hopsOf func(author string, admit
 		}
 	}
 	active := func(s *validation.Statement) bool {
-		return s.Value != "" && (s.ActiveFrom == 0 || now >= s.ActiveFrom) && (s.ActiveUntil == 0 || now <= s.ActiveUntil)
+		return s.Value != "" && (s.ActiveFrom == 0 || now >= s.ActiveFrom) && (!s.Expires || now <= s.ActiveUntil)
 	}
 	byAuthor := map[string][]*validation.Statement{}
 	about := map[string][]*validation.Statement{} // X account -> statements about it

@@ -20,14 +20,10 @@ func (v View) trustedHints(n NodeID, now int64, trusted Trusted) (pubkeys []stri
 		if e.extra == 0 || len(v.h.extras[e.extra].hints) == 0 || !trusted(e.author) {
 			continue
 		}
-		switch {
-		case e.activeFrom != 0 && now < e.activeFrom:
-			next = earliest(next, e.activeFrom)
+		active, change := e.window(now)
+		next = earliest(next, change)
+		if !active {
 			continue
-		case e.activeUntil != 0 && now > e.activeUntil:
-			continue
-		case e.activeUntil != 0:
-			next = earliest(next, e.activeUntil+1)
 		}
 		for _, p := range v.h.extras[e.extra].hints {
 			if !slices.Contains(pubkeys, p) {
@@ -41,7 +37,7 @@ func (v View) trustedHints(n NodeID, now int64, trusted Trusted) (pubkeys []stri
 
 // earliest is the earlier of two future times, 0 meaning none.
 func earliest(a, b int64) int64 {
-	if a == 0 || b < a {
+	if a == 0 || (b != 0 && b < a) {
 		return b
 	}
 	return a

@@ -28,8 +28,9 @@ func st(author, tag, subject, value, ctx string, created int64, opts ...func(*va
 	return s
 }
 
+// window sets x and y; y = 0 here means no y (see TestYZeroHasExpired).
 func window(x, y int64) func(*validation.Statement) {
-	return func(s *validation.Statement) { s.ActiveFrom, s.ActiveUntil = x, y }
+	return func(s *validation.Statement) { s.ActiveFrom, s.ActiveUntil, s.Expires = x, y, y != 0 }
 }
 func scopes(sc ...string) func(*validation.Statement) {
 	return func(s *validation.Statement) { s.Scopes = sc }
@@ -58,6 +59,9 @@ func resolve(h *Heap, author, tag, subject string, kind int, ctx, scope string, 
 		an, _ := v.Pubkey(author)
 		for _, ev := range v.Statements(sn, kind, ctx, scope, now, func(a NodeID) bool { return a == an }) {
 			out = fmt.Sprintf("%d@%q", ev.Value, ev.Context)
+			if kind == validation.KindRating {
+				out = fmt.Sprintf("%g@%q", ev.Score, ev.Context)
+			}
 		}
 	})
 	return out
@@ -454,5 +458,31 @@ func TestManySlotsPerAuthor(t *testing.T) {
 		if got := resolve(h, a, "p", pk(100+i), validation.KindTrust, "", "", 30); got != `0@""` {
 			t.Fatalf("slot %d: %s", i, got)
 		}
+	}
+}
+
+// TestDecimalRatingsKeepTheirDecimals: a decimal winner replaces an integer
+// one and keeps its fraction (issue 9 item 1).
+func TestDecimalRatingsKeepTheirDecimals(t *testing.T) {
+	a, s := pk(1), pk(2)
+	h := newHeap()
+	h.Apply([]*validation.Statement{st(a, "p", s, "50", "", 1, rating, scopes("x.com"))}, nil)
+	h.Apply([]*validation.Statement{st(a, "p", s, "50.598334", "", 2, rating, scopes("x.com"))}, nil)
+	if got := resolve(h, a, "p", s, validation.KindRating, "", "x.com", 100); got != `50.598334@""` {
+		t.Fatalf("rating %s, want 50.598334", got)
+	}
+}
+
+// TestYZeroHasExpired: a present y of 0 ends the statement at 0, unlike an
+// absent y (issue 9 item 5).
+func TestYZeroHasExpired(t *testing.T) {
+	a, s := pk(1), pk(2)
+	h := newHeap()
+	h.Apply([]*validation.Statement{st(a, "p", s, "1", "", 1, func(s *validation.Statement) { s.Expires = true })}, nil)
+	if got := resolve(h, a, "p", s, validation.KindTrust, "", "", 100); got != "none" {
+		t.Fatalf("y=0 statement answered %s", got)
+	}
+	if hops := hopsOf(h, a, 100); len(hops) != 0 {
+		t.Fatalf("y=0 statement hops to %v", hops)
 	}
 }

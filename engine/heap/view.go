@@ -78,23 +78,15 @@ func (v View) Hops(n NodeID, now int64, trusted Trusted, dst []NodeID) ([]NodeID
 		if e.kind != kindCodeTrust || e.deleted || e.value != 1 {
 			continue
 		}
-		if e.activeFrom != 0 && now < e.activeFrom {
-			next = earliest(next, e.activeFrom)
+		active, change := e.window(now)
+		next = earliest(next, change)
+		if !active {
 			continue
-		}
-		if e.activeUntil != 0 {
-			if now > e.activeUntil {
-				continue
-			}
-			next = earliest(next, e.activeUntil+1)
 		}
 		target := e.subject
 		if !e.pubkeySubject {
-			var change int64
 			target, change = v.boundTo(target, now, trusted)
-			if change != 0 {
-				next = earliest(next, change)
-			}
+			next = earliest(next, change)
 			if target == NoNode {
 				continue
 			}
@@ -153,9 +145,10 @@ func (v View) Bindings(n NodeID, now int64, trusted Trusted) []Binding {
 type Evidence struct {
 	Author    NodeID
 	Subject   NodeID
-	Value     int    // 32009: -1, 0, 1; 32014: score 0..100
-	Context   string // the context whose slot answered
-	Scope     string // canonical scope of that slot
+	Value     int     // 32009: -1, 0, 1
+	Score     float64 // 32014: the score, decimals kept (0..100)
+	Context   string  // the context whose slot answered
+	Scope     string  // canonical scope of that slot
 	CreatedAt int64
 	EventID   string
 	Labels    []validation.Label
@@ -229,10 +222,26 @@ func (v View) Statements(subject NodeID, kind int, context, scope string, now in
 	return out
 }
 
+// scoreUnit is a rating edge's value for a score of 1 (millionths).
+const scoreUnit = 1e6
+
 func (e *edge) activeAt(now int64) bool {
-	return !e.deleted &&
-		(e.activeFrom == 0 || now >= e.activeFrom) &&
-		(e.activeUntil == 0 || now <= e.activeUntil)
+	active, _ := e.window(now)
+	return !e.deleted && active
+}
+
+// window reports whether now is inside the edge's [x, y] window, and the
+// next time after now that this changes (0 = never).
+func (e *edge) window(now int64) (active bool, next int64) {
+	switch {
+	case now < e.activeFrom:
+		return false, e.activeFrom
+	case !e.expires:
+		return true, 0
+	case now > e.activeUntil:
+		return false, 0
+	}
+	return true, e.activeUntil + 1
 }
 
 func (v View) evidence(ei uint32) Evidence {
@@ -241,6 +250,9 @@ func (v View) evidence(ei uint32) Evidence {
 		Author: e.author, Subject: e.subject, Value: int(e.value),
 		Context: v.h.strs[e.context], Scope: v.h.strs[e.scope],
 		CreatedAt: e.createdAt, EventID: hex.EncodeToString(e.id[:]),
+	}
+	if e.kind == kindCodeRating {
+		ev.Value, ev.Score = 0, float64(e.value)/scoreUnit
 	}
 	if e.extra != 0 {
 		x := &v.h.extras[e.extra]

@@ -134,7 +134,7 @@ func (r *Resolver) Resolve(ctx context.Context, q Query) (Answer, error) {
 	now := r.now().Unix()
 	var limitReason string
 	pending := false
-	ratingSum := 0
+	ratingSum := 0.0
 	r.heap.View(func(v heap.View) {
 		a.GraphVersion, limitReason = v.Version(), v.LimitReason()
 		inFrontier := func(n heap.NodeID) bool { _, ok := fr.NodeDepth(n); return ok }
@@ -151,7 +151,7 @@ func (r *Resolver) Resolve(ctx context.Context, q Query) (Answer, error) {
 			}
 			for _, ev := range v.Statements(n, validation.KindRating, q.Context, q.Scope, now, inFrontier) {
 				a.Ratings.Count++
-				ratingSum += ev.Value
+				ratingSum += ev.Score
 			}
 		}
 	})
@@ -159,7 +159,7 @@ func (r *Resolver) Resolve(ctx context.Context, q Query) (Answer, error) {
 		return cmp.Or(cmp.Compare(x.Depth, y.Depth), strings.Compare(x.Author, y.Author), strings.Compare(x.Subject, y.Subject))
 	})
 	if a.Ratings.Count > 0 {
-		a.Ratings.Average = float64(ratingSum) / float64(a.Ratings.Count)
+		a.Ratings.Average = ratingSum / float64(a.Ratings.Count)
 	}
 	a.Verdict = verdict(a.Evidence)
 	a.Paths = paths(fr, a.Evidence)

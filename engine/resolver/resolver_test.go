@@ -140,6 +140,15 @@ func TestRatingsFromFrontierExactContext(t *testing.T) {
 	if a := f.resolve(t, Query{Subject: subj, Context: "news:local", Scope: "x.com"}); a.Ratings.Count != 0 {
 		t.Fatalf("ratings fell back to a parent context: %+v", a.Ratings)
 	}
+	// Decimals reach the average (issue 9 item 1).
+	newer := []*validation.Statement{r(1, "50.5", "news"), r(2, "40.25", "news")}
+	for _, s := range newer {
+		s.CreatedAt = 2
+	}
+	f.heap.Apply(newer, nil)
+	if a := f.resolve(t, Query{Subject: subj, Context: "news", Scope: "x.com"}); a.Ratings.Average != 45.375 {
+		t.Fatalf("decimal ratings %+v, want average 45.375", a.Ratings)
+	}
 }
 
 func TestSubjectForms(t *testing.T) {

@@ -50,9 +50,12 @@ type Statement struct {
 	Context string   // `c`, "" = global
 	Scopes  []string // unique sorted `s` values
 	Labels  []Label
-	// ActiveFrom / ActiveUntil are the `x` / `y` window, 0 when absent.
+	// ActiveFrom is `x`, 0 when absent (active from 0 is the same thing).
+	// ActiveUntil is `y` when Expires: presence, not zero, says there is an
+	// end, so `["y","0"]` has expired while no `y` never does.
 	ActiveFrom  int64
 	ActiveUntil int64
+	Expires     bool
 	Content     string
 }
 
