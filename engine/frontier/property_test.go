@@ -27,20 +27,26 @@ func newRandomWorld(rng *rand.Rand, pubkeys, slots, accounts int) *randomWorld {
 	id := 0
 	nextID := func() string { id++; return fmt.Sprintf("%064x", rng.Uint64()<<20|uint64(id)) }
 	values := []string{"1", "1", "1", "1", "0", "-1", ""}
+	// owner is the pubkey most hints name for an account, and that claims it.
+	owner := func(account int) string { return pk(1 + account*7%pubkeys) }
 	for s := 0; s < slots; s++ {
 		author := pk(1 + rng.IntN(pubkeys))
 		tag, subject := byte('p'), pk(1+rng.IntN(pubkeys))
 		var hintsFor func() []string
 		if rng.IntN(10) == 0 {
-			tag, subject = 'i', fmt.Sprintf("user:id:%d", rng.IntN(accounts))
+			account := rng.IntN(accounts)
+			tag, subject = 'i', fmt.Sprintf("user:id:%d", account)
 			hintsFor = func() []string {
-				if rng.IntN(3) == 0 {
+				switch rng.IntN(3) {
+				case 0:
 					return nil
+				case 1:
+					return []string{pk(1 + rng.IntN(pubkeys))}
 				}
-				return []string{pk(1 + rng.IntN(pubkeys))}
+				return []string{owner(account)}
 			}
 		}
-		ctx := []string{"", "", "a", "a:b"}[rng.IntN(4)]
+		ctx := []string{"", "", "", "identity", "identity:work", "a"}[rng.IntN(6)]
 		var scopes []string
 		if rng.IntN(2) == 0 {
 			scopes = []string{"x.com"}
@@ -63,11 +69,15 @@ func newRandomWorld(rng *rand.Rand, pubkeys, slots, accounts int) *randomWorld {
 		}
 	}
 	for c := 0; c < accounts; c++ {
-		author := pk(1 + rng.IntN(pubkeys))
+		author := owner(c)
 		for v := 0; v <= rng.IntN(2); v++ {
 			var ids []string
-			if rng.IntN(4) > 0 {
+			switch rng.IntN(4) {
+			case 0:
+			case 1:
 				ids = []string{fmt.Sprint(rng.IntN(accounts))}
+			default:
+				ids = []string{fmt.Sprint(c)}
 			}
 			w.claims = append(w.claims, &validation.Claims{ID: nextID(), Author: author, CreatedAt: int64(1 + rng.IntN(3)), TwitterIDs: ids})
 		}
@@ -131,7 +141,7 @@ func (w *randomWorld) referenceHops(now int64) (hopsOf func(author string, admit
 	hopsOf = func(author string, admitted map[string]refAuthor) []string {
 		var out []string
 		for _, s := range byAuthor[author] {
-			if s.Value != "1" || !active(s) {
+			if s.Value != "1" || !active(s) || (s.Context != "" && s.Context != "identity") {
 				continue
 			}
 			target := s.Subject

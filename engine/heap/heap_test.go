@@ -248,7 +248,9 @@ func TestOnlyActivePositivePubkeyStatementsAreHops(t *testing.T) {
 		st(a, "p", pk(12), "-1", "", 1),
 		st(a, "p", pk(13), "", "", 1),
 		st(a, "p", pk(14), "1", "", 1, window(0, 5)),
-		st(a, "p", pk(15), "1", "ctx", 1), // any context is a hop for the frontier
+		st(a, "p", pk(15), "1", "identity", 1),
+		st(a, "p", pk(20), "1", "development", 1),   // evidence, not a hop (issue 9 item 12)
+		st(a, "p", pk(21), "1", "identity:work", 1), // likewise
 		st(a, "e", pk(16), "1", "", 1),
 		st(a, "i", "post:id:17", "1", "", 1),
 		st(a, "i", "user:id:18", "1", "", 1), // unbound X account

@@ -65,17 +65,23 @@ func (v View) OrderKey(n NodeID) [4]uint64 {
 	return x
 }
 
+// HopContext is the one context, besides global, whose positive statements
+// are hops (as the extension walks): other contexts (`development`,
+// `identity:work`) are evidence about a subject, not trust in its judgement.
+const HopContext = "identity"
+
 // Hops appends to dst the pubkeys author n has an active positive 32009
-// statement about at unix time now: a `p` subject, or an X account bound to
+// statement, global or in HopContext, about at unix time now: a `p` subject, or an X account bound to
 // a pubkey by trusted authors' hints (boundTo). It also returns the earliest
 // time after now at which one of n's positive statements, or a hint binding
 // one of their X accounts, enters or leaves its window (0 = none), so a
 // caller can schedule the next walk.
 func (v View) Hops(n NodeID, now int64, trusted Trusted, dst []NodeID) ([]NodeID, int64) {
 	var next int64
+	identity, hasIdentity := v.h.strIdx[HopContext]
 	for _, ei := range v.h.nodes[n].out {
 		e := v.h.edges.at(ei)
-		if e.kind != kindCodeTrust || e.deleted || e.value != 1 {
+		if e.kind != kindCodeTrust || e.deleted || e.value != 1 || (e.context != 0 && (!hasIdentity || e.context != identity)) {
 			continue
 		}
 		active, change := e.window(now)
