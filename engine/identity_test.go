@@ -107,3 +107,30 @@ func TestFetchedClaimsSurviveRestart(t *testing.T) {
 	defer eng.Close()
 	unclaimed(eng, "after restart")
 }
+
+// TestMalformedNewerClaimRevokes (issue 9 item 8): a signed 10011 whose
+// twitter tags are malformed is accepted as its author's latest 10011; it
+// claims nothing, so the older claim is revoked.
+func TestMalformedNewerClaimRevokes(t *testing.T) {
+	alice, bob := fixture.NewAuthor(1), fixture.NewAuthor(2)
+	bobNpub, _ := validation.EncodeNpub(bob.Pubkey)
+	eng, _ := startEngine(t, Options{})
+	if err := eng.AddRoot(alice.Pubkey); err != nil {
+		t.Fatal(err)
+	}
+	malformed := bob.Sign(&nostr.Event{Kind: validation.KindClaims, CreatedAt: t0 + 1,
+		Tags: nostr.Tags{{"i", "twitter:bob", "208"}, {"i", "twitter_id:777"}}}) // a proof on one tag only
+	for _, ev := range []*nostr.Event{
+		alice.Trust(fixture.XUser("777", bobNpub), "1", t0, fixture.Scopes("x.com")),
+		bob.Claims("bob", "777", t0),
+		malformed,
+	} {
+		if r, err := eng.Submit(context.Background(), ev, "test"); err != nil || !r.OK() {
+			t.Fatalf("submit: %+v %v", r, err)
+		}
+	}
+	testutil.Eventually(t, "the malformed 10011 revokes", func() bool {
+		a := resolve(t, eng, "user:id:777")
+		return len(a.Bindings) == 1 && a.Bindings[0].State == heap.StateRevoked
+	})
+}

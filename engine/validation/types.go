@@ -62,12 +62,15 @@ type Statement struct {
 // Deleted reports a delete tombstone (empty value).
 func (s *Statement) Deleted() bool { return s.Value == "" }
 
-// Claims is a parsed, valid kind 10011 event: the X (twitter) identities a
-// pubkey claims. An event with no twitter tags revokes earlier claims.
+// Claims is a parsed kind 10011 event: the X (twitter) identities a pubkey
+// claims. An event with no valid twitter claim revokes earlier claims.
 type Claims struct {
 	ID         string
 	Author     string
 	CreatedAt  int64
 	TwitterIDs []string // decimal ids from `twitter_id:<digits>`
 	Handles    []string // lower-cased handles from `twitter:<handle>`
+	// Malformed names the rule the twitter tags break; such an event claims
+	// nothing but is still its author's latest 10011 (NIP-39).
+	Malformed string
 }
