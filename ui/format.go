@@ -132,3 +132,11 @@ func reasonSuffix(reasons []string) string {
 	}
 	return fmt.Sprintf(": %s (+%d more)", reasons[0], len(reasons)-1)
 }
+
+// plural is n and the noun, "1 rating" or "2 ratings".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return count(n) + " " + noun + "s"
+}

@@ -6,9 +6,21 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/widget"
 
 	"dtp-personal/engine/status"
+)
+
+// The tabs, in order.
+const (
+	tabStatus = iota
+	tabLookup
+	tabRelays
+	tabFrontier
+	tabActivity
+	tabSettings
+	tabRepos
 )
 
 // view is one tab's content, showing a snapshot.
@@ -29,6 +41,7 @@ type GUI struct {
 	tabs   *container.AppTabs
 
 	status   *statusView
+	lookup   *lookupView
 	relays   *relaysView
 	frontier *frontierView
 	activity *activityView
@@ -54,6 +67,7 @@ func New(a fyne.App, eng Engine, quit func()) *GUI {
 	g.win = a.NewWindow("DTP Personal Server")
 	g.notice = newInlineError()
 	g.status = newStatusView(g)
+	g.lookup = newLookupView(g)
 	g.relays = newRelaysView(g)
 	g.frontier = newFrontierView(g)
 	g.activity = newActivityView(g)
@@ -61,18 +75,29 @@ func New(a fyne.App, eng Engine, quit func()) *GUI {
 	g.repos = newReposView(g)
 	g.tabs = container.NewAppTabs(
 		container.NewTabItem("Status", g.status.root),
+		container.NewTabItem("Look-up", g.lookup.root),
 		container.NewTabItem("Relays", g.relays.root),
 		container.NewTabItem("Frontier", g.frontier.root),
 		container.NewTabItem("Activity", g.activity.root),
 		container.NewTabItem("Settings", g.settings.root),
 		container.NewTabItem("Repositories", g.repos.root),
 	)
-	g.views = []view{g.status, g.relays, g.frontier, g.activity, g.settings, g.repos}
+	g.views = []view{g.status, g.lookup, g.relays, g.frontier, g.activity, g.settings, g.repos}
 	g.tabs.OnSelected = func(*container.TabItem) { g.views[g.tabs.SelectedIndex()].render(g.last) }
 	g.win.SetContent(container.NewBorder(nil, g.notice.label, nil, nil, g.tabs))
+	g.win.Canvas().AddShortcut(lookupShortcut, func(fyne.Shortcut) { g.focusLookup() })
 	g.win.Resize(fyne.NewSize(1040, 720))
 	g.render(status.Snapshot{})
 	return g
+}
+
+// lookupShortcut (Ctrl+L) brings up the Look-up tab ready for typing,
+// from any tab.
+var lookupShortcut = &desktop.CustomShortcut{KeyName: fyne.KeyL, Modifier: fyne.KeyModifierShortcutDefault}
+
+func (g *GUI) focusLookup() {
+	g.tabs.SelectIndex(tabLookup)
+	g.win.Canvas().Focus(g.lookup.subject)
 }
 
 // Window is the main window.

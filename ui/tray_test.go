@@ -38,7 +38,7 @@ func item(t *testing.T, m *fyne.Menu, label string) *fyne.MenuItem {
 }
 
 func TestTrayMenuShowsStrategiesAndState(t *testing.T) {
-	g, _ := newTestGUI(t, 0)
+	g, _ := newTestGUI(t, tabStatus)
 	host := &recordingTray{}
 	g.AttachTray(host)
 	m := host.menu(t)
@@ -78,7 +78,7 @@ func TestTrayMenuShowsStrategiesAndState(t *testing.T) {
 }
 
 func TestTrayStrategyChoiceCallsSetStrategy(t *testing.T) {
-	g, eng := newTestGUI(t, 0)
+	g, eng := newTestGUI(t, tabStatus)
 	host := &recordingTray{}
 	g.AttachTray(host)
 	m := host.menu(t)
@@ -93,7 +93,7 @@ func TestTrayStrategyChoiceCallsSetStrategy(t *testing.T) {
 }
 
 func TestTrayRebuildsMenuOnlyWhenItChanges(t *testing.T) {
-	g, _ := newTestGUI(t, 0)
+	g, _ := newTestGUI(t, tabStatus)
 	host := &recordingTray{}
 	g.AttachTray(host)
 
@@ -130,7 +130,7 @@ func TestTrayRebuildsMenuOnlyWhenItChanges(t *testing.T) {
 }
 
 func TestQuitCallsCallbackOnceAndStopsSubscription(t *testing.T) {
-	g, eng := newTestGUI(t, 0)
+	g, eng := newTestGUI(t, tabStatus)
 	quits := make(chan struct{}, 2)
 	g.quit = func() { quits <- struct{}{} }
 	g.Start()

@@ -11,7 +11,7 @@ import (
 )
 
 func TestStatusViewShowsSnapshot(t *testing.T) {
-	g, eng := newTestGUI(t, 0)
+	g, eng := newTestGUI(t, tabStatus)
 	v := g.status
 	checks := map[string]string{
 		"state":         v.state.Text,
@@ -46,7 +46,7 @@ func TestStatusViewShowsSnapshot(t *testing.T) {
 			t.Errorf("%s = %q, want %q", k, checks[k], w)
 		}
 	}
-	g.tabs.SelectIndex(0)
+	g.tabs.SelectIndex(tabStatus)
 	assertShows(t, g.win.Content(), "Subscribe all", "running — trust pass 42%", "Graph version")
 
 	s := fixture()
@@ -63,7 +63,7 @@ func TestStatusViewShowsSnapshot(t *testing.T) {
 }
 
 func TestStatusViewCommands(t *testing.T) {
-	g, eng := newTestGUI(t, 0)
+	g, eng := newTestGUI(t, tabStatus)
 	g.status.strategy.SetSelected(settings.StrategyLabel(settings.FrontierContinuous))
 	test.Tap(g.status.syncNow)
 	test.Tap(g.status.pause)
@@ -72,7 +72,7 @@ func TestStatusViewCommands(t *testing.T) {
 }
 
 func TestStatusViewStrategyFailureRevertsChoice(t *testing.T) {
-	g, eng := newTestGUI(t, 0)
+	g, eng := newTestGUI(t, tabStatus)
 	eng.err = errRefused
 	g.status.strategy.SetSelected(settings.StrategyLabel(settings.GlobalContinuous))
 	g.settle()
@@ -85,7 +85,7 @@ func TestStatusViewStrategyFailureRevertsChoice(t *testing.T) {
 }
 
 func TestRelaysViewShowsHealthAndProgress(t *testing.T) {
-	g, _ := newTestGUI(t, 1)
+	g, _ := newTestGUI(t, tabRelays)
 	v := g.relays
 	if len(v.table.rows) != 2 {
 		t.Fatalf("%d relay rows, want 2", len(v.table.rows))
@@ -99,12 +99,12 @@ func TestRelaysViewShowsHealthAndProgress(t *testing.T) {
 			t.Errorf("row %d:\n got %q\nwant %q", i, got, want)
 		}
 	}
-	g.showTab(1, 1800, 500)
+	g.showTab(tabRelays, 1800, 500)
 	assertShows(t, v.root, "Relay", "Last error", "wss://relay.damus.io", "backoff, retry in 20 s", "123,456", "dial tcp: connection refused")
 }
 
 func TestAddInvalidRelayShowsErrorAndCallsNothing(t *testing.T) {
-	g, eng := newTestGUI(t, 1)
+	g, eng := newTestGUI(t, tabRelays)
 	v := g.relays
 	for input, msg := range map[string]string{
 		"":                        "enter a relay URL",
@@ -128,7 +128,7 @@ func TestAddInvalidRelayShowsErrorAndCallsNothing(t *testing.T) {
 }
 
 func TestAddRelayCallsEngineAndShowsItsError(t *testing.T) {
-	g, eng := newTestGUI(t, 1)
+	g, eng := newTestGUI(t, tabRelays)
 	v := g.relays
 	v.form.err.set("old message")
 	v.form.entry.SetText("  wss://relay.example.com  ")
@@ -149,7 +149,7 @@ func TestAddRelayCallsEngineAndShowsItsError(t *testing.T) {
 }
 
 func TestRemoveSelectedRelay(t *testing.T) {
-	g, eng := newTestGUI(t, 1)
+	g, eng := newTestGUI(t, tabRelays)
 	v := g.relays
 	if !v.remove.Disabled() {
 		t.Fatal("remove is enabled with no relay selected")
@@ -177,7 +177,7 @@ func TestRemoveSelectedRelay(t *testing.T) {
 }
 
 func TestFrontierViewShowsRootsDepthsAndTruncation(t *testing.T) {
-	g, _ := newTestGUI(t, 2)
+	g, _ := newTestGUI(t, tabFrontier)
 	v := g.frontier
 	root2, _ := displayKeyOK(root2Hex)
 	if want := rootNpub + "\n" + root2; v.roots.Text != want {
@@ -195,7 +195,7 @@ func TestFrontierViewShowsRootsDepthsAndTruncation(t *testing.T) {
 	if v.notCut.Visible() {
 		t.Error("'not cut' shown while the walk was cut")
 	}
-	g.showTab(2, 1000, 700)
+	g.showTab(tabFrontier, 1000, 700)
 	assertShows(t, v.root, rootNpub+"\n"+root2, "maxAuthorsPerLevel", "56", "15,048")
 
 	s := fixture()
@@ -207,7 +207,7 @@ func TestFrontierViewShowsRootsDepthsAndTruncation(t *testing.T) {
 }
 
 func TestActivityViewShowsProgressAndRejections(t *testing.T) {
-	g, _ := newTestGUI(t, 3)
+	g, _ := newTestGUI(t, tabActivity)
 	v := g.activity
 	if v.progress.Value != 420 || v.progress.Max != 1000 {
 		t.Errorf("progress bar %v of %v, want 420 of 1000", v.progress.Value, v.progress.Max)
@@ -226,7 +226,7 @@ func TestActivityViewShowsProgressAndRejections(t *testing.T) {
 			t.Errorf("rejection row %d = %q, want %q", i, v.rejections.rows[i], want[i])
 		}
 	}
-	g.showTab(3, 1000, 700)
+	g.showTab(tabActivity, 1000, 700)
 	assertShows(t, v.root, "42%", "signature: invalid schnorr signature", "Rule")
 
 	s := fixture()
@@ -240,7 +240,7 @@ func TestActivityViewShowsProgressAndRejections(t *testing.T) {
 // Snapshots update the selected tab only; another tab shows the latest
 // snapshot as soon as it is selected, and the tray follows whatever the tab.
 func TestHiddenTabsCatchUpWhenSelected(t *testing.T) {
-	g, _ := newTestGUI(t, 0)
+	g, _ := newTestGUI(t, tabStatus)
 	host := &recordingTray{}
 	g.AttachTray(host)
 	s := fixture()
@@ -258,7 +258,7 @@ func TestHiddenTabsCatchUpWhenSelected(t *testing.T) {
 	if last := host.statuses[len(host.statuses)-1]; !strings.Contains(last, "live") {
 		t.Errorf("tray state %q did not follow while the Status tab was shown", last)
 	}
-	g.tabs.SelectIndex(3)
+	g.tabs.SelectIndex(tabActivity)
 	if got := g.activity.accepted.Text; got != "98,765" {
 		t.Errorf("Activity tab shows %q accepted once selected, want 98,765", got)
 	}
@@ -301,7 +301,7 @@ func TestCount(t *testing.T) {
 }
 
 func TestTrayCommandFailureShowsInNoticeUntilNextSuccess(t *testing.T) {
-	g, eng := newTestGUI(t, 0)
+	g, eng := newTestGUI(t, tabStatus)
 	eng.err = errRefused
 	test.Tap(g.status.syncNow)
 	g.settle()
