@@ -14,8 +14,9 @@ import (
 
 // statusView is the Status tab: strategy, state, coverage, sync times, heap.
 type statusView struct {
-	g    *GUI
-	root fyne.CanvasObject
+	g     *GUI
+	root  fyne.CanvasObject
+	setup *setupCard
 
 	strategy *widget.RadioGroup
 	syncNow  *widget.Button
@@ -28,7 +29,7 @@ type statusView struct {
 }
 
 func newStatusView(g *GUI) *statusView {
-	v := &statusView{g: g}
+	v := &statusView{g: g, setup: newSetupCard(g)}
 	labels := make([]string, len(settings.Strategies))
 	for i, id := range settings.Strategies {
 		labels[i] = settings.StrategyLabel(id)
@@ -60,6 +61,7 @@ func newStatusView(g *GUI) *statusView {
 		widget.NewFormItem("Graph version", v.graphVersion),
 	)
 	v.root = container.NewVScroll(container.NewVBox(
+		v.setup.root,
 		widget.NewCard("Sync strategy", "", container.NewVBox(
 			v.strategy,
 			container.NewHBox(v.syncNow, v.pause),
@@ -92,6 +94,7 @@ func (v *statusView) togglePause() {
 }
 
 func (v *statusView) render(s status.Snapshot) {
+	v.setup.render(s)
 	showSelected(v.strategy, settings.StrategyLabel(s.Strategy))
 	if s.Paused {
 		setButtonText(v.pause, "Resume sync")
