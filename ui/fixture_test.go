@@ -103,7 +103,7 @@ func fixture() status.Snapshot {
 	return status.Snapshot{
 		Strategy: settings.FrontierInterval, IntervalMinutes: 15,
 		State:    status.StateRunning,
-		Coverage: status.Coverage{State: status.StatePartial, Reasons: []string{"relay-dead: wss://gone.example", "maxTotalAuthors"}},
+		Coverage: status.Coverage{State: status.StatePartial, Reasons: []string{status.ReasonFrontierTruncated, status.RelayFailed("wss://gone.example")}},
 		LastSync: now - 300, NextSync: now + 600,
 		Relays: []status.Relay{
 			{URL: "wss://relay.damus.io", Health: status.HealthHealthy, State: status.StateRunning, Connected: true,

@@ -85,3 +85,22 @@ func truncationWords(t status.Truncation) string {
 	}
 	return fmt.Sprintf("%s (%s)", t.Reason, plural(t.Cut, unit))
 }
+
+// suffix is ": first reason in words (+N more)" for a state line.
+func (f coverageFacts) suffix(reasons []string) string {
+	switch len(reasons) {
+	case 0:
+		return ""
+	case 1:
+		return ": " + f.words(reasons[0])
+	}
+	return fmt.Sprintf(": %s (+%d more)", f.words(reasons[0]), len(reasons)-1)
+}
+
+// partialSuffix is " — partial: why" when cov is partial, else "".
+func (f coverageFacts) partialSuffix(cov status.Coverage) string {
+	if cov.State != status.StatePartial {
+		return ""
+	}
+	return " — partial" + f.suffix(cov.Reasons)
+}

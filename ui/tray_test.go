@@ -72,7 +72,7 @@ func TestTrayMenuShowsStrategiesAndState(t *testing.T) {
 	if !item(t, m, "Quit").IsQuit {
 		t.Error("Quit is not marked as the quit item")
 	}
-	if got := host.statuses; len(got) != 1 || got[0] != "DTP Personal: syncing 42%" {
+	if got := host.statuses; len(got) != 1 || got[0] != "DTP Personal: syncing 42% — trust pass" {
 		t.Errorf("tray status = %q", got)
 	}
 }
@@ -103,7 +103,7 @@ func TestTrayRebuildsMenuOnlyWhenItChanges(t *testing.T) {
 	if len(host.menus) != 1 {
 		t.Fatalf("menu rebuilt %d times for a progress change", len(host.menus)-1)
 	}
-	if last := host.statuses[len(host.statuses)-1]; last != "DTP Personal: syncing 90%" {
+	if last := host.statuses[len(host.statuses)-1]; last != "DTP Personal: syncing 90% — trust pass" {
 		t.Errorf("status after progress = %q", last)
 	}
 	g.render(s)

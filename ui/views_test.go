@@ -28,9 +28,10 @@ func TestStatusViewShowsSnapshot(t *testing.T) {
 		"pause button":  v.pause.Text,
 	}
 	want := map[string]string{
-		"state":         "running — trust pass 42%",
-		"coverage":      "partial",
-		"reasons":       "relay-dead: wss://gone.example, maxTotalAuthors",
+		"state":    "syncing 42% — trust pass",
+		"coverage": "partial",
+		"reasons": "• frontier cut by maxTotalAuthors (1,234 authors), maxAuthorsPerLevel (56 authors)\n" +
+			"• relay wss://gone.example failed: dial tcp: connection refused, retry in 20 s",
 		"last sync":     "5 min ago",
 		"next sync":     "in 10 min",
 		"interval":      "Every 15 min",
@@ -47,17 +48,19 @@ func TestStatusViewShowsSnapshot(t *testing.T) {
 		}
 	}
 	g.tabs.SelectIndex(tabStatus)
-	assertShows(t, g.win.Content(), "Subscribe all", "running — trust pass 42%", "Graph version")
+	assertShows(t, g.win.Content(), "Subscribe all", "syncing 42% — trust pass", "Graph version", "Next sync")
 
 	s := fixture()
 	s.Paused, s.Strategy, s.State = true, settings.GlobalContinuous, status.StateLive
 	s.Heap.LimitReason = "heap-node-limit"
 	g.render(s)
-	if v.pause.Text != "Resume sync" || v.state.Text != "live (paused)" || v.heapLimit.Text != "reached: heap-node-limit" ||
+	if v.pause.Text != "Resume sync" || v.state.Text != "paused" || v.heapLimit.Text != "reached: heap-node-limit" ||
 		v.strategy.Selected != "Subscribe all" || v.period.Text != "— (continuous strategy)" {
 		t.Errorf("paused live snapshot shown as pause=%q state=%q heap=%q strategy=%q interval=%q",
 			v.pause.Text, v.state.Text, v.heapLimit.Text, v.strategy.Selected, v.period.Text)
 	}
+	// a continuous strategy's next scheduled pass is the daily full refresh
+	assertShows(t, g.win.Content(), "Next full refresh")
 	g.settle()
 	assertCalls(t, eng) // showing the engine's state is not a command
 }
@@ -265,16 +268,24 @@ func TestHiddenTabsCatchUpWhenSelected(t *testing.T) {
 }
 
 func TestStateLabel(t *testing.T) {
+	g, _ := newTestGUI(t, tabStatus)
 	base := fixture()
 	cases := []struct {
 		name   string
 		change func(*status.Snapshot)
 		want   string
 	}{
-		{"syncing", func(*status.Snapshot) {}, "syncing 42%"},
+		{"syncing", func(*status.Snapshot) {}, "syncing 42% — trust pass"},
 		{"syncing without total", func(s *status.Snapshot) { s.Progress.Total = 0 }, "syncing"},
-		{"live", func(s *status.Snapshot) { s.State, s.Coverage = status.StateLive, status.Coverage{State: "complete"} }, "live"},
-		{"partial", func(s *status.Snapshot) { s.State = status.StateLive }, "partial: relay-dead: wss://gone.example (+1 more)"},
+		{"live", func(s *status.Snapshot) { s.State, s.Coverage = status.StateLive, status.Coverage{State: "complete"} }, "live on 1 of 2 relays"},
+		{"live, partial", func(s *status.Snapshot) { s.State = status.StateLive },
+			"live on 1 of 2 relays — partial: frontier cut by maxTotalAuthors (1,234 authors), maxAuthorsPerLevel (56 authors) (+1 more)"},
+		{"reconnecting", func(s *status.Snapshot) {
+			s.State, s.Coverage = status.StateReconnecting, status.Coverage{State: "complete"}
+		},
+			"reconnecting (1 of 2 relays up)"},
+		{"partial pass", func(s *status.Snapshot) { s.State, s.Coverage.Reasons = status.StatePartial, s.Coverage.Reasons[1:] },
+			"partial: relay wss://gone.example failed: dial tcp: connection refused, retry in 20 s"},
 		{"error", func(s *status.Snapshot) {
 			s.State = status.StateError
 			s.Coverage.Reasons = []string{"database locked"}
@@ -286,7 +297,7 @@ func TestStateLabel(t *testing.T) {
 		s := base
 		s.Coverage.Reasons = append([]string(nil), base.Coverage.Reasons...)
 		c.change(&s)
-		if got := stateLabel(s); got != c.want {
+		if got := stateLabel(s, g.clock); got != c.want {
 			t.Errorf("%s: stateLabel = %q, want %q", c.name, got, c.want)
 		}
 	}
