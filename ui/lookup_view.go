@@ -59,11 +59,11 @@ func newLookupView(g *GUI) *lookupView {
 		(*l).Wrapping = fyne.TextWrapWord
 	}
 	v.asked.Wrapping, v.computed.Wrapping = fyne.TextWrapOff, fyne.TextWrapOff // beside the badge
-	v.evidence = newTextTable([]string{"Author", "Says", "Context", "Depth", "Reason"}, []float32{230, 90, 120, 60, 300})
+	v.evidence = newTextTable("Author", "Says", "Context", "Depth", "Reason")
 	v.answer = container.NewVBox(
 		container.NewHBox(v.badge.root, container.NewVBox(v.asked, v.computed)),
 		widget.NewCard("Coverage", "", container.NewVBox(v.coverage, v.reasons)),
-		widget.NewCard("Evidence", "", container.NewVBox(v.evidenceMissing, fixedHeight(v.evidence.table, 160))),
+		widget.NewCard("Evidence", "", container.NewVBox(v.evidenceMissing, fixedHeight(v.evidence.root, 200))),
 		widget.NewCard("Paths from your roots", "", v.paths),
 		widget.NewCard("Ratings", "", v.ratings),
 	)

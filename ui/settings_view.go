@@ -48,7 +48,7 @@ func newSettingsView(g *GUI) *settingsView {
 
 	v.rootForm = newAddForm(g, "Add root", "npub1… or 64-character hex public key", "Add root", tidyRoot,
 		func(root string) error { return g.eng.AddRoot(root) })
-	v.roots = newTextTable([]string{"Root (npub)", "Hex"}, []float32{500, 560})
+	v.roots = newTextTable("Root (npub)", "Hex")
 	v.removeRoot = widget.NewButton("Remove selected root", v.removeSelectedRoot)
 	v.removeRoot.Disable()
 	v.roots.onSelect = func(key string) {
@@ -58,7 +58,7 @@ func newSettingsView(g *GUI) *settingsView {
 			v.removeRoot.Enable()
 		}
 	}
-	rootsTable := fixedHeight(v.roots.table, 150) // room for a few roots; the table scrolls beyond
+	rootsTable := fixedHeight(v.roots.root, 150) // room for a few roots; the table scrolls beyond
 	rootsCard := widget.NewCard("Roots", "Whose web of trust to follow", container.NewVBox(
 		v.rootForm.root,
 		rootsTable,

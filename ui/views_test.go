@@ -94,16 +94,25 @@ func TestRelaysViewShowsHealthAndProgress(t *testing.T) {
 		t.Fatalf("%d relay rows, want 2", len(v.table.rows))
 	}
 	wantRows := [][]string{
-		{"wss://relay.damus.io", "healthy", "running", "yes", "2026-03-14 11:59", "123,456", "2023-01-01 00:00", "2026-03-14 11:59", "0", "—"},
-		{"wss://gone.example", "backoff, retry in 20 s", "reconnecting", "no", "never", "0", "—", "—", "3", "dial tcp: connection refused"},
+		{"wss://relay.damus.io", "healthy", "—", "running", "yes", "1 min ago", "123,456", "2023-01-01 00:00", "1 min ago", "0"},
+		{"wss://gone.example", "backoff, retry in 20 s", "dial tcp: connection refused", "reconnecting", "no", "never", "0", "—", "—", "3"},
 	}
 	for i, want := range wantRows {
 		if got := v.table.rows[i]; strings.Join(got, "|") != strings.Join(want, "|") {
 			t.Errorf("row %d:\n got %q\nwant %q", i, got, want)
 		}
 	}
-	g.showTab(tabRelays, 1800, 500)
-	assertShows(t, v.root, "Relay", "Last error", "wss://relay.damus.io", "backoff, retry in 20 s", "123,456", "dial tcp: connection refused")
+	// at the window's usual width the last error is in view, every title whole
+	g.showTab(tabRelays, 1040, 500)
+	assertShows(t, v.root, "Relay", "Last error", "Connected", "Events fetched", "wss://relay.damus.io",
+		"backoff, retry in 20 s", "123,456", "dial tcp: connection refused")
+
+	// a selected row shows in full, times exact beside their short form
+	v.table.table.Select(fyneCell(0))
+	if got := v.table.detail.Text; !strings.Contains(got, "Last success: 1 min ago (2026-03-14 11:59)") ||
+		!strings.Contains(got, "Relay: wss://relay.damus.io") {
+		t.Errorf("detail of the selected relay = %q", got)
+	}
 }
 
 func TestAddInvalidRelayShowsErrorAndCallsNothing(t *testing.T) {
