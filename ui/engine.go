@@ -38,6 +38,8 @@ type Engine interface {
 	SetListen(addr string, allowLAN bool) error
 	SetScopeProfile(scope string) error
 	SetStartAtLogin(on bool) error
+	// SetNotify turns desktop notifications on or off.
+	SetNotify(on bool) error
 	// AddRepoService adds a public URL of this server (repository sync).
 	AddRepoService(url string) error
 	RemoveRepoService(url string) error

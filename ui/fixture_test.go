@@ -77,6 +77,7 @@ func (f *fakeEngine) SetScopeProfile(s string) error { return f.record("SetScope
 func (f *fakeEngine) SetStartAtLogin(on bool) error {
 	return f.record(fmt.Sprint("SetStartAtLogin ", on))
 }
+func (f *fakeEngine) SetNotify(on bool) error          { return f.record(fmt.Sprint("SetNotify ", on)) }
 func (f *fakeEngine) AddRepoService(u string) error    { return f.record("AddRepoService " + u) }
 func (f *fakeEngine) RemoveRepoService(u string) error { return f.record("RemoveRepoService " + u) }
 func (f *fakeEngine) SetRepoBootstrap(u string) error  { return f.record("SetRepoBootstrap " + u) }
@@ -123,7 +124,7 @@ func fixture() status.Snapshot {
 				{At: now - 30, EventID: "ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12", Source: "wss://relay.damus.io", Reason: "signature: invalid schnorr signature"},
 				{At: now - 10, EventID: "ff00", Source: "ingest 127.0.0.1", Reason: "scope: scope not in profile x.com"},
 			}},
-		Settings: settings.Settings{Listen: "127.0.0.1:7447", ScopeProfile: "x.com", Limits: limits,
+		Settings: settings.Settings{Listen: "127.0.0.1:7447", ScopeProfile: "x.com", Limits: limits, Notify: true,
 			Roots: []string{rootHex, root2Hex}, Relays: []string{"wss://gone.example", "wss://relay.damus.io"}},
 	}
 }

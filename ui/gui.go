@@ -3,6 +3,7 @@ package ui
 import (
 	"log/slog"
 	"sync"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -48,6 +49,7 @@ type GUI struct {
 	settings *settingsView
 	repos    *reposView
 	tray     *tray
+	notifier *notifier
 	views    []view // the tabs' views, in tab order
 
 	last     status.Snapshot // what the views show; read and written on the UI thread only
@@ -65,6 +67,7 @@ type GUI struct {
 func New(a fyne.App, eng Engine, quit func()) *GUI {
 	g := &GUI{app: a, eng: eng, quit: quit, clock: systemClock(), onUI: fyne.Do}
 	g.win = a.NewWindow("DTP Personal Server")
+	g.notifier = newNotifier(a.SendNotification, time.Now)
 	g.notice = newInlineError()
 	g.status = newStatusView(g)
 	g.lookup = newLookupView(g)
@@ -146,6 +149,7 @@ func (g *GUI) Quit() {
 // cost the UI thread layout work and a repaint of the window for nothing.
 func (g *GUI) render(s status.Snapshot) {
 	g.last = s
+	g.notifier.observe(s, g.clock)
 	g.views[g.tabs.SelectedIndex()].render(s)
 	if g.tray != nil {
 		g.tray.render(s)
