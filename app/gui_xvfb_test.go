@@ -3,8 +3,10 @@ package main
 // End-to-end test of the desktop app (the binary TestMain builds) on a
 // virtual X display: it checks the tray menu over D-Bus the way a desktop's
 // tray host reads it, switches the strategy from the tray and sees the change
-// through the CLI, checks the window is on screen, and quits from the tray. It needs Xvfb, dbus-daemon, xwininfo and ImageMagick's
-// import, so it runs only with DTP_GUI_TEST=1:
+// through the CLI, checks the window is on screen, looks a subject up in the
+// window by typing, and quits from the tray. It needs Xvfb, dbus-daemon,
+// xwininfo, xdotool and ImageMagick's import, so it runs only with
+// DTP_GUI_TEST=1:
 //
 //	DTP_GUI_TEST=1 go test ./app/ -run TestGUIOnXvfb -count=1 -v
 //
@@ -85,7 +87,7 @@ func startApp(tb testing.TB, app *exec.Cmd, logPath string) (exited chan error, 
 }
 
 func TestGUIOnXvfb(t *testing.T) {
-	requireDesktop(t, "import")
+	requireDesktop(t, "import", "xdotool")
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	work := t.TempDir()
@@ -96,6 +98,7 @@ func TestGUIOnXvfb(t *testing.T) {
 	watcher := newTrayWatcher(t, busAddr)
 
 	dataDir := filepath.Join(work, "data")
+	subject := seedTrustedSubject(t, dataDir)
 	home := filepath.Join(work, "home")
 	env := desktopEnv(display, busAddr, home)
 	app := exec.CommandContext(ctx, bin, "--data", dataDir, "--listen", freeAddr(t))
@@ -151,7 +154,8 @@ func TestGUIOnXvfb(t *testing.T) {
 	}
 
 	waitForWindow(t, display, "DTP Personal Server")
-	screenshot(t, display, work, "desktop-window.png")
+	window := screenshot(t, display, work, "desktop-window.png")
+	lookUpOnScreen(ctx, t, display, work, dataDir, subject, window)
 
 	// Switch the strategy from the tray; the engine records it.
 	target := items[settings.StrategyLabel(settings.GlobalContinuous)]
@@ -367,8 +371,9 @@ func waitForWindow(t testing.TB, display, title string) {
 var screenshotMu sync.Mutex
 
 // screenshot saves the whole display: to docs/screenshots with
-// DTP_SCREENSHOTS=1, else next to the test's other files.
-func screenshot(t *testing.T, display, work, name string) {
+// DTP_SCREENSHOTS=1, else next to the test's other files; it returns the
+// file's path.
+func screenshot(t *testing.T, display, work, name string) string {
 	t.Helper()
 	screenshotMu.Lock()
 	defer screenshotMu.Unlock()
@@ -380,10 +385,10 @@ func screenshot(t *testing.T, display, work, name string) {
 	cmd := exec.Command("import", "-window", "root", path)
 	cmd.Env = append(os.Environ(), "DISPLAY="+display)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Errorf("screenshot: %v\n%s", err, out)
-		return
+		t.Fatalf("screenshot: %v\n%s", err, out)
 	}
 	t.Logf("screenshot %s", path)
+	return path
 }
 
 func waitFor(t testing.TB, timeout time.Duration, what string, ok func() bool) {

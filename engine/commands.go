@@ -42,6 +42,9 @@ func (e *Engine) SetScopeProfile(scope string) error {
 	return e.modify(settings.SetScopeProfile(scope))
 }
 
+// SetNotify turns the desktop app's notifications on or off.
+func (e *Engine) SetNotify(on bool) error { return e.modify(settings.SetNotify(on)) }
+
 // SetStartAtLogin records the start-at-login choice (the UI writes the
 // desktop's autostart entry).
 func (e *Engine) SetStartAtLogin(on bool) error { return e.modify(settings.SetStartAtLogin(on)) }

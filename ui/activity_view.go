@@ -33,7 +33,7 @@ func newActivityView(g *GUI) *activityView {
 		rate:       widget.NewLabel(""),
 		duplicates: widget.NewLabel(""),
 		rejected:   widget.NewLabel(""),
-		rejections: newTextTable([]string{"Time", "Event", "Source", "Rule"}, []float32{150, 160, 220, 380}),
+		rejections: newTextTable("Time", "Event", "Source", "Rule"),
 		g:          g,
 	}
 	ingest := widget.NewForm(
@@ -47,7 +47,7 @@ func newActivityView(g *GUI) *activityView {
 		widget.NewCard("Ingest", "", ingest),
 		widget.NewLabelWithStyle("Recent rejections", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 	)
-	v.root = container.NewBorder(top, nil, nil, nil, v.rejections.table)
+	v.root = container.NewBorder(top, nil, nil, nil, v.rejections.root)
 	return v
 }
 

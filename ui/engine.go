@@ -1,12 +1,15 @@
-// Package ui is the desktop app: a Fyne window with Status, Relays, Frontier,
-// Activity and Settings tabs, and a system-tray menu. It holds no business
-// logic: views render a status.Snapshot and user actions call Engine methods
+// Package ui is the desktop app: a Fyne window with Status, Look-up,
+// Relays, Frontier, Activity, Settings and Repositories tabs, and a
+// system-tray menu. It holds no business logic: views render a status.Snapshot and user actions call Engine methods
 // off the UI thread. Typed input (a relay URL, a key, a number, an address)
 // is checked with the engine's own rules (package settings), so that bad
 // input is refused inline before reaching the engine.
 package ui
 
 import (
+	"context"
+
+	"dtp-personal/engine/resolver"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 )
@@ -35,9 +38,14 @@ type Engine interface {
 	SetListen(addr string, allowLAN bool) error
 	SetScopeProfile(scope string) error
 	SetStartAtLogin(on bool) error
+	// SetNotify turns desktop notifications on or off.
+	SetNotify(on bool) error
 	// AddRepoService adds a public URL of this server (repository sync).
 	AddRepoService(url string) error
 	RemoveRepoService(url string) error
+	// Resolve answers a trust question (SPEC §7); only a malformed subject
+	// is an error.
+	Resolve(ctx context.Context, q resolver.Query) (resolver.Answer, error)
 	// SetRepoBootstrap sets the bootstrap relay; "" = none.
 	SetRepoBootstrap(url string) error
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"reflect"
@@ -13,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"dtp-personal/engine/resolver"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 )
@@ -75,9 +77,13 @@ func (f *fakeEngine) SetScopeProfile(s string) error { return f.record("SetScope
 func (f *fakeEngine) SetStartAtLogin(on bool) error {
 	return f.record(fmt.Sprint("SetStartAtLogin ", on))
 }
+func (f *fakeEngine) SetNotify(on bool) error          { return f.record(fmt.Sprint("SetNotify ", on)) }
 func (f *fakeEngine) AddRepoService(u string) error    { return f.record("AddRepoService " + u) }
 func (f *fakeEngine) RemoveRepoService(u string) error { return f.record("RemoveRepoService " + u) }
 func (f *fakeEngine) SetRepoBootstrap(u string) error  { return f.record("SetRepoBootstrap " + u) }
+func (f *fakeEngine) Resolve(_ context.Context, q resolver.Query) (resolver.Answer, error) {
+	return resolver.Answer{Subject: q.Subject, Verdict: resolver.VerdictNone}, f.record("Resolve " + q.Subject)
+}
 
 var errRefused = errors.New("relay refused by engine")
 
@@ -98,7 +104,7 @@ func fixture() status.Snapshot {
 	return status.Snapshot{
 		Strategy: settings.FrontierInterval, IntervalMinutes: 15,
 		State:    status.StateRunning,
-		Coverage: status.Coverage{State: status.StatePartial, Reasons: []string{"relay-dead: wss://gone.example", "maxTotalAuthors"}},
+		Coverage: status.Coverage{State: status.StatePartial, Reasons: []string{status.ReasonFrontierTruncated, status.RelayFailed("wss://gone.example")}},
 		LastSync: now - 300, NextSync: now + 600,
 		Relays: []status.Relay{
 			{URL: "wss://relay.damus.io", Health: status.HealthHealthy, State: status.StateRunning, Connected: true,
@@ -118,7 +124,8 @@ func fixture() status.Snapshot {
 				{At: now - 30, EventID: "ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12", Source: "wss://relay.damus.io", Reason: "signature: invalid schnorr signature"},
 				{At: now - 10, EventID: "ff00", Source: "ingest 127.0.0.1", Reason: "scope: scope not in profile x.com"},
 			}},
-		Settings: settings.Settings{Listen: "127.0.0.1:7447", ScopeProfile: "x.com", Limits: limits},
+		Settings: settings.Settings{Listen: "127.0.0.1:7447", ScopeProfile: "x.com", Limits: limits, Notify: true,
+			Roots: []string{rootHex, root2Hex}, Relays: []string{"wss://gone.example", "wss://relay.damus.io"}},
 	}
 }
 
@@ -148,8 +155,7 @@ func withRepos(s status.Snapshot) status.Snapshot {
 }
 
 // newTestGUI is a GUI over a fake engine in a test app, showing the fixture
-// on tab (0 Status, 1 Relays, 2 Frontier, 3 Activity, 4 Settings,
-// 5 Repositories).
+// on tab (tabStatus, tabLookup, …).
 func newTestGUI(t *testing.T, tab int) (*GUI, *fakeEngine) {
 	t.Helper()
 	app := test.NewTempApp(t)

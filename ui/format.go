@@ -98,37 +98,49 @@ func displayKey(hexKey string) string {
 	return hexKey
 }
 
-// stateLabel is the one-line state for the tray title and tooltip:
-// paused, error, syncing 42%, partial: reason, or the sync state.
-func stateLabel(s status.Snapshot) string {
+// stateLabel is the one-line state for the tray title and tooltip and the
+// Status tab, in words that say what happens: paused, error: why,
+// syncing 42% — trust pass, live on 3 of 4 relays, partial: why.
+func stateLabel(s status.Snapshot, c clock) string {
+	facts := coverageFacts{clock: c, truncation: s.Frontier.Truncation, relays: s.Relays}
 	switch {
 	case s.Paused:
 		return "paused"
 	case s.State == status.StateError:
-		if len(s.Coverage.Reasons) > 0 {
-			return "error: " + s.Coverage.Reasons[0]
-		}
-		return "error"
+		return "error" + facts.suffix(s.Coverage.Reasons)
 	case s.State == status.StateRunning:
 		if s.Progress.Total > 0 {
-			return fmt.Sprintf("syncing %d%%", percent(s.Progress))
+			return fmt.Sprintf("syncing %d%% — %s pass", percent(s.Progress), s.Progress.Pass)
 		}
 		return "syncing"
+	case s.State == status.StateLive || s.State == status.StateConnecting || s.State == status.StateReconnecting:
+		return liveWords(s) + facts.partialSuffix(s.Coverage)
 	case s.State == status.StatePartial || s.Coverage.State == status.StatePartial:
-		return "partial" + reasonSuffix(s.Coverage.Reasons)
+		return "partial" + facts.suffix(s.Coverage.Reasons)
 	case s.State == "":
 		return "starting"
 	}
 	return s.State
 }
 
-// reasonSuffix is ": first reason (+N more)" for a state line.
-func reasonSuffix(reasons []string) string {
-	switch len(reasons) {
-	case 0:
-		return ""
-	case 1:
-		return ": " + reasons[0]
+// liveWords says how many sync relays a live subscription holds.
+func liveWords(s status.Snapshot) string {
+	connected := 0
+	for _, r := range s.Relays {
+		if r.Connected {
+			connected++
+		}
 	}
-	return fmt.Sprintf(": %s (+%d more)", reasons[0], len(reasons)-1)
+	if s.State != status.StateLive {
+		return fmt.Sprintf("%s (%d of %d relays up)", s.State, connected, len(s.Relays))
+	}
+	return fmt.Sprintf("live on %d of %d relays", connected, len(s.Relays))
+}
+
+// plural is n and the noun, "1 rating" or "2 ratings".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return count(n) + " " + noun + "s"
 }

@@ -28,8 +28,8 @@ func newFrontierView(*GUI) *frontierView {
 		roots:        widget.NewLabel(""),
 		sessionRoots: widget.NewLabel(""),
 		size:         widget.NewLabel(""),
-		byDepth:      newTextTable([]string{"Depth", "Authors"}, []float32{80, 120}),
-		truncation:   newTextTable([]string{"Truncated by", "Cut"}, []float32{200, 120}),
+		byDepth:      newTextTable("Depth", "Authors"),
+		truncation:   newTextTable("Truncated by", "Cut"),
 		notCut:       widget.NewLabel("The walk was not cut by any cap."),
 	}
 	v.roots.TextStyle.Monospace = true
@@ -39,8 +39,8 @@ func newFrontierView(*GUI) *frontierView {
 		widget.NewFormItem("Frontier size", v.size),
 	)
 	tables := container.NewGridWithColumns(2,
-		widget.NewCard("Size per depth", "", v.byDepth.table),
-		widget.NewCard("Truncation", "", container.NewBorder(v.notCut, nil, nil, nil, v.truncation.table)),
+		widget.NewCard("Size per depth", "", v.byDepth.root),
+		widget.NewCard("Truncation", "", container.NewBorder(v.notCut, nil, nil, nil, v.truncation.root)),
 	)
 	v.root = container.NewBorder(summary, nil, nil, nil, tables)
 	return v

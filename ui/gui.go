@@ -3,12 +3,25 @@ package ui
 import (
 	"log/slog"
 	"sync"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/widget"
 
 	"dtp-personal/engine/status"
+)
+
+// The tabs, in order.
+const (
+	tabStatus = iota
+	tabLookup
+	tabRelays
+	tabFrontier
+	tabActivity
+	tabSettings
+	tabRepos
 )
 
 // view is one tab's content, showing a snapshot.
@@ -29,12 +42,14 @@ type GUI struct {
 	tabs   *container.AppTabs
 
 	status   *statusView
+	lookup   *lookupView
 	relays   *relaysView
 	frontier *frontierView
 	activity *activityView
 	settings *settingsView
 	repos    *reposView
 	tray     *tray
+	notifier *notifier
 	views    []view // the tabs' views, in tab order
 
 	last     status.Snapshot // what the views show; read and written on the UI thread only
@@ -52,8 +67,10 @@ type GUI struct {
 func New(a fyne.App, eng Engine, quit func()) *GUI {
 	g := &GUI{app: a, eng: eng, quit: quit, clock: systemClock(), onUI: fyne.Do}
 	g.win = a.NewWindow("DTP Personal Server")
+	g.notifier = newNotifier(a.SendNotification, time.Now)
 	g.notice = newInlineError()
 	g.status = newStatusView(g)
+	g.lookup = newLookupView(g)
 	g.relays = newRelaysView(g)
 	g.frontier = newFrontierView(g)
 	g.activity = newActivityView(g)
@@ -61,18 +78,29 @@ func New(a fyne.App, eng Engine, quit func()) *GUI {
 	g.repos = newReposView(g)
 	g.tabs = container.NewAppTabs(
 		container.NewTabItem("Status", g.status.root),
+		container.NewTabItem("Look-up", g.lookup.root),
 		container.NewTabItem("Relays", g.relays.root),
 		container.NewTabItem("Frontier", g.frontier.root),
 		container.NewTabItem("Activity", g.activity.root),
 		container.NewTabItem("Settings", g.settings.root),
 		container.NewTabItem("Repositories", g.repos.root),
 	)
-	g.views = []view{g.status, g.relays, g.frontier, g.activity, g.settings, g.repos}
+	g.views = []view{g.status, g.lookup, g.relays, g.frontier, g.activity, g.settings, g.repos}
 	g.tabs.OnSelected = func(*container.TabItem) { g.views[g.tabs.SelectedIndex()].render(g.last) }
 	g.win.SetContent(container.NewBorder(nil, g.notice.label, nil, nil, g.tabs))
+	g.win.Canvas().AddShortcut(lookupShortcut, func(fyne.Shortcut) { g.focusLookup() })
 	g.win.Resize(fyne.NewSize(1040, 720))
 	g.render(status.Snapshot{})
 	return g
+}
+
+// lookupShortcut (Ctrl+L) brings up the Look-up tab ready for typing,
+// from any tab.
+var lookupShortcut = &desktop.CustomShortcut{KeyName: fyne.KeyL, Modifier: fyne.KeyModifierShortcutDefault}
+
+func (g *GUI) focusLookup() {
+	g.tabs.SelectIndex(tabLookup)
+	g.win.Canvas().Focus(g.lookup.subject)
 }
 
 // Window is the main window.
@@ -121,6 +149,7 @@ func (g *GUI) Quit() {
 // cost the UI thread layout work and a repaint of the window for nothing.
 func (g *GUI) render(s status.Snapshot) {
 	g.last = s
+	g.notifier.observe(s, g.clock)
 	g.views[g.tabs.SelectedIndex()].render(s)
 	if g.tray != nil {
 		g.tray.render(s)

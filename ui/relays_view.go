@@ -22,16 +22,18 @@ type relaysView struct {
 	remove *widget.Button
 }
 
+// relayColumns put the last error next to the relay, in view without
+// scrolling sideways.
 var relayColumns = []string{
-	"Relay", "Health", "State", "Connected", "Last success", "Events fetched",
-	"Oldest reached", "Newest reached", "Failures", "Last error",
+	"Relay", "Health", "Last error", "State", "Connected", "Last success", "Events fetched",
+	"Oldest reached", "Newest reached", "Failures",
 }
 
 func newRelaysView(g *GUI) *relaysView {
 	v := &relaysView{g: g}
 	v.form = newAddForm(g, "Add relay", "wss://relay.example.com", "Add relay", settings.NormalizeRelayURL,
 		func(url string) error { return g.eng.AddRelay(url) })
-	v.table = newTextTable(relayColumns, []float32{210, 170, 110, 90, 140, 110, 140, 140, 70, 300})
+	v.table = newTextTable(relayColumns...)
 	v.table.table.StickyColumnCount = 1 // the relay's URL stays in view while scrolling sideways
 	v.remove = widget.NewButton("Remove selected relay", v.removeRelay)
 	v.remove.Disable()
@@ -44,7 +46,7 @@ func newRelaysView(g *GUI) *relaysView {
 		v.remove.SetText("Remove " + key)
 		v.remove.Enable()
 	}
-	v.root = container.NewBorder(v.form.root, container.NewHBox(v.remove), nil, nil, v.table.table)
+	v.root = container.NewBorder(v.form.root, container.NewHBox(v.remove), nil, nil, v.table.root)
 	return v
 }
 
@@ -60,6 +62,7 @@ func (v *relaysView) removeRelay() {
 func (v *relaysView) render(s status.Snapshot) {
 	c := v.g.clock
 	rows := make([][]string, len(s.Relays))
+	exact := make([][]string, len(s.Relays))
 	for i, r := range s.Relays {
 		connected := "no"
 		if r.Connected {
@@ -74,9 +77,12 @@ func (v *relaysView) render(s status.Snapshot) {
 			lastError = "—"
 		}
 		rows[i] = []string{
-			r.URL, health, r.State, connected, c.stamp(r.LastSuccess, "never"), count(r.EventsFetched),
-			c.stamp(r.OldestReached, "—"), c.stamp(r.NewestReached, "—"), fmt.Sprint(r.Failures), lastError,
+			r.URL, health, lastError, r.State, connected, c.relative(r.LastSuccess, "never"), count(r.EventsFetched),
+			c.stamp(r.OldestReached, "—"), c.relative(r.NewestReached, "—"), fmt.Sprint(r.Failures),
 		}
+		exact[i] = make([]string, len(relayColumns))
+		exact[i][5], exact[i][8] = c.stamp(r.LastSuccess, ""), c.stamp(r.NewestReached, "")
 	}
+	v.table.setExact(exact)
 	v.table.setRows(rows)
 }

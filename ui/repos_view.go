@@ -39,7 +39,7 @@ func newReposView(g *GUI) *reposView {
 	v.summary.Wrapping = fyne.TextWrapWord
 	v.serviceForm = newAddForm(g, "Add service URL", "wss://relay.example.com (where users reach this server)",
 		"Add service URL", settings.NormalizeRelayURL, func(url string) error { return g.eng.AddRepoService(url) })
-	v.services = newTextTable([]string{"Service URL"}, []float32{600})
+	v.services = newTextTable("Service URL")
 	v.removeService = widget.NewButton("Remove selected URL", v.removeSelectedService)
 	v.removeService.Disable()
 	v.services.onSelect = func(key string) {
@@ -58,7 +58,7 @@ func newReposView(g *GUI) *reposView {
 			v.summary,
 			widget.NewLabel("This server's public URLs"),
 			v.serviceForm.root,
-			fixedHeight(v.services.table, 80),
+			fixedHeight(v.services.root, 80),
 			container.NewHBox(v.removeService),
 			widget.NewLabel("Bootstrap relay"),
 			container.NewBorder(nil, nil, nil, container.NewHBox(
@@ -67,14 +67,14 @@ func newReposView(g *GUI) *reposView {
 			), v.bootstrap.Entry),
 			v.bootstrapError.label,
 		))
-	v.repos = newTextTable(repoColumns, []float32{180, 330, 100, 420})
-	v.relays = newTextTable(repoRelayColumn, []float32{260, 90, 210, 90, 90, 70, 60, 60, 80, 300})
+	v.repos = newTextTable(repoColumns...)
+	v.relays = newTextTable(repoRelayColumn...)
 	v.relays.table.StickyColumnCount = 1
 	// the tab scrolls as a whole; each table shows several rows and scrolls beyond
 	v.root = container.NewVScroll(container.NewVBox(
 		settingsCard,
-		widget.NewCard("Repositories followed", "", fixedHeight(v.repos.table, 220)),
-		widget.NewCard("Sync relays", "", fixedHeight(v.relays.table, 220)),
+		widget.NewCard("Repositories followed", "", fixedHeight(v.repos.root, 220)),
+		widget.NewCard("Sync relays", "", fixedHeight(v.relays.root, 220)),
 	))
 	return v
 }

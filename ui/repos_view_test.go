@@ -11,7 +11,7 @@ import (
 
 // newReposGUI shows the Repositories tab with repository sync on.
 func newReposGUI(t *testing.T) (*GUI, *fakeEngine) {
-	g, eng := newTestGUI(t, 5)
+	g, eng := newTestGUI(t, tabRepos)
 	g.render(withRepos(fixture()))
 	return g, eng
 }
@@ -46,7 +46,7 @@ func TestReposViewShowsRepositoriesAndSyncRelays(t *testing.T) {
 	if v.bootstrap.Text != "wss://relay.ngit.dev" || len(v.services.rows) != 1 {
 		t.Errorf("bootstrap %q, services %v", v.bootstrap.Text, v.services.rows)
 	}
-	g.showTab(5, 1400, 900)
+	g.showTab(tabRepos, 1400, 900)
 	assertShows(t, v.root, "Repositories followed", "Sync relays", "ngit", "wss://nos.lol", "This server's public URLs")
 
 	g.render(fixture()) // repository sync off

@@ -23,7 +23,7 @@ func TestScreenshots(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	g, _ := newTestGUI(t, 1)
+	g, _ := newTestGUI(t, tabRelays)
 	g.render(withRepos(fixture()))
 	g.relays.table.table.Select(fyneCell(1))
 	g.relays.form.entry.SetText("http://not-a-relay")

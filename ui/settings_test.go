@@ -12,7 +12,7 @@ import (
 )
 
 func TestSettingsViewShowsSnapshot(t *testing.T) {
-	g, _ := newTestGUI(t, 4)
+	g, _ := newTestGUI(t, tabSettings)
 	v := g.settings
 	if got := v.roots.rows; len(got) != 2 || got[0][0] != rootNpub || got[0][1] != rootHex {
 		t.Errorf("root rows = %q", got)
@@ -29,12 +29,12 @@ func TestSettingsViewShowsSnapshot(t *testing.T) {
 		t.Errorf("interval %q listen %q lan %t scope %q login %t repo %q", v.interval.Selected, v.listen.Text,
 			v.allowLAN.Checked, v.scope.Text, v.startAtLogin.Checked, v.repoSync.Text)
 	}
-	g.showTab(4, 1200, 1600)
+	g.showTab(tabSettings, 1200, 1600)
 	assertShows(t, v.root, rootNpub, "Max total authors", "Start at login")
 }
 
 func TestSettingsBadInputIsRefusedInline(t *testing.T) {
-	g, eng := newTestGUI(t, 4)
+	g, eng := newTestGUI(t, tabSettings)
 	v := g.settings
 
 	for input, msg := range map[string]string{
@@ -86,7 +86,7 @@ func TestSettingsBadInputIsRefusedInline(t *testing.T) {
 }
 
 func TestSettingsCommands(t *testing.T) {
-	g, eng := newTestGUI(t, 4)
+	g, eng := newTestGUI(t, tabSettings)
 	v := g.settings
 
 	// settle after each step: a command's result updates the form.
@@ -135,7 +135,7 @@ func TestSettingsCommands(t *testing.T) {
 }
 
 func TestSettingsKeepsTypingAcrossUpdates(t *testing.T) {
-	g, _ := newTestGUI(t, 4)
+	g, _ := newTestGUI(t, tabSettings)
 	v := g.settings
 	v.listen.SetText("192.168.1.5:7447") // being edited
 	s := fixture()
@@ -159,7 +159,7 @@ func TestSettingsKeepsTypingAcrossUpdates(t *testing.T) {
 }
 
 func TestStartFollowsEngineSnapshots(t *testing.T) {
-	g, eng := newTestGUI(t, 0)
+	g, eng := newTestGUI(t, tabStatus)
 	eng.snap.State = status.StateLive
 	g.Start()
 	eng.mu.Lock()

@@ -37,6 +37,7 @@ type settingsView struct {
 	scopeError *inlineError
 
 	startAtLogin *widget.Check
+	notify       *widget.Check
 	repoSync     *widget.Label
 }
 
@@ -48,7 +49,7 @@ func newSettingsView(g *GUI) *settingsView {
 
 	v.rootForm = newAddForm(g, "Add root", "npub1… or 64-character hex public key", "Add root", tidyRoot,
 		func(root string) error { return g.eng.AddRoot(root) })
-	v.roots = newTextTable([]string{"Root (npub)", "Hex"}, []float32{500, 560})
+	v.roots = newTextTable("Root (npub)", "Hex")
 	v.removeRoot = widget.NewButton("Remove selected root", v.removeSelectedRoot)
 	v.removeRoot.Disable()
 	v.roots.onSelect = func(key string) {
@@ -58,7 +59,7 @@ func newSettingsView(g *GUI) *settingsView {
 			v.removeRoot.Enable()
 		}
 	}
-	rootsTable := fixedHeight(v.roots.table, 150) // room for a few roots; the table scrolls beyond
+	rootsTable := fixedHeight(v.roots.root, 150) // room for a few roots; the table scrolls beyond
 	rootsCard := widget.NewCard("Roots", "Whose web of trust to follow", container.NewVBox(
 		v.rootForm.root,
 		rootsTable,
@@ -91,7 +92,10 @@ func newSettingsView(g *GUI) *settingsView {
 	v.allowLAN = widget.NewCheck("Allow connections from the local network", nil)
 	v.scope = newSyncedEntry()
 	v.scope.SetPlaceHolder("x.com")
-	v.startAtLogin = widget.NewCheck("Start at login", v.chooseStartAtLogin)
+	v.startAtLogin = v.newSettingCheck("Start at login",
+		func(s settings.Settings) bool { return s.StartAtLogin }, g.eng.SetStartAtLogin)
+	v.notify = v.newSettingCheck("Desktop notifications (a relay marked dead, the disk full, a pass partial after a complete one)",
+		func(s settings.Settings) bool { return s.Notify }, g.eng.SetNotify)
 	v.repoSync = widget.NewLabel("")
 
 	serverCard := widget.NewCard("Sync and server", "", widget.NewForm(
@@ -107,6 +111,7 @@ func newSettingsView(g *GUI) *settingsView {
 		)),
 		widget.NewFormItem("Repository sync", v.repoSync),
 		widget.NewFormItem("", v.startAtLogin),
+		widget.NewFormItem("", v.notify),
 	))
 
 	v.root = container.NewVScroll(container.NewVBox(rootsCard, capsCard, serverCard))
@@ -190,15 +195,20 @@ func (v *settingsView) applyScope() {
 	v.g.call("Set scope profile", func() error { return v.g.eng.SetScopeProfile(scope) }, v.scopeError.setErr)
 }
 
-func (v *settingsView) chooseStartAtLogin(on bool) {
-	if on == v.g.last.Settings.StartAtLogin {
-		return
-	}
-	v.g.call("Start at login", func() error { return v.g.eng.SetStartAtLogin(on) }, func(err error) {
-		if err != nil {
-			v.g.notice.set("Start at login: " + err.Error())
-			v.render(v.g.last)
+// newSettingCheck is a check box for a boolean setting: a change goes to
+// the engine; a refusal shows in the notice line and the engine's value
+// comes back.
+func (v *settingsView) newSettingCheck(label string, current func(settings.Settings) bool, set func(bool) error) *widget.Check {
+	return widget.NewCheck(label, func(on bool) {
+		if on == current(v.g.last.Settings) {
+			return
 		}
+		v.g.call(label, func() error { return set(on) }, func(err error) {
+			if err != nil {
+				v.g.notice.set(label + ": " + err.Error())
+				v.render(v.g.last)
+			}
+		})
 	})
 }
 
@@ -218,6 +228,7 @@ func (v *settingsView) render(s status.Snapshot) {
 	}
 	v.scope.show(s.Settings.ScopeProfile)
 	showChecked(v.startAtLogin, s.Settings.StartAtLogin)
+	showChecked(v.notify, s.Settings.Notify)
 	if len(s.Settings.RepoSyncServices) == 0 {
 		setText(v.repoSync, "off")
 	} else {

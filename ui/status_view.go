@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -14,8 +13,9 @@ import (
 
 // statusView is the Status tab: strategy, state, coverage, sync times, heap.
 type statusView struct {
-	g    *GUI
-	root fyne.CanvasObject
+	g     *GUI
+	root  fyne.CanvasObject
+	setup *setupCard
 
 	strategy *widget.RadioGroup
 	syncNow  *widget.Button
@@ -25,10 +25,12 @@ type statusView struct {
 	lastSync, nextSync, period *widget.Label
 	nodes, edges, heapLimit    *widget.Label
 	graphVersion               *widget.Label
+	form                       *widget.Form
+	nextSyncItem               *widget.FormItem
 }
 
 func newStatusView(g *GUI) *statusView {
-	v := &statusView{g: g}
+	v := &statusView{g: g, setup: newSetupCard(g)}
 	labels := make([]string, len(settings.Strategies))
 	for i, id := range settings.Strategies {
 		labels[i] = settings.StrategyLabel(id)
@@ -47,12 +49,13 @@ func newStatusView(g *GUI) *statusView {
 		*l = widget.NewLabel("")
 		(*l).Wrapping = fyne.TextWrapWord
 	}
-	form := widget.NewForm(
+	v.nextSyncItem = widget.NewFormItem("Next sync", v.nextSync)
+	v.form = widget.NewForm(
 		widget.NewFormItem("State", v.state),
 		widget.NewFormItem("Coverage", v.coverage),
 		widget.NewFormItem("Why partial", v.reasons),
 		widget.NewFormItem("Last sync", v.lastSync),
-		widget.NewFormItem("Next sync", v.nextSync),
+		v.nextSyncItem,
 		widget.NewFormItem("Interval", v.period),
 		widget.NewFormItem("Heap nodes", v.nodes),
 		widget.NewFormItem("Heap edges", v.edges),
@@ -60,11 +63,12 @@ func newStatusView(g *GUI) *statusView {
 		widget.NewFormItem("Graph version", v.graphVersion),
 	)
 	v.root = container.NewVScroll(container.NewVBox(
+		v.setup.root,
 		widget.NewCard("Sync strategy", "", container.NewVBox(
 			v.strategy,
 			container.NewHBox(v.syncNow, v.pause),
 		)),
-		form,
+		v.form,
 	))
 	return v
 }
@@ -92,6 +96,7 @@ func (v *statusView) togglePause() {
 }
 
 func (v *statusView) render(s status.Snapshot) {
+	v.setup.render(s)
 	showSelected(v.strategy, settings.StrategyLabel(s.Strategy))
 	if s.Paused {
 		setButtonText(v.pause, "Resume sync")
@@ -99,21 +104,16 @@ func (v *statusView) render(s status.Snapshot) {
 		setButtonText(v.pause, "Pause sync")
 	}
 
-	state := s.State
-	if s.Paused {
-		state += " (paused)"
-	}
-	if s.State == status.StateRunning && s.Progress.Total > 0 {
-		state += fmt.Sprintf(" — %s pass %d%%", s.Progress.Pass, percent(s.Progress))
-	}
-	setText(v.state, state)
+	c := v.g.clock
+	setText(v.state, stateLabel(s, c))
 	setText(v.coverage, s.Coverage.State)
 	if len(s.Coverage.Reasons) == 0 {
 		setText(v.reasons, "—")
 	} else {
-		setText(v.reasons, strings.Join(s.Coverage.Reasons, ", "))
+		facts := coverageFacts{clock: c, truncation: s.Frontier.Truncation, relays: s.Relays}
+		setText(v.reasons, facts.all(s.Coverage.Reasons))
 	}
-	c := v.g.clock
+	v.nameNextSync(s.Strategy)
 	setText(v.lastSync, c.relative(s.LastSync, "never"))
 	setText(v.nextSync, c.relative(s.NextSync, "not scheduled"))
 	if s.Strategy == settings.FrontierInterval {
@@ -129,4 +129,18 @@ func (v *statusView) render(s status.Snapshot) {
 		setText(v.heapLimit, "reached: "+s.Heap.LimitReason)
 	}
 	setText(v.graphVersion, fmt.Sprint(s.Heap.GraphVersion))
+}
+
+// nameNextSync names the next-sync row for the strategy: continuous
+// strategies sync as events arrive, so their next scheduled pass is the
+// daily full refresh.
+func (v *statusView) nameNextSync(strategy string) {
+	name := "Next sync"
+	if strategy != settings.FrontierInterval {
+		name = "Next full refresh"
+	}
+	if v.nextSyncItem.Text != name {
+		v.nextSyncItem.Text = name
+		v.form.Refresh()
+	}
 }

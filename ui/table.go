@@ -3,26 +3,39 @@ package ui
 import (
 	"image/color"
 	"slices"
+	"strings"
+	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
 
+// maxColumnWidth caps a column fitted to its content; the selected row's
+// full text shows under the table.
+const maxColumnWidth = 420
+
 // textTable is a read-only table of text rows under a header row, with an
 // optional single-row selection that follows its row's key (the first cell)
-// when the rows change.
+// when the rows change. Columns are as wide as their content (up to
+// maxColumnWidth); the selected row is shown in full under the table, with
+// a cell's exact value beside its short form ("3 min ago (2026-03-14 11:57)").
 type textTable struct {
 	table    *widget.Table
+	detail   *widget.Label // the selected row in full
+	root     fyne.CanvasObject
 	headers  []string
+	widths   []float32
 	rows     [][]string
-	selected string // key of the selected row, "" when none
+	exact    [][]string // optional: cells' exact values, same shape as rows
+	selected string     // key of the selected row, "" when none
 	onSelect func(key string)
 }
 
-func newTextTable(headers []string, widths []float32) *textTable {
-	t := &textTable{headers: headers}
+func newTextTable(headers ...string) *textTable {
+	t := &textTable{headers: headers, widths: make([]float32, len(headers))}
 	t.table = widget.NewTable(
 		func() (int, int) { return len(t.rows), len(t.headers) },
 		func() fyne.CanvasObject {
@@ -50,9 +63,11 @@ func newTextTable(headers []string, widths []float32) *textTable {
 			cell.(*widget.Label).SetText(t.headers[id.Col])
 		}
 	}
-	for col, w := range widths {
-		t.table.SetColumnWidth(col, w)
-	}
+	t.detail = widget.NewLabel("")
+	t.detail.Wrapping = fyne.TextWrapWord
+	t.detail.Hide()
+	t.root = container.NewBorder(nil, t.detail, nil, nil, t.table)
+	t.fitColumns()
 	t.table.OnSelected = func(id widget.TableCellID) {
 		if id.Row < 0 || id.Row >= len(t.rows) {
 			return
@@ -64,6 +79,7 @@ func newTextTable(headers []string, widths []float32) *textTable {
 
 func (t *textTable) choose(key string) {
 	t.selected = key
+	t.showDetail()
 	if t.onSelect != nil {
 		t.onSelect(key)
 	}
@@ -76,6 +92,7 @@ func (t *textTable) setRows(rows [][]string) {
 		return // a refresh would redraw every visible cell for nothing
 	}
 	t.rows = rows
+	t.fitColumns()
 	if t.selected != "" {
 		at := -1
 		for i, row := range rows {
@@ -91,7 +108,50 @@ func (t *textTable) setRows(rows [][]string) {
 			t.table.Select(widget.TableCellID{Row: at, Col: 0})
 		}
 	}
+	t.showDetail()
 	t.table.Refresh()
+}
+
+// setExact gives the cells' exact values (same shape as the rows, "" where
+// the cell says it all), shown for the selected row; call before setRows.
+func (t *textTable) setExact(exact [][]string) { t.exact = exact }
+
+// fitColumns sizes each column to its header and its longest cell.
+func (t *textTable) fitColumns() {
+	size, pad := theme.TextSize(), 2*theme.InnerPadding()+2
+	for col, header := range t.headers {
+		w := fyne.MeasureText(header, size, fyne.TextStyle{Bold: true}).Width
+		longest := ""
+		for _, row := range t.rows {
+			if col < len(row) && utf8.RuneCountInString(row[col]) > utf8.RuneCountInString(longest) {
+				longest = row[col]
+			}
+		}
+		w = min(max(w, fyne.MeasureText(longest, size, fyne.TextStyle{}).Width)+pad, maxColumnWidth)
+		if w != t.widths[col] {
+			t.widths[col] = w
+			t.table.SetColumnWidth(col, w)
+		}
+	}
+}
+
+// showDetail shows the selected row in full under the table.
+func (t *textTable) showDetail() {
+	row := t.selectedRow()
+	if row == nil {
+		t.detail.Hide()
+		return
+	}
+	at := slices.IndexFunc(t.rows, func(r []string) bool { return r[0] == t.selected })
+	parts := make([]string, 0, len(row))
+	for col, text := range row {
+		if at < len(t.exact) && col < len(t.exact[at]) && t.exact[at][col] != "" {
+			text += " (" + t.exact[at][col] + ")"
+		}
+		parts = append(parts, t.headers[col]+": "+text)
+	}
+	setText(t.detail, strings.Join(parts, "  ·  "))
+	t.detail.Show()
 }
 
 // selectedRow is the selected row's cells, or nil.
@@ -106,7 +166,7 @@ func (t *textTable) selectedRow() []string {
 
 // fixedHeight gives a table a minimum height inside a box that would
 // otherwise shrink it to one row.
-func fixedHeight(table *widget.Table, height float32) fyne.CanvasObject {
+func fixedHeight(table fyne.CanvasObject, height float32) fyne.CanvasObject {
 	space := canvas.NewRectangle(color.Transparent)
 	space.SetMinSize(fyne.NewSize(0, height))
 	return container.NewStack(space, table)

@@ -55,7 +55,7 @@ func (t *tray) render(s status.Snapshot) {
 		t.menu.Items = t.items(s)
 		t.host.SetSystemTrayMenu(t.menu)
 	}
-	line := "DTP Personal: " + stateLabel(s)
+	line := "DTP Personal: " + stateLabel(s, t.g.clock)
 	if repos := repoStateLabel(s.RepoSync); repos != "" {
 		line += " · " + repos
 	}

@@ -38,7 +38,7 @@ func item(t *testing.T, m *fyne.Menu, label string) *fyne.MenuItem {
 }
 
 func TestTrayMenuShowsStrategiesAndState(t *testing.T) {
-	g, _ := newTestGUI(t, 0)
+	g, _ := newTestGUI(t, tabStatus)
 	host := &recordingTray{}
 	g.AttachTray(host)
 	m := host.menu(t)
@@ -72,13 +72,13 @@ func TestTrayMenuShowsStrategiesAndState(t *testing.T) {
 	if !item(t, m, "Quit").IsQuit {
 		t.Error("Quit is not marked as the quit item")
 	}
-	if got := host.statuses; len(got) != 1 || got[0] != "DTP Personal: syncing 42%" {
+	if got := host.statuses; len(got) != 1 || got[0] != "DTP Personal: syncing 42% — trust pass" {
 		t.Errorf("tray status = %q", got)
 	}
 }
 
 func TestTrayStrategyChoiceCallsSetStrategy(t *testing.T) {
-	g, eng := newTestGUI(t, 0)
+	g, eng := newTestGUI(t, tabStatus)
 	host := &recordingTray{}
 	g.AttachTray(host)
 	m := host.menu(t)
@@ -93,7 +93,7 @@ func TestTrayStrategyChoiceCallsSetStrategy(t *testing.T) {
 }
 
 func TestTrayRebuildsMenuOnlyWhenItChanges(t *testing.T) {
-	g, _ := newTestGUI(t, 0)
+	g, _ := newTestGUI(t, tabStatus)
 	host := &recordingTray{}
 	g.AttachTray(host)
 
@@ -103,7 +103,7 @@ func TestTrayRebuildsMenuOnlyWhenItChanges(t *testing.T) {
 	if len(host.menus) != 1 {
 		t.Fatalf("menu rebuilt %d times for a progress change", len(host.menus)-1)
 	}
-	if last := host.statuses[len(host.statuses)-1]; last != "DTP Personal: syncing 90%" {
+	if last := host.statuses[len(host.statuses)-1]; last != "DTP Personal: syncing 90% — trust pass" {
 		t.Errorf("status after progress = %q", last)
 	}
 	g.render(s)
@@ -130,7 +130,7 @@ func TestTrayRebuildsMenuOnlyWhenItChanges(t *testing.T) {
 }
 
 func TestQuitCallsCallbackOnceAndStopsSubscription(t *testing.T) {
-	g, eng := newTestGUI(t, 0)
+	g, eng := newTestGUI(t, tabStatus)
 	quits := make(chan struct{}, 2)
 	g.quit = func() { quits <- struct{}{} }
 	g.Start()

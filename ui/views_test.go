@@ -11,7 +11,7 @@ import (
 )
 
 func TestStatusViewShowsSnapshot(t *testing.T) {
-	g, eng := newTestGUI(t, 0)
+	g, eng := newTestGUI(t, tabStatus)
 	v := g.status
 	checks := map[string]string{
 		"state":         v.state.Text,
@@ -28,9 +28,10 @@ func TestStatusViewShowsSnapshot(t *testing.T) {
 		"pause button":  v.pause.Text,
 	}
 	want := map[string]string{
-		"state":         "running — trust pass 42%",
-		"coverage":      "partial",
-		"reasons":       "relay-dead: wss://gone.example, maxTotalAuthors",
+		"state":    "syncing 42% — trust pass",
+		"coverage": "partial",
+		"reasons": "• frontier cut by maxTotalAuthors (1,234 authors), maxAuthorsPerLevel (56 authors)\n" +
+			"• relay wss://gone.example failed: dial tcp: connection refused, retry in 20 s",
 		"last sync":     "5 min ago",
 		"next sync":     "in 10 min",
 		"interval":      "Every 15 min",
@@ -46,24 +47,26 @@ func TestStatusViewShowsSnapshot(t *testing.T) {
 			t.Errorf("%s = %q, want %q", k, checks[k], w)
 		}
 	}
-	g.tabs.SelectIndex(0)
-	assertShows(t, g.win.Content(), "Subscribe all", "running — trust pass 42%", "Graph version")
+	g.tabs.SelectIndex(tabStatus)
+	assertShows(t, g.win.Content(), "Subscribe all", "syncing 42% — trust pass", "Graph version", "Next sync")
 
 	s := fixture()
 	s.Paused, s.Strategy, s.State = true, settings.GlobalContinuous, status.StateLive
 	s.Heap.LimitReason = "heap-node-limit"
 	g.render(s)
-	if v.pause.Text != "Resume sync" || v.state.Text != "live (paused)" || v.heapLimit.Text != "reached: heap-node-limit" ||
+	if v.pause.Text != "Resume sync" || v.state.Text != "paused" || v.heapLimit.Text != "reached: heap-node-limit" ||
 		v.strategy.Selected != "Subscribe all" || v.period.Text != "— (continuous strategy)" {
 		t.Errorf("paused live snapshot shown as pause=%q state=%q heap=%q strategy=%q interval=%q",
 			v.pause.Text, v.state.Text, v.heapLimit.Text, v.strategy.Selected, v.period.Text)
 	}
+	// a continuous strategy's next scheduled pass is the daily full refresh
+	assertShows(t, g.win.Content(), "Next full refresh")
 	g.settle()
 	assertCalls(t, eng) // showing the engine's state is not a command
 }
 
 func TestStatusViewCommands(t *testing.T) {
-	g, eng := newTestGUI(t, 0)
+	g, eng := newTestGUI(t, tabStatus)
 	g.status.strategy.SetSelected(settings.StrategyLabel(settings.FrontierContinuous))
 	test.Tap(g.status.syncNow)
 	test.Tap(g.status.pause)
@@ -72,7 +75,7 @@ func TestStatusViewCommands(t *testing.T) {
 }
 
 func TestStatusViewStrategyFailureRevertsChoice(t *testing.T) {
-	g, eng := newTestGUI(t, 0)
+	g, eng := newTestGUI(t, tabStatus)
 	eng.err = errRefused
 	g.status.strategy.SetSelected(settings.StrategyLabel(settings.GlobalContinuous))
 	g.settle()
@@ -85,26 +88,35 @@ func TestStatusViewStrategyFailureRevertsChoice(t *testing.T) {
 }
 
 func TestRelaysViewShowsHealthAndProgress(t *testing.T) {
-	g, _ := newTestGUI(t, 1)
+	g, _ := newTestGUI(t, tabRelays)
 	v := g.relays
 	if len(v.table.rows) != 2 {
 		t.Fatalf("%d relay rows, want 2", len(v.table.rows))
 	}
 	wantRows := [][]string{
-		{"wss://relay.damus.io", "healthy", "running", "yes", "2026-03-14 11:59", "123,456", "2023-01-01 00:00", "2026-03-14 11:59", "0", "—"},
-		{"wss://gone.example", "backoff, retry in 20 s", "reconnecting", "no", "never", "0", "—", "—", "3", "dial tcp: connection refused"},
+		{"wss://relay.damus.io", "healthy", "—", "running", "yes", "1 min ago", "123,456", "2023-01-01 00:00", "1 min ago", "0"},
+		{"wss://gone.example", "backoff, retry in 20 s", "dial tcp: connection refused", "reconnecting", "no", "never", "0", "—", "—", "3"},
 	}
 	for i, want := range wantRows {
 		if got := v.table.rows[i]; strings.Join(got, "|") != strings.Join(want, "|") {
 			t.Errorf("row %d:\n got %q\nwant %q", i, got, want)
 		}
 	}
-	g.showTab(1, 1800, 500)
-	assertShows(t, v.root, "Relay", "Last error", "wss://relay.damus.io", "backoff, retry in 20 s", "123,456", "dial tcp: connection refused")
+	// at the window's usual width the last error is in view, every title whole
+	g.showTab(tabRelays, 1040, 500)
+	assertShows(t, v.root, "Relay", "Last error", "Connected", "Events fetched", "wss://relay.damus.io",
+		"backoff, retry in 20 s", "123,456", "dial tcp: connection refused")
+
+	// a selected row shows in full, times exact beside their short form
+	v.table.table.Select(fyneCell(0))
+	if got := v.table.detail.Text; !strings.Contains(got, "Last success: 1 min ago (2026-03-14 11:59)") ||
+		!strings.Contains(got, "Relay: wss://relay.damus.io") {
+		t.Errorf("detail of the selected relay = %q", got)
+	}
 }
 
 func TestAddInvalidRelayShowsErrorAndCallsNothing(t *testing.T) {
-	g, eng := newTestGUI(t, 1)
+	g, eng := newTestGUI(t, tabRelays)
 	v := g.relays
 	for input, msg := range map[string]string{
 		"":                        "enter a relay URL",
@@ -128,7 +140,7 @@ func TestAddInvalidRelayShowsErrorAndCallsNothing(t *testing.T) {
 }
 
 func TestAddRelayCallsEngineAndShowsItsError(t *testing.T) {
-	g, eng := newTestGUI(t, 1)
+	g, eng := newTestGUI(t, tabRelays)
 	v := g.relays
 	v.form.err.set("old message")
 	v.form.entry.SetText("  wss://relay.example.com  ")
@@ -149,7 +161,7 @@ func TestAddRelayCallsEngineAndShowsItsError(t *testing.T) {
 }
 
 func TestRemoveSelectedRelay(t *testing.T) {
-	g, eng := newTestGUI(t, 1)
+	g, eng := newTestGUI(t, tabRelays)
 	v := g.relays
 	if !v.remove.Disabled() {
 		t.Fatal("remove is enabled with no relay selected")
@@ -177,7 +189,7 @@ func TestRemoveSelectedRelay(t *testing.T) {
 }
 
 func TestFrontierViewShowsRootsDepthsAndTruncation(t *testing.T) {
-	g, _ := newTestGUI(t, 2)
+	g, _ := newTestGUI(t, tabFrontier)
 	v := g.frontier
 	root2, _ := displayKeyOK(root2Hex)
 	if want := rootNpub + "\n" + root2; v.roots.Text != want {
@@ -195,7 +207,7 @@ func TestFrontierViewShowsRootsDepthsAndTruncation(t *testing.T) {
 	if v.notCut.Visible() {
 		t.Error("'not cut' shown while the walk was cut")
 	}
-	g.showTab(2, 1000, 700)
+	g.showTab(tabFrontier, 1000, 700)
 	assertShows(t, v.root, rootNpub+"\n"+root2, "maxAuthorsPerLevel", "56", "15,048")
 
 	s := fixture()
@@ -207,7 +219,7 @@ func TestFrontierViewShowsRootsDepthsAndTruncation(t *testing.T) {
 }
 
 func TestActivityViewShowsProgressAndRejections(t *testing.T) {
-	g, _ := newTestGUI(t, 3)
+	g, _ := newTestGUI(t, tabActivity)
 	v := g.activity
 	if v.progress.Value != 420 || v.progress.Max != 1000 {
 		t.Errorf("progress bar %v of %v, want 420 of 1000", v.progress.Value, v.progress.Max)
@@ -226,7 +238,7 @@ func TestActivityViewShowsProgressAndRejections(t *testing.T) {
 			t.Errorf("rejection row %d = %q, want %q", i, v.rejections.rows[i], want[i])
 		}
 	}
-	g.showTab(3, 1000, 700)
+	g.showTab(tabActivity, 1000, 700)
 	assertShows(t, v.root, "42%", "signature: invalid schnorr signature", "Rule")
 
 	s := fixture()
@@ -240,7 +252,7 @@ func TestActivityViewShowsProgressAndRejections(t *testing.T) {
 // Snapshots update the selected tab only; another tab shows the latest
 // snapshot as soon as it is selected, and the tray follows whatever the tab.
 func TestHiddenTabsCatchUpWhenSelected(t *testing.T) {
-	g, _ := newTestGUI(t, 0)
+	g, _ := newTestGUI(t, tabStatus)
 	host := &recordingTray{}
 	g.AttachTray(host)
 	s := fixture()
@@ -258,23 +270,31 @@ func TestHiddenTabsCatchUpWhenSelected(t *testing.T) {
 	if last := host.statuses[len(host.statuses)-1]; !strings.Contains(last, "live") {
 		t.Errorf("tray state %q did not follow while the Status tab was shown", last)
 	}
-	g.tabs.SelectIndex(3)
+	g.tabs.SelectIndex(tabActivity)
 	if got := g.activity.accepted.Text; got != "98,765" {
 		t.Errorf("Activity tab shows %q accepted once selected, want 98,765", got)
 	}
 }
 
 func TestStateLabel(t *testing.T) {
+	g, _ := newTestGUI(t, tabStatus)
 	base := fixture()
 	cases := []struct {
 		name   string
 		change func(*status.Snapshot)
 		want   string
 	}{
-		{"syncing", func(*status.Snapshot) {}, "syncing 42%"},
+		{"syncing", func(*status.Snapshot) {}, "syncing 42% — trust pass"},
 		{"syncing without total", func(s *status.Snapshot) { s.Progress.Total = 0 }, "syncing"},
-		{"live", func(s *status.Snapshot) { s.State, s.Coverage = status.StateLive, status.Coverage{State: "complete"} }, "live"},
-		{"partial", func(s *status.Snapshot) { s.State = status.StateLive }, "partial: relay-dead: wss://gone.example (+1 more)"},
+		{"live", func(s *status.Snapshot) { s.State, s.Coverage = status.StateLive, status.Coverage{State: "complete"} }, "live on 1 of 2 relays"},
+		{"live, partial", func(s *status.Snapshot) { s.State = status.StateLive },
+			"live on 1 of 2 relays — partial: frontier cut by maxTotalAuthors (1,234 authors), maxAuthorsPerLevel (56 authors) (+1 more)"},
+		{"reconnecting", func(s *status.Snapshot) {
+			s.State, s.Coverage = status.StateReconnecting, status.Coverage{State: "complete"}
+		},
+			"reconnecting (1 of 2 relays up)"},
+		{"partial pass", func(s *status.Snapshot) { s.State, s.Coverage.Reasons = status.StatePartial, s.Coverage.Reasons[1:] },
+			"partial: relay wss://gone.example failed: dial tcp: connection refused, retry in 20 s"},
 		{"error", func(s *status.Snapshot) {
 			s.State = status.StateError
 			s.Coverage.Reasons = []string{"database locked"}
@@ -286,7 +306,7 @@ func TestStateLabel(t *testing.T) {
 		s := base
 		s.Coverage.Reasons = append([]string(nil), base.Coverage.Reasons...)
 		c.change(&s)
-		if got := stateLabel(s); got != c.want {
+		if got := stateLabel(s, g.clock); got != c.want {
 			t.Errorf("%s: stateLabel = %q, want %q", c.name, got, c.want)
 		}
 	}
@@ -301,7 +321,7 @@ func TestCount(t *testing.T) {
 }
 
 func TestTrayCommandFailureShowsInNoticeUntilNextSuccess(t *testing.T) {
-	g, eng := newTestGUI(t, 0)
+	g, eng := newTestGUI(t, tabStatus)
 	eng.err = errRefused
 	test.Tap(g.status.syncNow)
 	g.settle()

@@ -263,6 +263,13 @@ func (r *Resolver) coverageOf(fr *frontier.Result, claimsPending bool, limitReas
 	return status.NewCoverage(reasons...)
 }
 
+// CanonicalSubject checks a subject as Resolve reads it and returns its
+// canonical text, so a caller can refuse bad input before asking.
+func CanonicalSubject(s string) (string, error) {
+	subject, _, err := parseSubject(s)
+	return subject, err
+}
+
 // parseSubject reads a query subject into its canonical text and the heap
 // lookups it stands for. A 64-hex value may be a pubkey or an event id, so
 // both are looked up.

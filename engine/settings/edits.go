@@ -41,6 +41,11 @@ func SetScopeProfile(scope string) func(*Settings) error {
 	return func(s *Settings) (err error) { s.ScopeProfile, err = ParseScopeProfile(scope); return err }
 }
 
+// SetNotify turns the desktop app's notifications on or off.
+func SetNotify(on bool) func(*Settings) error {
+	return func(s *Settings) error { s.Notify = on; return nil }
+}
+
 // SetStartAtLogin records the start-at-login choice.
 func SetStartAtLogin(on bool) func(*Settings) error {
 	return func(s *Settings) error { s.StartAtLogin = on; return nil }

@@ -30,6 +30,7 @@ var keys = []key{
 	text("scopeProfile", func(s *Settings) *string { return &s.ScopeProfile },
 		func(s *Settings) error { return canonical(s.ScopeProfile, ParseScopeProfile) }),
 	boolean("startAtLogin", func(s *Settings) *bool { return &s.StartAtLogin }),
+	boolean("notify", func(s *Settings) *bool { return &s.Notify }),
 	jsonValue("repoSyncServices", func(s *Settings) any { return &s.RepoSyncServices },
 		func(s *Settings) error { return canonicalAll(s.RepoSyncServices, NormalizeRelayURL) }),
 	text("repoSyncBootstrap", func(s *Settings) *string { return &s.RepoSyncBootstrap },

@@ -21,6 +21,9 @@ type Settings struct {
 	ScopeProfile string `json:"scopeProfile"`
 	Limits       Limits `json:"limits"`
 	StartAtLogin bool   `json:"startAtLogin"`
+	// Notify lets the desktop app send notifications (a relay marked dead,
+	// the disk full, a pass partial after a complete one).
+	Notify bool `json:"notify"`
 	// RepoSyncServices are our public relay URLs (normalised, sorted); the
 	// repository sync profile is off while there is none.
 	RepoSyncServices []string `json:"repoSyncServices"`
@@ -35,7 +38,7 @@ const DefaultListen = "127.0.0.1:7447"
 func Defaults() Settings {
 	return Settings{
 		Strategy: FrontierInterval, IntervalMinutes: 15, Limits: DefaultLimits(),
-		Listen: DefaultListen, ScopeProfile: "x.com", RepoSyncServices: []string{},
+		Listen: DefaultListen, ScopeProfile: "x.com", RepoSyncServices: []string{}, Notify: true,
 	}
 }
 

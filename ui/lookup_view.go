@@ -1,0 +1,228 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"dtp-personal/engine/heap"
+	"dtp-personal/engine/resolver"
+	"dtp-personal/engine/status"
+)
+
+// maxRecent bounds the recent look-ups kept for one click.
+const maxRecent = 8
+
+// lookupTimeout bounds one question to the engine.
+const lookupTimeout = 10 * time.Second
+
+// lookupView is the Look-up tab: what the user pasted, asked of the
+// resolver, answered with a verdict, coverage in words, evidence, paths
+// and ratings.
+type lookupView struct {
+	g    *GUI
+	root fyne.CanvasObject
+
+	subject, context *widget.Entry
+	ask              *widget.Button
+	err              *inlineError
+	recent           []string // subjects as typed, newest first
+	recentBox        *fyne.Container
+
+	badge                           *verdictBadge
+	asked, computed                 *widget.Label
+	coverage, reasons               *widget.Label
+	ratings, paths, evidenceMissing *widget.Label
+	evidence                        *textTable
+	answer                          *fyne.Container
+}
+
+func newLookupView(g *GUI) *lookupView {
+	v := &lookupView{g: g, err: newInlineError(), badge: newVerdictBadge()}
+	v.subject = widget.NewEntry()
+	v.subject.SetPlaceHolder("npub1…, hex pubkey or event id, user:id:N, x.com/i/user/N")
+	v.subject.OnSubmitted = func(string) { v.lookUp() }
+	v.context = widget.NewEntry()
+	v.context.SetPlaceHolder("context (optional)")
+	v.context.OnSubmitted = func(string) { v.lookUp() }
+	v.ask = widget.NewButton("Look up", v.lookUp)
+	v.recentBox = container.NewHBox()
+
+	for _, l := range []**widget.Label{&v.asked, &v.computed, &v.coverage, &v.reasons, &v.ratings, &v.paths, &v.evidenceMissing} {
+		*l = widget.NewLabel("")
+		(*l).Wrapping = fyne.TextWrapWord
+	}
+	v.asked.Wrapping, v.computed.Wrapping = fyne.TextWrapOff, fyne.TextWrapOff // beside the badge
+	v.evidence = newTextTable("Author", "Says", "Context", "Depth", "Reason")
+	v.answer = container.NewVBox(
+		container.NewHBox(v.badge.root, container.NewVBox(v.asked, v.computed)),
+		widget.NewCard("Coverage", "", container.NewVBox(v.coverage, v.reasons)),
+		widget.NewCard("Evidence", "", container.NewVBox(v.evidenceMissing, fixedHeight(v.evidence.root, 200))),
+		widget.NewCard("Paths from your roots", "", v.paths),
+		widget.NewCard("Ratings", "", v.ratings),
+	)
+	v.answer.Hide()
+
+	contextBox := container.NewGridWrap(fyne.NewSize(200, v.context.MinSize().Height), v.context)
+	input := container.NewBorder(nil, nil, nil, container.NewHBox(contextBox, v.ask), v.subject)
+	v.root = container.NewVScroll(container.NewVBox(
+		input, v.err.label,
+		container.NewHBox(widget.NewLabel("Recent:"), v.recentBox),
+		v.answer,
+	))
+	return v
+}
+
+// render does nothing: an answer is asked for, not pushed with status.
+func (v *lookupView) render(status.Snapshot) {}
+
+// lookUp refuses bad input inline, else asks the engine off the UI thread.
+func (v *lookupView) lookUp() {
+	typed := strings.TrimSpace(v.subject.Text)
+	subject, err := lookupSubject(typed)
+	if err != nil {
+		v.err.set(err.Error())
+		return
+	}
+	v.err.clear()
+	q := resolver.Query{Subject: subject, Context: strings.TrimSpace(v.context.Text)}
+	var a resolver.Answer
+	v.ask.Disable()
+	v.g.call("Look up", func() (err error) {
+		ctx, cancel := context.WithTimeout(context.Background(), lookupTimeout)
+		defer cancel()
+		a, err = v.g.eng.Resolve(ctx, q)
+		return err
+	}, func(err error) {
+		v.ask.Enable()
+		if err != nil {
+			v.err.set(err.Error())
+			return
+		}
+		v.remember(typed)
+		v.show(a)
+	})
+}
+
+// remember puts subject first in the recent look-ups.
+func (v *lookupView) remember(typed string) {
+	v.recent = slices.DeleteFunc(v.recent, func(s string) bool { return s == typed })
+	v.recent = append([]string{typed}, v.recent...)
+	v.recent = v.recent[:min(len(v.recent), maxRecent)]
+	buttons := make([]fyne.CanvasObject, len(v.recent))
+	for i, s := range v.recent {
+		b := widget.NewButton(shortSubject(s), func() {
+			v.subject.SetText(s)
+			v.lookUp()
+		})
+		b.Importance = widget.LowImportance
+		buttons[i] = b
+	}
+	v.recentBox.Objects = buttons
+	v.recentBox.Refresh()
+}
+
+// show renders an answer.
+func (v *lookupView) show(a resolver.Answer) {
+	v.badge.show(a.Verdict)
+	asked := "About " + displayKey(a.Subject)
+	if a.Context != "" {
+		asked += " in context " + a.Context
+	}
+	setText(v.asked, asked)
+	setText(v.computed, fmt.Sprintf("graph version %d, answered in %d µs", a.GraphVersion, a.ComputeMicros))
+
+	facts := coverageFacts{clock: v.g.clock, truncation: a.Truncation, relays: v.g.last.Relays, pending: pendingClaims(a.Bindings)}
+	if a.Coverage.State == status.StateComplete {
+		setText(v.coverage, "Complete: every author of your web of trust is synced")
+		setText(v.reasons, "")
+	} else {
+		setText(v.coverage, "Partial: the answer may miss statements, because")
+		setText(v.reasons, facts.all(a.Coverage.Reasons))
+	}
+
+	rows := make([][]string, len(a.Evidence))
+	for i, e := range a.Evidence {
+		rows[i] = []string{shortKey(e.Author), valueWords(e.Value), orDash(e.Context), fmt.Sprint(e.Depth), orDash(e.Content)}
+	}
+	v.evidence.setRows(rows)
+	if len(rows) == 0 {
+		setText(v.evidenceMissing, "Nobody in your web of trust made a statement about this subject.")
+	} else {
+		setText(v.evidenceMissing, plural(len(rows), "statement")+", nearest first:")
+	}
+	setText(v.paths, pathLines(a.Paths))
+	if a.Ratings.Count == 0 {
+		setText(v.ratings, "No ratings")
+	} else {
+		setText(v.ratings, fmt.Sprintf("%s, average %.1f of 100", plural(a.Ratings.Count, "rating"), a.Ratings.Average))
+	}
+	v.answer.Show()
+}
+
+func pendingClaims(bs []heap.Binding) int {
+	n := 0
+	for _, b := range bs {
+		if b.State == heap.StatePending {
+			n++
+		}
+	}
+	return n
+}
+
+// valueWords says a statement's value.
+func valueWords(value int) string {
+	switch {
+	case value > 0:
+		return "trusts"
+	case value < 0:
+		return "distrusts"
+	}
+	return "neutral"
+}
+
+// pathLines shows each path as "root → … → author", one per line.
+func pathLines(paths [][]string) string {
+	if len(paths) == 0 {
+		return "—"
+	}
+	lines := make([]string, len(paths))
+	for i, p := range paths {
+		hops := make([]string, len(p))
+		for j, k := range p {
+			hops[j] = shortKey(k)
+		}
+		lines[i] = strings.Join(hops, " → ")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// shortKey is a hex pubkey as a short npub: "npub1abcdef…uvwxyz".
+func shortKey(hexKey string) string {
+	k := displayKey(hexKey)
+	if len(k) <= 20 {
+		return k
+	}
+	return k[:11] + "…" + k[len(k)-6:]
+}
+
+// shortSubject shortens a long pasted subject for a recent-look-up button.
+func shortSubject(s string) string {
+	if len(s) <= 24 {
+		return s
+	}
+	return s[:13] + "…" + s[len(s)-6:]
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}

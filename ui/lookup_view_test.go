@@ -1,0 +1,198 @@
+package ui
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"github.com/nbd-wtf/go-nostr"
+
+	"dtp-personal/engine"
+	wot "dtp-personal/engine/fixture"
+	"dtp-personal/engine/resolver"
+	"dtp-personal/engine/status"
+)
+
+// wotEngine is a real engine (SQLite, served on 127.0.0.1) holding a small
+// web of trust: root trusts alice; alice trusts user:id:1 (and rates it),
+// distrusts user:id:2 and trusts bob, who trusts user:id:4.
+func wotEngine(t *testing.T) (eng *engine.Engine, root, alice wot.Author) {
+	t.Helper()
+	eng = servedEngine(t)
+	root, alice, bob := wot.NewAuthor(1), wot.NewAuthor(2), wot.NewAuthor(3)
+	if err := eng.AddRoot(root.Pubkey); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Now().Unix() - 60
+	x := wot.Scopes("x.com")
+	for _, ev := range []*nostr.Event{
+		root.Trust(wot.P(alice.Pubkey), "1", at),
+		alice.Trust(wot.P(bob.Pubkey), "1", at),
+		alice.Trust(wot.XUser("1"), "1", at, x, wot.Content("known them for years")),
+		alice.Rating(wot.XUser("1"), "80", at, x),
+		alice.Trust(wot.XUser("2"), "-1", at, x, wot.Content("scam links")),
+		bob.Trust(wot.XUser("4"), "1", at, x),
+	} {
+		if r, err := eng.Submit(context.Background(), ev, "test"); err != nil || !r.OK() {
+			t.Fatalf("submit: %v %s", err, r.Message)
+		}
+	}
+	// the frontier follows the root's statements in the background
+	waitFor(t, "alice in the frontier", func() bool {
+		a, err := eng.Resolve(context.Background(), resolver.Query{Subject: "user:id:1"})
+		return err == nil && a.Verdict == resolver.VerdictTrusted
+	})
+	return eng, root, alice
+}
+
+// servedEngine is a real engine on a fresh data directory, served on
+// 127.0.0.1 until the test ends.
+func servedEngine(t *testing.T) *engine.Engine {
+	t.Helper()
+	eng, err := engine.Open(engine.Options{DataDir: t.TempDir(), Listen: "127.0.0.1:0",
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- eng.Serve(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-served; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+		if err := eng.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	})
+	return eng
+}
+
+func waitFor(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !ok(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// newEngineGUI is a GUI over a real engine, showing tab.
+func newEngineGUI(t *testing.T, eng Engine, tab int) *GUI {
+	t.Helper()
+	g := New(test.NewTempApp(t), eng, nil)
+	g.onUI = uiQueue.post
+	g.win.Resize(fyne.NewSize(1200, 900))
+	g.tabs.SelectIndex(tab)
+	return g
+}
+
+// lookUp types subject into the Look-up tab, presses Enter and waits for
+// the engine's answer to be shown.
+func (g *GUI) lookUp(subject string) {
+	test.Type(g.lookup.subject, subject)
+	g.lookup.subject.OnSubmitted(subject)
+	g.settle()
+	g.lookup.subject.SetText("")
+	g.showTab(tabLookup, 1200, 900+float32(len(g.lookup.recent))) // a new size lays the answer out
+}
+
+func TestLookupShowsTheEnginesAnswers(t *testing.T) {
+	eng, root, alice := wotEngine(t)
+	g := newEngineGUI(t, eng, tabLookup)
+	via := shortKey(root.Pubkey) + " → " + shortKey(alice.Pubkey)
+
+	g.lookUp("https://x.com/i/user/1")
+	assertShows(t, g.win.Content(), "Trusted", "About user:id:1", shortKey(alice.Pubkey), "trusts",
+		"known them for years", "1", via, "1 rating, average 80.0 of 100",
+		"Partial: the answer may miss statements, because")
+	if g.lookup.err.text() != "" {
+		t.Fatalf("inline error %q after a good look-up", g.lookup.err.text())
+	}
+
+	g.lookUp("user:id:2")
+	assertShows(t, g.win.Content(), "Distrusted", "distrusts", "scam links", via, "No ratings")
+
+	g.lookUp("user:id:3")
+	assertShows(t, g.win.Content(), "No evidence in your web of trust",
+		"Nobody in your web of trust made a statement about this subject.", "—")
+
+	// the recent look-ups are kept, newest first
+	if want := []string{"user:id:3", "user:id:2", "https://x.com/i/user/1"}; !slices.Equal(g.lookup.recent, want) {
+		t.Fatalf("recent %q, want %q", g.lookup.recent, want)
+	}
+}
+
+func TestLookupSaysWhyCoverageIsPartial(t *testing.T) {
+	eng, _, _ := wotEngine(t)
+	limits := eng.Settings().Limits
+	limits.MaxTotalAuthors = 2 // root and alice: bob is cut
+	if err := eng.SetLimits(limits); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "bob cut from the frontier", func() bool {
+		return len(eng.Status().Frontier.Truncation) > 0
+	})
+	g := newEngineGUI(t, eng, tabLookup)
+	g.lookUp("nostr:" + displayKey(wot.NewAuthor(3).Pubkey))
+	g.lookUp("user:id:4")
+	a, err := eng.Resolve(context.Background(), resolver.Query{Subject: "user:id:4"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Coverage.State != status.StatePartial || len(a.Truncation) == 0 {
+		t.Fatalf("engine answer %+v, want partial and truncated", a.Coverage)
+	}
+	facts := coverageFacts{truncation: a.Truncation}
+	assertShows(t, g.win.Content(), "No evidence in your web of trust",
+		"Partial: the answer may miss statements, because", facts.all(a.Coverage.Reasons))
+	for _, want := range []string{"• frontier cut by maxTotalAuthors (1 author)", "• no sync relays configured"} {
+		if !strings.Contains(facts.all(a.Coverage.Reasons), want) {
+			t.Errorf("reasons %q lack %q", facts.all(a.Coverage.Reasons), want)
+		}
+	}
+}
+
+func TestLookupRefusesBadInputWithoutAskingTheEngine(t *testing.T) {
+	g, eng := newTestGUI(t, tabLookup)
+	for typed, want := range map[string]string{
+		"":                   lookupExpected,
+		"npub1notakey":       lookupExpected,
+		"user:id:abc":        lookupExpected,
+		"hello world":        lookupExpected,
+		"@jack":              errXHandle.Error(),
+		"https://x.com/jack": errXHandle.Error(),
+		"twitter.com/jack/":  errXHandle.Error(),
+	} {
+		g.lookup.subject.SetText(typed)
+		g.lookup.lookUp()
+		g.settle()
+		if got := g.lookup.err.text(); got != want {
+			t.Errorf("%q refused with %q, want %q", typed, got, want)
+		}
+	}
+	assertCalls(t, eng)
+
+	// what users paste reaches the engine as the resolver's subject
+	for _, typed := range []string{rootNpub, "nostr:" + rootNpub, rootHex, "x.com/i/user/42", "user:id:7"} {
+		g.lookup.subject.SetText(typed)
+		g.lookup.lookUp()
+		g.settle()
+	}
+	assertCalls(t, eng, "Resolve "+rootHex, "Resolve "+rootHex, "Resolve "+rootHex, "Resolve user:id:42", "Resolve user:id:7")
+}
+
+func TestCtrlLOpensTheLookupReadyForTyping(t *testing.T) {
+	g, _ := newTestGUI(t, tabRelays)
+	g.win.Canvas().(interface{ TypedShortcut(fyne.Shortcut) }).TypedShortcut(lookupShortcut)
+	if g.tabs.SelectedIndex() != tabLookup || g.win.Canvas().Focused() != g.lookup.subject {
+		t.Fatalf("after Ctrl+L: tab %d, focus %v", g.tabs.SelectedIndex(), g.win.Canvas().Focused())
+	}
+}

@@ -1,0 +1,106 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"dtp-personal/engine/status"
+)
+
+// coverageFacts is what a coverage reason's words draw on: the caps that
+// cut, the relays (for a failed relay's error and retry) and the claims
+// still pending (-1 when unknown).
+type coverageFacts struct {
+	clock      clock
+	truncation []status.Truncation
+	relays     []status.Relay
+	pending    int
+}
+
+// words says a coverage reason (status.Reason…) as a user reads it.
+func (f coverageFacts) words(reason string) string {
+	switch reason {
+	case status.ReasonNeverSynced:
+		return "never synced yet"
+	case status.ReasonNoRelays:
+		return "no sync relays configured"
+	case status.ReasonSyncRunning:
+		return "a sync pass is running"
+	case status.ReasonHeapLimit:
+		return "the trust graph reached its memory limit"
+	case status.ReasonClaimsPending:
+		if f.pending > 0 {
+			return "claims pending for " + plural(f.pending, "account")
+		}
+		return "identity claims still pending"
+	case status.ReasonFrontierTruncated:
+		if len(f.truncation) == 0 {
+			return "frontier cut by a limit"
+		}
+		cuts := make([]string, len(f.truncation))
+		for i, t := range f.truncation {
+			cuts[i] = truncationWords(t)
+		}
+		return "frontier cut by " + strings.Join(cuts, ", ")
+	}
+	if url, ok := strings.CutPrefix(reason, status.RelayFailed("")); ok {
+		return f.relayFailed(url)
+	}
+	return reason
+}
+
+// all is every reason in words, one per line.
+func (f coverageFacts) all(reasons []string) string {
+	lines := make([]string, len(reasons))
+	for i, r := range reasons {
+		lines[i] = "• " + f.words(r)
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (f coverageFacts) relayFailed(url string) string {
+	for _, r := range f.relays {
+		if r.URL != url || r.LastError == "" {
+			continue
+		}
+		out := fmt.Sprintf("relay %s failed: %s", url, r.LastError)
+		if r.NextRetry != 0 {
+			out += ", retry " + f.clock.relative(r.NextRetry, "")
+		}
+		return out
+	}
+	return "relay " + url + " failed in the last pass"
+}
+
+// truncationWords is one cap and what it cut: "maxTotalAuthors (1,234 authors)".
+func truncationWords(t status.Truncation) string {
+	unit := "author"
+	switch t.Reason {
+	case status.ReasonMaxEvents, status.ReasonMaxRatingEvents, status.ReasonMaxDiscoveryEvents:
+		unit = "event"
+	case status.ReasonHeapNodeLimit:
+		unit = "node"
+	case status.ReasonHeapEdgeLimit:
+		unit = "edge"
+	}
+	return fmt.Sprintf("%s (%s)", t.Reason, plural(t.Cut, unit))
+}
+
+// suffix is ": first reason in words (+N more)" for a state line.
+func (f coverageFacts) suffix(reasons []string) string {
+	switch len(reasons) {
+	case 0:
+		return ""
+	case 1:
+		return ": " + f.words(reasons[0])
+	}
+	return fmt.Sprintf(": %s (+%d more)", f.words(reasons[0]), len(reasons)-1)
+}
+
+// partialSuffix is " — partial: why" when cov is partial, else "".
+func (f coverageFacts) partialSuffix(cov status.Coverage) string {
+	if cov.State != status.StatePartial {
+		return ""
+	}
+	return " — partial" + f.suffix(cov.Reasons)
+}
