@@ -85,9 +85,13 @@ func startServer(t testing.TB, data string) *server {
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	deadline := time.Now().Add(20 * time.Second)
 	for {
+		// ready when it accepts connections and CLI commands can find it
+		// (running.json is written just after the listen)
 		if c, err := net.Dial("tcp", addr); err == nil {
 			c.Close()
-			return s
+			if _, found := engine.FindRunning(data); found {
+				return s
+			}
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("server did not listen on %s: %s", addr, s.log())
