@@ -24,6 +24,9 @@ Usage:
   dtp-personal repo-sync service add URL | remove URL | list [--json]
   dtp-personal repo-sync bootstrap URL | --none     the relay always asked for repositories
   dtp-personal repo-sync status [--json]            repositories followed and their sync relays
+  dtp-personal access allow-host NAME | disallow-host NAME     a name this server answers to (reverse proxy)
+  dtp-personal access allow-origin ORIGIN | disallow-origin ORIGIN  a web page that may use this server
+  dtp-personal access list [--json]
   dtp-personal sync --once                           one frontier pass; exit 0 complete, 3 partial, 1 error
   dtp-personal status [--json]
   dtp-personal resolve SUBJECT [--context C] [--json]
@@ -76,6 +79,7 @@ var commands = map[string]func(c *cli) error{
 	"strategy":  cmdStrategy,
 	"limits":    cmdLimits,
 	"repo-sync": cmdRepoSync,
+	"access":    cmdAccess,
 	"sync":      cmdSync,
 	"status":    cmdStatus,
 	"resolve":   cmdResolve,

@@ -158,7 +158,10 @@ func Open(opts Options) (*Engine, error) {
 		Status:   statusDocument{e},
 		Metrics:  e.metrics,
 		Limits:   opts.ServerLimits,
-		AllowLAN: func() bool { return e.Settings().AllowLAN },
+		Access: func() server.Access {
+			s := e.Settings()
+			return server.Access{AllowLAN: s.AllowLAN, Hosts: s.AllowedHosts, Origins: s.AllowedOrigins}
+		},
 		Info: server.Info{
 			Name: "dtp-personal", Software: "dtp-personal", Version: Version,
 			Description: "Personal DTP web-of-trust server: a local, verified copy of the trust events that matter to its user.",
