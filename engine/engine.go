@@ -15,6 +15,7 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
@@ -61,6 +62,7 @@ type Engine struct {
 	authKey string // NIP-42 key of this data directory; never used to publish
 
 	settingsChanged chan struct{} // tells the sync runner to re-read settings
+	diskFull        atomic.Bool   // sync paused: the last write found no room (watchStorage)
 
 	applyMu  sync.Mutex // one settings reload and apply at a time
 	mu       sync.Mutex
@@ -220,6 +222,7 @@ func (e *Engine) Serve(ctx context.Context) error {
 	var loops sync.WaitGroup
 	loops.Go(func() { e.watchSettings(ctx) })
 	loops.Go(func() { e.publishStatus(ctx) })
+	loops.Go(func() { e.watchStorage(ctx) })
 	loops.Go(func() { e.trust.frontier.Run(ctx) })
 	loops.Go(func() { e.repos.Run(ctx) })
 	loops.Go(func() {

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -27,6 +28,7 @@ type Store struct {
 	w     *sql.DB // exactly one connection: every write is serialised through it
 	r     *sql.DB // query_only pool
 	stmts writeStmts
+	full  atomic.Bool // the last write failed with SQLITE_FULL (see Full)
 }
 
 // Open opens (creating if needed) the database at path and applies pending
@@ -104,7 +106,21 @@ func (s *Store) writeTx(fn func(tx *sql.Tx) error) error {
 	}
 	if err := fn(tx); err != nil {
 		tx.Rollback()
+		s.noteFull(err)
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		s.noteFull(err)
+		return err
+	}
+	s.full.Store(false)
+	return nil
+}
+
+// noteFull remembers a failure for lack of space; other errors say nothing
+// about space.
+func (s *Store) noteFull(err error) {
+	if IsFull(err) {
+		s.full.Store(true)
+	}
 }
