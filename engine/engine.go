@@ -109,6 +109,11 @@ func Open(opts Options) (*Engine, error) {
 		lock.release()
 		return nil, err
 	}
+	if err := quickCheck(st); err != nil {
+		st.Close()
+		lock.release()
+		return nil, err
+	}
 	e := &Engine{
 		opts: opts, log: opts.Logger, lock: lock, store: st,
 		metrics: metrics.New(),
@@ -174,6 +179,18 @@ func Open(opts Options) (*Engine, error) {
 		e.notify()
 	})
 	return e, nil
+}
+
+// quickCheckLimit bounds the start-up check of the database: a large file
+// is checked in part rather than delaying the start.
+const quickCheckLimit = 10 * time.Second
+
+// quickCheck refuses a damaged database at start, before anything reads
+// from it or writes to it.
+func quickCheck(st *store.Store) error {
+	ctx, cancel := context.WithTimeout(context.Background(), quickCheckLimit)
+	defer cancel()
+	return st.QuickCheck(ctx)
 }
 
 // Submit pushes one event through the ingest pipeline and waits for it.

@@ -28,6 +28,7 @@ type Store struct {
 	w     *sql.DB // exactly one connection: every write is serialised through it
 	r     *sql.DB // query_only pool
 	stmts writeStmts
+	path  string
 	full  atomic.Bool // the last write failed with SQLITE_FULL (see Full)
 }
 
@@ -36,6 +37,11 @@ type Store struct {
 func Open(path string) (*Store, error) {
 	if path == "" || strings.ContainsRune(path, '?') {
 		return nil, fmt.Errorf("store: unusable database path %q", path)
+	}
+	// before the writer connects: its pragmas would already change a
+	// foreign file
+	if err := checkFile(path); err != nil {
+		return nil, err
 	}
 	// Every connection gets the same durability settings. _txlock=immediate
 	// makes each write transaction take the write lock at BEGIN, so two
@@ -62,7 +68,7 @@ func Open(path string) (*Store, error) {
 	}
 	r.SetMaxOpenConns(readPoolSize)
 	r.SetMaxIdleConns(readPoolSize)
-	s := &Store{w: w, r: r}
+	s := &Store{w: w, r: r, path: path}
 	if err := s.stmts.prepare(w); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("store: prepare statements: %w", err)
@@ -74,28 +80,6 @@ func Open(path string) (*Store, error) {
 func (s *Store) Close() error {
 	s.stmts.close()
 	return errors.Join(s.r.Close(), s.w.Close())
-}
-
-// IntegrityCheck runs SQLite's integrity_check and returns its report, "ok"
-// when the file is clean.
-func (s *Store) IntegrityCheck() (string, error) {
-	rows, err := s.r.Query("PRAGMA integrity_check")
-	if err != nil {
-		return "", fmt.Errorf("store: integrity check: %w", err)
-	}
-	defer rows.Close()
-	var lines []string
-	for rows.Next() {
-		var line string
-		if err := rows.Scan(&line); err != nil {
-			return "", fmt.Errorf("store: integrity check: %w", err)
-		}
-		lines = append(lines, line)
-	}
-	if err := rows.Err(); err != nil {
-		return "", fmt.Errorf("store: integrity check: %w", err)
-	}
-	return strings.Join(lines, "\n"), nil
 }
 
 // writeTx runs fn inside one write transaction, committing when fn returns nil.
