@@ -30,6 +30,8 @@ Usage:
   dtp-personal sync --once                           one frontier pass; exit 0 complete, 3 partial, 1 error
   dtp-personal status [--json]
   dtp-personal resolve SUBJECT [--context C] [--json]
+  dtp-personal backup FILE                           a consistent snapshot, also while a server runs
+  dtp-personal db check                              SQLite integrity_check; exit 1 when damaged
   dtp-personal import FILE.jsonl                     through the ingest pipeline; progress on stderr
   dtp-personal export [--kinds 32009,32014,10011] > FILE.jsonl
 
@@ -80,6 +82,8 @@ var commands = map[string]func(c *cli) error{
 	"limits":    cmdLimits,
 	"repo-sync": cmdRepoSync,
 	"access":    cmdAccess,
+	"backup":    cmdBackup,
+	"db":        cmdDB,
 	"sync":      cmdSync,
 	"status":    cmdStatus,
 	"resolve":   cmdResolve,
