@@ -154,6 +154,7 @@ func Open(opts Options) (*Engine, error) {
 		return nil, err
 	}
 	e.sync = e.newSyncRunner()
+	e.sync.ReconcileCursors(e.trust.frontier.Current().Pubkeys())
 	e.registerMetrics()
 	e.registerRepoMetrics()
 	e.server = server.New(server.Config{
