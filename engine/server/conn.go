@@ -58,13 +58,28 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ws.SetReadLimit(s.cfg.Limits.MaxFrameBytes)
+	c := s.newConn(ws)
+	s.register(c)
+	defer s.unregister(c)
+	go c.writeLoop()
+	c.readLoop()
+	c.cancel()
+	if c.tooSlow.Load() {
+		_ = ws.Close(websocket.StatusPolicyViolation, "too slow: live events were not read in time")
+		return
+	}
+	_ = ws.Close(websocket.StatusNormalClosure, "")
+}
+
+// newConn makes the state of one client connection.
+func (s *Server) newConn(ws *websocket.Conn) *conn {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.mu.Lock()
 	s.nextID++
 	id := "ws-" + strconv.FormatUint(s.nextID, 10)
 	s.mu.Unlock()
 	l := s.cfg.Limits
-	c := &conn{
+	return &conn{
 		s: s, id: id, ws: ws, ctx: ctx, cancel: cancel,
 		limiter:  newTokenBucket(l.EventsPerSecond, l.EventsBurst),
 		oks:      make(chan []byte, l.MaxInflightEvents),
@@ -72,16 +87,6 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 		inflight: make(chan struct{}, l.MaxInflightEvents),
 		subs:     make(map[string]*subscription),
 	}
-	s.register(c)
-	defer s.unregister(c)
-	go c.writeLoop()
-	c.readLoop()
-	cancel()
-	if c.tooSlow.Load() {
-		_ = ws.Close(websocket.StatusPolicyViolation, "too slow: live events were not read in time")
-		return
-	}
-	_ = ws.Close(websocket.StatusNormalClosure, "")
 }
 
 func (c *conn) readLoop() {
