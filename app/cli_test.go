@@ -144,19 +144,16 @@ func TestServeHeadlessStopsCleanlyOnSIGTERM(t *testing.T) {
 // the server takes them, SIGKILLs the process mid-stream, and checks that
 // every event answered `OK true` is in the database after the crash, and that
 // the database is intact.
-func TestKillDuringPushLosesNoAcknowledgedEvent(t *testing.T) {
-	data := t.TempDir()
-	s := startServer(t, data)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	ws, _, err := websocket.Dial(ctx, "ws://"+s.addr, nil)
+// pushInBackground opens a WebSocket to the server and pushes total trust
+// events on it without waiting; the caller reads the OKs.
+func pushInBackground(t *testing.T, ctx context.Context, addr string, total int) *websocket.Conn {
+	t.Helper()
+	ws, _, err := websocket.Dial(ctx, "ws://"+addr, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ws.CloseNow()
-
+	t.Cleanup(func() { ws.CloseNow() })
 	author := fixture.NewAuthor(1)
-	const total = 6000
 	go func() {
 		for i := range total {
 			ev := author.Trust(fixture.P(fixture.NewAuthor(1000+i).Pubkey), "1", 1700000000)
@@ -166,6 +163,16 @@ func TestKillDuringPushLosesNoAcknowledgedEvent(t *testing.T) {
 			}
 		}
 	}()
+	return ws
+}
+
+func TestKillDuringPushLosesNoAcknowledgedEvent(t *testing.T) {
+	data := t.TempDir()
+	s := startServer(t, data)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	const total = 6000
+	ws := pushInBackground(t, ctx, s.addr, total)
 	var acked []string
 	killed := false
 	for {

@@ -11,10 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/coder/websocket"
-
 	"dtp-personal/engine"
-	"dtp-personal/engine/fixture"
 	"dtp-personal/engine/store"
 )
 
@@ -25,22 +22,8 @@ func TestBackupDuringAPushHoldsEveryAcknowledgedEvent(t *testing.T) {
 	s := startServer(t, data)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	ws, _, err := websocket.Dial(ctx, "ws://"+s.addr, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.CloseNow()
-	author := fixture.NewAuthor(1)
 	const total = 4000
-	go func() {
-		for i := range total {
-			ev := author.Trust(fixture.P(fixture.NewAuthor(1000+i).Pubkey), "1", 1700000000)
-			b, _ := json.Marshal([]any{"EVENT", ev})
-			if ws.Write(ctx, websocket.MessageText, b) != nil {
-				return
-			}
-		}
-	}()
+	ws := pushInBackground(t, ctx, s.addr, total)
 	backup := filepath.Join(t.TempDir(), "backup.sqlite")
 	var acked, before []string
 	backedUp := make(chan error, 1)

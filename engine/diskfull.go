@@ -12,17 +12,10 @@ const storageProbeEvery = time.Second
 // reason disk-full) and resumes it once a write succeeds again — a push, or
 // its own probe — without a restart. Reads go on throughout.
 func (e *Engine) watchStorage(ctx context.Context) {
-	t := time.NewTicker(storageProbeEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	every(ctx, storageProbeEvery, func() {
 		full := e.store.Full() && e.store.ProbeWrite() != nil
 		if e.diskFull.Swap(full) == full {
-			continue
+			return
 		}
 		if full {
 			e.log.Error("disk full: sync paused until a write succeeds again", "database", DatabasePath(e.opts.DataDir))
@@ -31,5 +24,5 @@ func (e *Engine) watchStorage(ctx context.Context) {
 		}
 		e.wakeSync()
 		e.notify()
-	}
+	})
 }

@@ -307,7 +307,16 @@ func (e *Engine) Settings() settings.Settings {
 // watchSettings notices settings written by any process (CLI, UI) through
 // the store's revision counter and applies them within a second.
 func (e *Engine) watchSettings(ctx context.Context) {
-	t := time.NewTicker(500 * time.Millisecond)
+	every(ctx, 500*time.Millisecond, func() {
+		if err := e.reloadSettings(); err != nil {
+			e.log.Warn("reload settings", "err", err)
+		}
+	})
+}
+
+// every runs fn at each tick of d until ctx ends.
+func every(ctx context.Context, d time.Duration, fn func()) {
+	t := time.NewTicker(d)
 	defer t.Stop()
 	for {
 		select {
@@ -315,9 +324,7 @@ func (e *Engine) watchSettings(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		if err := e.reloadSettings(); err != nil {
-			e.log.Warn("reload settings", "err", err)
-		}
+		fn()
 	}
 }
 
