@@ -289,27 +289,37 @@ func TestSettingsCommandsReachARunningServer(t *testing.T) {
 	if _, err := cliRun(t, data, "strategy", "bogus"); err == nil {
 		t.Error("an unknown strategy was accepted")
 	}
+	type seen struct {
+		Strategy string
+		Relays   []struct{ URL string }
+		Frontier struct{ Roots []string }
+		Settings struct{ Limits struct{ MaxDepth int } }
+	}
+	awaitStatus(t, data, s, "the settings", func(st seen) bool {
+		return st.Strategy == "frontier-continuous" && len(st.Relays) == 1 && st.Relays[0].URL == "ws://127.0.0.1:1" &&
+			len(st.Frontier.Roots) == 1 && st.Frontier.Roots[0] == root.Pubkey && st.Settings.Limits.MaxDepth == 3
+	})
+}
+
+// awaitStatus polls a running server's `status --json`, decoded into a T,
+// until done accepts it; what names the awaited change in the failure.
+func awaitStatus[T any](t *testing.T, data string, s *server, what string, done func(T) bool) {
+	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		out, err := cliRun(t, data, "status", "--json")
 		if err != nil {
 			t.Fatal(err)
 		}
-		var st struct {
-			Strategy string
-			Relays   []struct{ URL string }
-			Frontier struct{ Roots []string }
-			Settings struct{ Limits struct{ MaxDepth int } }
-		}
+		var st T
 		if err := json.Unmarshal([]byte(out), &st); err != nil {
 			t.Fatalf("status --json is not JSON: %v\n%s", err, out)
 		}
-		if st.Strategy == "frontier-continuous" && len(st.Relays) == 1 && st.Relays[0].URL == "ws://127.0.0.1:1" &&
-			len(st.Frontier.Roots) == 1 && st.Frontier.Roots[0] == root.Pubkey && st.Settings.Limits.MaxDepth == 3 {
-			break
+		if done(st) {
+			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("running server did not pick up the settings within 5 s:\n%s\n%s", out, s.log())
+			t.Fatalf("running server did not pick up %s within 5 s:\n%s\n%s", what, out, s.log())
 		}
 		time.Sleep(200 * time.Millisecond)
 	}

@@ -149,12 +149,7 @@ func cmdStrategy(c *cli) error {
 	if err := c.parse(); err != nil {
 		return err
 	}
-	st, err := openStore(c)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	err = settings.Modify(st, func(s *settings.Settings) error {
+	s, err := modifySettings(c, func(s *settings.Settings) error {
 		if id := c.positional(0); id != "" {
 			s.Strategy = id
 		}
@@ -163,10 +158,6 @@ func cmdStrategy(c *cli) error {
 		}
 		return nil
 	})
-	if err != nil {
-		return err
-	}
-	s, err := settings.Load(st)
 	if err != nil {
 		return err
 	}
@@ -191,12 +182,7 @@ func cmdLimits(c *cli) error {
 	if err := c.parse(); err != nil {
 		return err
 	}
-	st, err := openStore(c)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	err = settings.Modify(st, func(s *settings.Settings) error {
+	s, err := modifySettings(c, func(s *settings.Settings) error {
 		for i, f := range settings.LimitFields {
 			if *set[i] >= 0 {
 				*f.Of(&s.Limits) = *set[i]
@@ -207,10 +193,6 @@ func cmdLimits(c *cli) error {
 	if err != nil {
 		return err
 	}
-	s, err := settings.Load(st)
-	if err != nil {
-		return err
-	}
 	if *asJSON {
 		return printJSON(s.Limits)
 	}
@@ -218,6 +200,20 @@ func cmdLimits(c *cli) error {
 		fmt.Printf("%s %d\n", f.JSON, *f.Of(&s.Limits))
 	}
 	return nil
+}
+
+// modifySettings changes the data directory's settings (flags left unset
+// change nothing) and returns them as stored afterwards, for printing.
+func modifySettings(c *cli, change func(*settings.Settings) error) (settings.Settings, error) {
+	st, err := openStore(c)
+	if err != nil {
+		return settings.Settings{}, err
+	}
+	defer st.Close()
+	if err := settings.Modify(st, change); err != nil {
+		return settings.Settings{}, err
+	}
+	return settings.Load(st)
 }
 
 // withEngine runs fn against the engine of c's data directory: through the

@@ -68,29 +68,15 @@ func TestRepoSyncSettingsReachARunningServer(t *testing.T) {
 // awaitRepoSync waits until the server's status shows these settings.
 func awaitRepoSync(t *testing.T, data string, s *server, services []string, bootstrap string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		out, err := cliRun(t, data, "status", "--json")
-		if err != nil {
-			t.Fatal(err)
+	type seen struct {
+		Settings struct {
+			RepoSyncServices  []string
+			RepoSyncBootstrap string
 		}
-		var st struct {
-			Settings struct {
-				RepoSyncServices  []string
-				RepoSyncBootstrap string
-			}
-		}
-		if err := json.Unmarshal([]byte(out), &st); err != nil {
-			t.Fatalf("status --json is not JSON: %v\n%s", err, out)
-		}
-		if slices.Equal(st.Settings.RepoSyncServices, services) && st.Settings.RepoSyncBootstrap == bootstrap {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("running server did not pick up the repository sync settings within 5 s:\n%s\n%s", out, s.log())
-		}
-		time.Sleep(200 * time.Millisecond)
 	}
+	awaitStatus(t, data, s, "the repository sync settings", func(st seen) bool {
+		return slices.Equal(st.Settings.RepoSyncServices, services) && st.Settings.RepoSyncBootstrap == bootstrap
+	})
 }
 
 // `repo-sync status` shows what a running server follows: an announcement

@@ -12,6 +12,7 @@ import (
 
 	"dtp-personal/engine/fixture"
 	"dtp-personal/engine/heap"
+	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/validation"
 )
@@ -27,7 +28,7 @@ func bindingOf(t *testing.T, eng *Engine, account string) (heap.Binding, Answer)
 }
 
 // TestRevokedClaimSurvivesRestart: after a restart only the newest 10011 is
-// held; the claim history in the store still tells "revoked" from "unclaimed".
+// held (alice, whose hint names bob, is a root); the claim history in the store still tells "revoked" from "unclaimed".
 func TestRevokedClaimSurvivesRestart(t *testing.T) {
 	data := t.TempDir()
 	alice, bob := fixture.NewAuthor(1), fixture.NewAuthor(2)
@@ -36,6 +37,10 @@ func TestRevokedClaimSurvivesRestart(t *testing.T) {
 	func() {
 		eng, _, stop := runEngine(t, Options{DataDir: data})
 		defer stop()
+		// Only a frontier author's hints bind (issue 9 item 10).
+		if err := eng.AddRoot(alice.Pubkey); err != nil {
+			t.Fatal(err)
+		}
 		for _, ev := range []*nostr.Event{
 			alice.Trust(fixture.XUser("777", bobNpub), "1", t0, fixture.Scopes("x.com")),
 			bob.Claims("bob", "777", t0),
@@ -45,6 +50,9 @@ func TestRevokedClaimSurvivesRestart(t *testing.T) {
 				t.Fatalf("submit: %+v %v", r, err)
 			}
 		}
+		testutil.Eventually(t, "revoked before restart", func() bool {
+			return len(resolve(t, eng, account).Bindings) == 1
+		})
 		if b, _ := bindingOf(t, eng, account); b.State != heap.StateRevoked {
 			t.Fatalf("state %s before restart, want revoked", b.State)
 		}
@@ -98,4 +106,31 @@ func TestFetchedClaimsSurviveRestart(t *testing.T) {
 	eng = open()
 	defer eng.Close()
 	unclaimed(eng, "after restart")
+}
+
+// TestMalformedNewerClaimRevokes (issue 9 item 8): a signed 10011 whose
+// twitter tags are malformed is accepted as its author's latest 10011; it
+// claims nothing, so the older claim is revoked.
+func TestMalformedNewerClaimRevokes(t *testing.T) {
+	alice, bob := fixture.NewAuthor(1), fixture.NewAuthor(2)
+	bobNpub, _ := validation.EncodeNpub(bob.Pubkey)
+	eng, _ := startEngine(t, Options{})
+	if err := eng.AddRoot(alice.Pubkey); err != nil {
+		t.Fatal(err)
+	}
+	malformed := bob.Sign(&nostr.Event{Kind: validation.KindClaims, CreatedAt: t0 + 1,
+		Tags: nostr.Tags{{"i", "twitter:bob", "208"}, {"i", "twitter_id:777"}}}) // a proof on one tag only
+	for _, ev := range []*nostr.Event{
+		alice.Trust(fixture.XUser("777", bobNpub), "1", t0, fixture.Scopes("x.com")),
+		bob.Claims("bob", "777", t0),
+		malformed,
+	} {
+		if r, err := eng.Submit(context.Background(), ev, "test"); err != nil || !r.OK() {
+			t.Fatalf("submit: %+v %v", r, err)
+		}
+	}
+	testutil.Eventually(t, "the malformed 10011 revokes", func() bool {
+		a := resolve(t, eng, "user:id:777")
+		return len(a.Bindings) == 1 && a.Bindings[0].State == heap.StateRevoked
+	})
 }

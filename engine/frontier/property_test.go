@@ -27,20 +27,26 @@ func newRandomWorld(rng *rand.Rand, pubkeys, slots, accounts int) *randomWorld {
 	id := 0
 	nextID := func() string { id++; return fmt.Sprintf("%064x", rng.Uint64()<<20|uint64(id)) }
 	values := []string{"1", "1", "1", "1", "0", "-1", ""}
+	// owner is the pubkey most hints name for an account, and that claims it.
+	owner := func(account int) string { return pk(1 + account*7%pubkeys) }
 	for s := 0; s < slots; s++ {
 		author := pk(1 + rng.IntN(pubkeys))
 		tag, subject := byte('p'), pk(1+rng.IntN(pubkeys))
 		var hintsFor func() []string
 		if rng.IntN(10) == 0 {
-			tag, subject = 'i', fmt.Sprintf("user:id:%d", rng.IntN(accounts))
+			account := rng.IntN(accounts)
+			tag, subject = 'i', fmt.Sprintf("user:id:%d", account)
 			hintsFor = func() []string {
-				if rng.IntN(3) == 0 {
+				switch rng.IntN(3) {
+				case 0:
 					return nil
+				case 1:
+					return []string{pk(1 + rng.IntN(pubkeys))}
 				}
-				return []string{pk(1 + rng.IntN(pubkeys))}
+				return []string{owner(account)}
 			}
 		}
-		ctx := []string{"", "", "a", "a:b"}[rng.IntN(4)]
+		ctx := []string{"", "", "", "identity", "identity:work", "a"}[rng.IntN(6)]
 		var scopes []string
 		if rng.IntN(2) == 0 {
 			scopes = []string{"x.com"}
@@ -57,17 +63,21 @@ func newRandomWorld(rng *rand.Rand, pubkeys, slots, accounts int) *randomWorld {
 			case 0:
 				st.ActiveFrom = int64(90 + rng.IntN(20)) // around now = 100
 			case 1:
-				st.ActiveUntil = int64(90 + rng.IntN(20))
+				st.ActiveUntil, st.Expires = int64(90+rng.IntN(20)), true
 			}
 			w.stmts = append(w.stmts, st)
 		}
 	}
 	for c := 0; c < accounts; c++ {
-		author := pk(1 + rng.IntN(pubkeys))
+		author := owner(c)
 		for v := 0; v <= rng.IntN(2); v++ {
 			var ids []string
-			if rng.IntN(4) > 0 {
+			switch rng.IntN(4) {
+			case 0:
+			case 1:
 				ids = []string{fmt.Sprint(rng.IntN(accounts))}
+			default:
+				ids = []string{fmt.Sprint(c)}
 			}
 			w.claims = append(w.claims, &validation.Claims{ID: nextID(), Author: author, CreatedAt: int64(1 + rng.IntN(3)), TwitterIDs: ids})
 		}
@@ -79,9 +89,11 @@ func newer(aAt int64, aID string, bAt int64, bID string) bool {
 	return aAt > bAt || (aAt == bAt && aID < bID)
 }
 
-// referenceHops computes author -> hop targets from scratch: slot winners,
-// latest claims, bindings, then active positive statements.
-func (w *randomWorld) referenceHops(now int64) (hops map[string][]string, boundHops int) {
+// referenceHops computes from scratch (slot winners, latest claims) the hop
+// targets of an author, given the authors admitted so far: an X account
+// hops to the one claimant hinted by an admitted author's active,
+// non-delete, x.com-scoped statement. bound counts such hops.
+func (w *randomWorld) referenceHops(now int64) (hopsOf func(author string, admitted map[string]refAuthor) []string, bound *int) {
 	winners := map[string]*validation.Statement{}
 	for _, s := range w.stmts {
 		key := strings.Join([]string{s.Author, string(s.SubjectTag), s.Subject, s.Context, strings.Join(s.Scopes, ",")}, "|")
@@ -95,43 +107,55 @@ func (w *randomWorld) referenceHops(now int64) (hops map[string][]string, boundH
 			latestClaims[c.Author] = c
 		}
 	}
-	hinted := map[string]map[string]bool{} // account -> pubkeys
-	for _, s := range winners {
-		for _, p := range s.BoundHints {
-			if hinted[s.Subject] == nil {
-				hinted[s.Subject] = map[string]bool{}
-			}
-			hinted[s.Subject][p] = true
-		}
+	active := func(s *validation.Statement) bool {
+		return s.Value != "" && (s.ActiveFrom == 0 || now >= s.ActiveFrom) && (!s.Expires || now <= s.ActiveUntil)
 	}
-	bound := map[string]string{}
-	for account, ps := range hinted {
-		var owners []string
-		for p := range ps {
-			if c := latestClaims[p]; c != nil && slices.Contains(c.TwitterIDs, strings.TrimPrefix(account, "user:id:")) {
-				owners = append(owners, p)
-			}
-		}
-		if len(owners) == 1 {
-			bound[account] = owners[0]
-		}
-	}
-	hops = map[string][]string{}
+	byAuthor := map[string][]*validation.Statement{}
+	about := map[string][]*validation.Statement{} // X account -> statements about it
 	for _, s := range winners {
-		active := s.Value == "1" && (s.ActiveFrom == 0 || now >= s.ActiveFrom) && (s.ActiveUntil == 0 || now <= s.ActiveUntil)
-		if !active {
-			continue
-		}
-		target := s.Subject
+		byAuthor[s.Author] = append(byAuthor[s.Author], s)
 		if s.SubjectTag == 'i' {
-			if target = bound[s.Subject]; target == "" {
+			about[s.Subject] = append(about[s.Subject], s)
+		}
+	}
+	boundTo := func(account string, admitted map[string]refAuthor) string {
+		owners := map[string]bool{}
+		for _, s := range about[account] {
+			if _, in := admitted[s.Author]; !in || !active(s) || !slices.Contains(s.Scopes, "x.com") {
 				continue
 			}
-			boundHops++
+			for _, p := range s.BoundHints {
+				if c := latestClaims[p]; c != nil && slices.Contains(c.TwitterIDs, strings.TrimPrefix(account, "user:id:")) {
+					owners[p] = true
+				}
+			}
 		}
-		hops[s.Author] = append(hops[s.Author], target)
+		for p := range owners {
+			if len(owners) == 1 {
+				return p
+			}
+		}
+		return ""
 	}
-	return hops, boundHops
+	bound = new(int)
+	hopsOf = func(author string, admitted map[string]refAuthor) []string {
+		var out []string
+		for _, s := range byAuthor[author] {
+			if s.Value != "1" || !active(s) || (s.Context != "" && s.Context != "identity") {
+				continue
+			}
+			target := s.Subject
+			if s.SubjectTag == 'i' {
+				if target = boundTo(s.Subject, admitted); target == "" {
+					continue
+				}
+				*bound++
+			}
+			out = append(out, target)
+		}
+		return out
+	}
+	return hopsOf, bound
 }
 
 type refAuthor struct {
@@ -140,7 +164,7 @@ type refAuthor struct {
 }
 
 // referenceBFS is the frontier rule written plainly over strings.
-func referenceBFS(hops map[string][]string, roots []string, l settings.Limits) (map[string]refAuthor, []int, map[string]int) {
+func referenceBFS(hopsOf func(string, map[string]refAuthor) []string, roots []string, l settings.Limits) (map[string]refAuthor, []int, map[string]int) {
 	maxDepth := min(l.MaxDepth, 5)
 	admitted := map[string]refAuthor{}
 	firstCut := map[string]string{}
@@ -187,7 +211,7 @@ func referenceBFS(hops map[string][]string, roots []string, l settings.Limits) (
 		next := map[string]bool{}
 		parentOf = map[string]string{}
 		for _, a := range level { // sorted: the first finder is the parent
-			for _, t := range hops[a] {
+			for _, t := range hopsOf(a, admitted) {
 				if _, in := admitted[t]; in || next[t] {
 					continue
 				}
@@ -233,8 +257,7 @@ func TestWalkMatchesReferenceBFS(t *testing.T) {
 		for c := len(order)/50 + 1; c < len(w.claims); c++ {
 			h.Apply(nil, w.claims[c:c+1])
 		}
-		hops, bound := w.referenceHops(100)
-		seen["bound hops"] += bound
+		hopsOf, bound := w.referenceHops(100)
 
 		for trial := 0; trial < 5; trial++ {
 			var roots []string
@@ -247,7 +270,8 @@ func TestWalkMatchesReferenceBFS(t *testing.T) {
 				MaxTotalAuthors:    []int{0, 5, 200, 1500}[rng.IntN(4)],
 			}
 			got := walk(h, Params{Roots: roots, Limits: l, Now: 100})
-			want, wantByDepth, wantCuts := referenceBFS(hops, roots, l)
+			want, wantByDepth, wantCuts := referenceBFS(hopsOf, roots, l)
+			seen["bound hops"] += *bound
 
 			label := fmt.Sprintf("round %d trial %d limits %+v", round, trial, l)
 			if got.Size() != len(want) {

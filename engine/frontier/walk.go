@@ -155,7 +155,9 @@ var cutReasons = []string{status.ReasonMaxDepth, status.ReasonMaxAuthorsPerLevel
 // Walk computes the frontier over the heap view v.
 //
 // Level 0 is the roots; level d+1 is every pubkey an admitted level-d author
-// has an active positive hop to that is not admitted yet, in hex order. Each
+// has an active positive hop to that is not admitted yet, in hex order. An X
+// account hop counts when the hints binding it come from authors admitted at
+// levels 0..d. Each
 // level is then cut, in this order, by the heap freeze (levels > 0, only when
 // Frozen is set), maxAuthorsPerLevel (keep the first N) and maxTotalAuthors
 // (keep what still fits); a level deeper than maxDepth (clamped to 0..5) is
@@ -206,6 +208,9 @@ func Walk(v heap.View, p Params) *Result {
 		}
 		level = append(level, candidate{pubkey: pk, node: n, parent: -1})
 	}
+	// Only authors admitted so far (this level and above) bind X accounts
+	// with their hints: a stranger cannot redirect a hop (SPEC §6.3).
+	admitted := func(a heap.NodeID) bool { return marks[a] == markAdmitted }
 	var hops []heap.NodeID
 	var spare []candidate
 	var text []byte
@@ -253,7 +258,7 @@ func Walk(v heap.View, p Params) *Result {
 				continue
 			}
 			var change int64
-			hops, change = v.Hops(r.Authors[i].node, p.Now, hops[:0])
+			hops, change = v.Hops(r.Authors[i].node, p.Now, admitted, hops[:0])
 			if change != 0 && (r.NextChange == 0 || change < r.NextChange) {
 				r.NextChange = change
 			}

@@ -128,7 +128,7 @@ func TestWalkIgnoresNonHops(t *testing.T) {
 func TestWalkThroughBoundXAccount(t *testing.T) {
 	h := heap.New(settings.DefaultLimits())
 	st := trust(1, 0, "1")
-	st.SubjectTag, st.Subject, st.BoundHints = 'i', "user:id:42", []string{pk(7)}
+	st.SubjectTag, st.Subject, st.BoundHints, st.Scopes = 'i', "user:id:42", []string{pk(7)}, []string{"x.com"}
 	h.Apply([]*validation.Statement{st}, nil)
 	p := Params{Roots: []string{pk(1)}, Limits: settings.DefaultLimits(), Now: 100}
 	if r := walk(h, p); r.Size() != 1 {

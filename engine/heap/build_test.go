@@ -103,7 +103,7 @@ func TestBuildRestoresIdentityStates(t *testing.T) {
 	got := map[string]string{}
 	h.View(func(v View) {
 		n, _ := v.Subject('i', "user:id:9")
-		for _, b := range v.Bindings(n) {
+		for _, b := range v.Bindings(n, 100, anyone) {
 			got[b.Pubkey] = b.State
 		}
 	})

@@ -10,7 +10,6 @@ package heap
 import (
 	"bytes"
 	"encoding/hex"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -43,8 +42,6 @@ type node struct {
 	key string
 	out []uint32 // edges authored by this node
 	in  []uint32 // edges about this node
-	// alias is, for an X account node, the pubkey it is bound to (§6.3).
-	alias NodeID
 }
 
 // edge is one held slot winner. Slot identity (author, subject, context,
@@ -60,8 +57,11 @@ type edge struct {
 	scope       uint32 // interned canonical scope string, 0 = empty
 	extra       uint32 // index into Heap.extras, 0 = none
 	kind        uint8
-	value       int8 // 32009: -1/0/1; 32014: 0..100
 	deleted     bool
+	// expires: the statement has a `y`; activeUntil alone cannot say so,
+	// since `["y","0"]` is a real (expired) end.
+	expires bool
+	value   int32 // 32009: -1/0/1; 32014: the score in millionths (validation.ScoreMicros)
 	// pubkeySubject caches "subject is a pubkey node" so Hops need not
 	// touch the subject's node for most edges.
 	pubkeySubject bool
@@ -72,7 +72,7 @@ type edge struct {
 type edgeExtra struct {
 	labels  []validation.Label
 	content string
-	hints   []string // bound npub hints (hex) on a user:id subject
+	hints   []string // npub hints (hex) of a binding-shaped statement (see bindingShaped)
 }
 
 type slotKey struct {
@@ -162,21 +162,18 @@ func (h *Heap) Apply(stmts []*validation.Statement, claims []*validation.Claims)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	var c Change
-	for _, s := range stmts {
-		applied, hops := h.applyStatement(s)
+	note := func(applied, hops bool) {
 		if applied {
 			c.Applied++
 			h.version++
 		}
 		c.HopsChanged = c.HopsChanged || hops
 	}
+	for _, s := range stmts {
+		note(h.applyStatement(s))
+	}
 	for _, cl := range claims {
-		applied, hops := h.applyClaims(cl)
-		if applied {
-			c.Applied++
-			h.version++
-		}
-		c.HopsChanged = c.HopsChanged || hops
+		note(h.applyClaims(cl))
 	}
 	return c
 }
@@ -200,7 +197,7 @@ func (h *Heap) Stats() status.Heap {
 
 func (h *Heap) applyStatement(s *validation.Statement) (applied, hops bool) {
 	var kind uint8
-	var value int8
+	var value int32
 	switch s.Kind {
 	case validation.KindTrust:
 		kind = kindCodeTrust
@@ -216,11 +213,11 @@ func (h *Heap) applyStatement(s *validation.Statement) (applied, hops bool) {
 	case validation.KindRating:
 		kind = kindCodeRating
 		if s.Value != "" {
-			n, err := strconv.Atoi(s.Value)
-			if err != nil || n < 0 || n > 100 {
+			micros, ok := validation.ScoreMicros(s.Value)
+			if !ok {
 				return false, false
 			}
-			value = int8(n)
+			value = micros
 		}
 	default:
 		return false, false
@@ -320,7 +317,7 @@ func (h *Heap) indexSlot(k slotKey, ei uint32) {
 }
 
 // replace installs s into a held slot when it is the newer winner.
-func (h *Heap) replace(ei uint32, s *validation.Statement, id [32]byte, value int8) (applied, hops bool) {
+func (h *Heap) replace(ei uint32, s *validation.Statement, id [32]byte, value int32) (applied, hops bool) {
 	e := h.edges.at(ei)
 	if s.CreatedAt < e.createdAt {
 		return false, false
@@ -336,9 +333,9 @@ func (h *Heap) replace(ei uint32, s *validation.Statement, id [32]byte, value in
 // setWinner writes the statement's fields into edge ei and updates the hint
 // index. It reports whether the edge is now a potential hop or its hints
 // changed a binding.
-func (h *Heap) setWinner(ei uint32, s *validation.Statement, id [32]byte, value int8) bool {
+func (h *Heap) setWinner(ei uint32, s *validation.Statement, id [32]byte, value int32) bool {
 	e := h.edges.at(ei)
-	e.createdAt, e.activeFrom, e.activeUntil = s.CreatedAt, s.ActiveFrom, s.ActiveUntil
+	e.createdAt, e.activeFrom, e.activeUntil, e.expires = s.CreatedAt, s.ActiveFrom, s.ActiveUntil, s.Expires
 	e.id, e.value, e.deleted = id, value, s.Deleted()
 
 	var oldHints []string
@@ -346,7 +343,7 @@ func (h *Heap) setWinner(ei uint32, s *validation.Statement, id [32]byte, value 
 		oldHints = h.extras[e.extra].hints
 	}
 	var hints []string
-	if s.SubjectTag == 'i' && strings.HasPrefix(s.Subject, xAccountPrefix) && e.kind == kindCodeTrust {
+	if bindingShaped(s) {
 		hints = s.BoundHints
 	}
 	if len(s.Labels) > 0 || s.Content != "" || len(hints) > 0 {
@@ -398,7 +395,7 @@ func (h *Heap) addNode(key string) NodeID {
 		return n
 	}
 	n := NodeID(len(h.nodes))
-	h.nodes = append(h.nodes, node{key: key, alias: NoNode})
+	h.nodes = append(h.nodes, node{key: key})
 	h.nodeIdx[key] = n
 	return n
 }

@@ -28,15 +28,22 @@ func st(author, tag, subject, value, ctx string, created int64, opts ...func(*va
 	return s
 }
 
+// window sets x and y; y = 0 here means no y (see TestYZeroHasExpired).
 func window(x, y int64) func(*validation.Statement) {
-	return func(s *validation.Statement) { s.ActiveFrom, s.ActiveUntil = x, y }
+	return func(s *validation.Statement) { s.ActiveFrom, s.ActiveUntil, s.Expires = x, y, y != 0 }
 }
 func scopes(sc ...string) func(*validation.Statement) {
 	return func(s *validation.Statement) { s.Scopes = sc }
 }
+
+// hints names pubkeys on an x.com-scoped statement: the shape whose hints
+// may bind (bindingShaped).
 func hints(h ...string) func(*validation.Statement) {
-	return func(s *validation.Statement) { s.BoundHints = h }
+	return func(s *validation.Statement) { s.BoundHints, s.Scopes = h, []string{xScope} }
 }
+
+// anyone trusts every author's hints.
+func anyone(NodeID) bool             { return true }
 func rating(s *validation.Statement) { s.Kind = validation.KindRating }
 
 func newHeap() *Heap { return New(settings.DefaultLimits()) }
@@ -52,6 +59,9 @@ func resolve(h *Heap, author, tag, subject string, kind int, ctx, scope string, 
 		an, _ := v.Pubkey(author)
 		for _, ev := range v.Statements(sn, kind, ctx, scope, now, func(a NodeID) bool { return a == an }) {
 			out = fmt.Sprintf("%d@%q", ev.Value, ev.Context)
+			if kind == validation.KindRating {
+				out = fmt.Sprintf("%g@%q", ev.Score, ev.Context)
+			}
 		}
 	})
 	return out
@@ -147,7 +157,7 @@ func TestWindowEdgesInclusive(t *testing.T) {
 		var hops []NodeID
 		h.View(func(v View) {
 			an, _ := v.Pubkey(a)
-			hops, _ = v.Hops(an, c.now, nil)
+			hops, _ = v.Hops(an, c.now, anyone, nil)
 		})
 		if got != c.active || (len(hops) == 1) != c.active {
 			t.Errorf("x=%d y=%d now=%d: active=%v hops=%d, want %v", c.x, c.y, c.now, got, len(hops), c.active)
@@ -220,7 +230,7 @@ func hopsOf(h *Heap, author string, now int64) []string {
 		if !ok {
 			return
 		}
-		ids, _ := v.Hops(n, now, nil)
+		ids, _ := v.Hops(n, now, anyone, nil)
 		for _, id := range ids {
 			out = append(out, v.Text(id))
 		}
@@ -238,7 +248,9 @@ func TestOnlyActivePositivePubkeyStatementsAreHops(t *testing.T) {
 		st(a, "p", pk(12), "-1", "", 1),
 		st(a, "p", pk(13), "", "", 1),
 		st(a, "p", pk(14), "1", "", 1, window(0, 5)),
-		st(a, "p", pk(15), "1", "ctx", 1), // any context is a hop for the frontier
+		st(a, "p", pk(15), "1", "identity", 1),
+		st(a, "p", pk(20), "1", "development", 1),   // evidence, not a hop (issue 9 item 12)
+		st(a, "p", pk(21), "1", "identity:work", 1), // likewise
 		st(a, "e", pk(16), "1", "", 1),
 		st(a, "i", "post:id:17", "1", "", 1),
 		st(a, "i", "user:id:18", "1", "", 1), // unbound X account
@@ -298,7 +310,7 @@ func TestXAccountBindingStates(t *testing.T) {
 			map[string]string{p1: StateBound, p2: StateUnclaimed}, p1, nil},
 		{"replaced statement drops its hint", []step{
 			{stmts: []*validation.Statement{st(a, "i", acct, "1", "", 1, hints(p1))}, claims: []*validation.Claims{claims(p1, 5, "555")}},
-			{stmts: []*validation.Statement{st(a, "i", acct, "1", "", 2)}}},
+			{stmts: []*validation.Statement{st(a, "i", acct, "1", "", 2, scopes(xScope))}}},
 			map[string]string{}, "", nil},
 		{"negative statement's hint still binds", []step{
 			{stmts: []*validation.Statement{st(pk(2), "i", acct, "-1", "", 1, hints(p1)), st(a, "i", acct, "1", "", 1)}, claims: []*validation.Claims{claims(p1, 5, "555")}}},
@@ -314,7 +326,7 @@ func TestXAccountBindingStates(t *testing.T) {
 			got := map[string]string{}
 			h.View(func(v View) {
 				n, _ := v.Subject('i', acct)
-				for _, b := range v.Bindings(n) {
+				for _, b := range v.Bindings(n, 100, anyone) {
 					got[b.Pubkey] = b.State
 					if b.XAccount != acct {
 						t.Errorf("binding names %s", b.XAccount)
@@ -355,13 +367,13 @@ func TestBindingAliasesAndDiscovery(t *testing.T) {
 			t.Fatal("bound pubkey has no node")
 		}
 		xn, _ := v.Subject('i', "user:id:7")
-		if al := v.Aliases(pn); len(al) != 1 || al[0] != xn {
+		if al := v.Aliases(pn, 100, anyone); len(al) != 1 || al[0] != xn {
 			t.Fatalf("aliases of pubkey %v", al)
 		}
-		if al := v.Aliases(xn); len(al) != 1 || al[0] != pn {
+		if al := v.Aliases(xn, 100, anyone); len(al) != 1 || al[0] != pn {
 			t.Fatalf("aliases of account %v", al)
 		}
-		if b := v.Bindings(pn); len(b) != 1 || b[0].State != StateBound || b[0].XAccount != "user:id:7" {
+		if b := v.Bindings(pn, 100, anyone); len(b) != 1 || b[0].State != StateBound || b[0].XAccount != "user:id:7" {
 			t.Fatalf("bindings of pubkey %+v", b)
 		}
 	})
@@ -448,5 +460,31 @@ func TestManySlotsPerAuthor(t *testing.T) {
 		if got := resolve(h, a, "p", pk(100+i), validation.KindTrust, "", "", 30); got != `0@""` {
 			t.Fatalf("slot %d: %s", i, got)
 		}
+	}
+}
+
+// TestDecimalRatingsKeepTheirDecimals: a decimal winner replaces an integer
+// one and keeps its fraction (issue 9 item 1).
+func TestDecimalRatingsKeepTheirDecimals(t *testing.T) {
+	a, s := pk(1), pk(2)
+	h := newHeap()
+	h.Apply([]*validation.Statement{st(a, "p", s, "50", "", 1, rating, scopes("x.com"))}, nil)
+	h.Apply([]*validation.Statement{st(a, "p", s, "50.598334", "", 2, rating, scopes("x.com"))}, nil)
+	if got := resolve(h, a, "p", s, validation.KindRating, "", "x.com", 100); got != `50.598334@""` {
+		t.Fatalf("rating %s, want 50.598334", got)
+	}
+}
+
+// TestYZeroHasExpired: a present y of 0 ends the statement at 0, unlike an
+// absent y (issue 9 item 5).
+func TestYZeroHasExpired(t *testing.T) {
+	a, s := pk(1), pk(2)
+	h := newHeap()
+	h.Apply([]*validation.Statement{st(a, "p", s, "1", "", 1, func(s *validation.Statement) { s.Expires = true })}, nil)
+	if got := resolve(h, a, "p", s, validation.KindTrust, "", "", 100); got != "none" {
+		t.Fatalf("y=0 statement answered %s", got)
+	}
+	if hops := hopsOf(h, a, 100); len(hops) != 0 {
+		t.Fatalf("y=0 statement hops to %v", hops)
 	}
 }

@@ -12,6 +12,18 @@ import (
 // xAccountPrefix starts an X account subject, `user:id:<digits>`.
 const xAccountPrefix = "user:id:"
 
+// xScope is the scope a statement must carry for its hints to bind.
+const xScope = "x.com"
+
+// bindingShaped reports whether a statement's npub hints may bind its X
+// account (SPEC §6.3): a non-delete 32009 about `user:id:N` scoped to x.com.
+// Whether it is active and by a frontier author is decided when the graph is
+// read (View.boundTo), since both change without the statement changing.
+func bindingShaped(s *validation.Statement) bool {
+	return s.Kind == validation.KindTrust && !s.Deleted() && s.SubjectTag == 'i' &&
+		strings.HasPrefix(s.Subject, xAccountPrefix) && slices.Contains(s.Scopes, xScope)
+}
+
 // Binding states of an (X account, pubkey) pair (SPEC §6.3).
 const (
 	StatePending   = "claims-pending" // the pubkey's 10011 is not fetched yet
@@ -29,8 +41,9 @@ type claimRecord struct {
 
 type claimPair struct{ pubkey, twitterID string }
 
-// identities is the §6.3 state: which pubkeys held statements name as the
-// owner of an X account (npub hints) and what each pubkey's latest 10011 says.
+// identities is the §6.3 state: which pubkeys held binding-shaped statements
+// name as the owner of an X account (npub hints) and what each pubkey's
+// latest 10011 says.
 // Like the rest of the heap it caches the store: everClaimed and fetched are
 // loaded by Build and kept current as the store is (applyClaims mirrors the
 // claim history SaveBatch writes; ClaimsFetched follows RecordClaimsFetched).
@@ -39,7 +52,11 @@ type identities struct {
 	hinted map[NodeID]map[string]int32
 	// accounts is the reverse index: pubkey (hex) -> X accounts hinting it.
 	accounts map[string]map[NodeID]struct{}
-	claims   map[string]claimRecord // pubkey (hex) -> latest 10011
+	// claimants: X account node -> the hinted pubkeys whose latest 10011
+	// claims it, as nodes. Only these can be bound; which one is, depends on
+	// who hinted them (View.boundTo).
+	claimants map[NodeID][]NodeID
+	claims    map[string]claimRecord // pubkey (hex) -> latest 10011
 	// everClaimed: pairs claimed by any stored 10011, which tells "revoked"
 	// from "unclaimed".
 	everClaimed map[claimPair]struct{}
@@ -52,6 +69,7 @@ func newIdentities() identities {
 	return identities{
 		hinted:      make(map[NodeID]map[string]int32),
 		accounts:    make(map[string]map[NodeID]struct{}),
+		claimants:   make(map[NodeID][]NodeID),
 		claims:      make(map[string]claimRecord),
 		everClaimed: make(map[claimPair]struct{}),
 		fetched:     make(map[string]struct{}),
@@ -89,9 +107,10 @@ type Binding struct {
 }
 
 // updateHints moves the hint counts of X account n from old to new and
-// reports whether n's binding changed.
+// reports whether a binding of n may have changed: its claimants changed, or
+// hints of an account with claimants moved (a hinter's trust decides).
 func (h *Heap) updateHints(n NodeID, old, new []string) bool {
-	if slices.Equal(old, new) {
+	if len(old) == 0 && len(new) == 0 {
 		return false
 	}
 	counts := h.ids.hinted[n]
@@ -119,37 +138,38 @@ func (h *Heap) updateHints(n NodeID, old, new []string) bool {
 	if len(counts) == 0 {
 		delete(h.ids.hinted, n)
 	}
-	return h.rebind(n)
+	return h.recountClaimants(n) || len(h.ids.claimants[n]) > 0
 }
 
-// rebind recomputes which pubkey X account n is bound to: the one hinted
-// pubkey whose latest 10011 claims n's id. None, or several (a conflict),
-// leave n unbound.
-func (h *Heap) rebind(n NodeID) bool {
+// recountClaimants recomputes the claimants of X account n, giving each a
+// node, and reports whether they changed.
+func (h *Heap) recountClaimants(n NodeID) bool {
 	twitterID := h.nodes[n].key[1+len(xAccountPrefix):]
-	var owner string
-	owners := 0
+	var claimants []NodeID
 	for p := range h.ids.hinted[n] {
-		if h.claimsHold(p, twitterID) {
-			owner = p
-			owners++
+		if !h.claimsHold(p, twitterID) {
+			continue
 		}
-	}
-	alias := NoNode
-	if owners == 1 {
-		key, _ := pubkeyKey(owner)
-		if existing, ok := h.nodeIdx[key]; ok {
-			alias = existing
-		} else if len(h.nodes) < h.nodeLimit {
-			alias = h.addNode(key)
-		} else {
-			h.limitReason = status.ReasonHeapNodeLimit
+		key, _ := pubkeyKey(p)
+		c, ok := h.nodeIdx[key]
+		if !ok {
+			if len(h.nodes) >= h.nodeLimit {
+				h.limitReason = status.ReasonHeapNodeLimit
+				continue
+			}
+			c = h.addNode(key)
 		}
+		claimants = append(claimants, c)
 	}
-	if h.nodes[n].alias == alias {
+	slices.Sort(claimants)
+	if slices.Equal(claimants, h.ids.claimants[n]) {
 		return false
 	}
-	h.nodes[n].alias = alias
+	if len(claimants) == 0 {
+		delete(h.ids.claimants, n)
+	} else {
+		h.ids.claimants[n] = claimants
+	}
 	return true
 }
 
@@ -172,7 +192,7 @@ func (h *Heap) applyClaims(c *validation.Claims) (applied, hops bool) {
 	}
 	for _, id := range slices.Concat(held.twitterIDs, c.TwitterIDs) {
 		if n, ok := h.nodeIdx[string(tagTyped)+xAccountPrefix+id]; ok {
-			if _, hinted := h.ids.hinted[n]; hinted && h.rebind(n) {
+			if _, hinted := h.ids.hinted[n]; hinted && h.recountClaimants(n) {
 				hops = true
 			}
 		}
@@ -229,43 +249,5 @@ func (h *Heap) DiscoverySubjects() []string {
 		out = append(out, h.nodes[n].key[1:])
 	}
 	slices.Sort(out)
-	return out
-}
-
-// bindings lists the hinted pairs of X account n with their states.
-func (h *Heap) bindings(n NodeID) []Binding {
-	counts := h.ids.hinted[n]
-	if len(counts) == 0 {
-		return nil
-	}
-	account := h.nodes[n].key[1:]
-	twitterID := strings.TrimPrefix(account, xAccountPrefix)
-	claimants := 0
-	for p := range counts {
-		if h.claimsHold(p, twitterID) {
-			claimants++
-		}
-	}
-	out := make([]Binding, 0, len(counts))
-	for p := range counts {
-		state := StatePending
-		_, held := h.ids.claims[p]
-		_, fetched := h.ids.fetched[p]
-		switch {
-		case h.claimsHold(p, twitterID) && claimants > 1:
-			state = StateConflict
-		case h.claimsHold(p, twitterID):
-			state = StateBound
-		case held:
-			state = StateUnclaimed
-			if _, ever := h.ids.everClaimed[claimPair{p, twitterID}]; ever {
-				state = StateRevoked
-			}
-		case fetched:
-			state = StateUnclaimed
-		}
-		out = append(out, Binding{XAccount: account, Pubkey: p, State: state})
-	}
-	slices.SortFunc(out, func(a, b Binding) int { return strings.Compare(a.Pubkey, b.Pubkey) })
 	return out
 }

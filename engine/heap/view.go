@@ -65,36 +65,34 @@ func (v View) OrderKey(n NodeID) [4]uint64 {
 	return x
 }
 
+// HopContext is the one context, besides global, whose positive statements
+// are hops (as the extension walks): other contexts (`development`,
+// `identity:work`) are evidence about a subject, not trust in its judgement.
+const HopContext = "identity"
+
 // Hops appends to dst the pubkeys author n has an active positive 32009
-// statement about at unix time now: a `p` subject, or an X account bound to
-// a pubkey. It also returns the earliest time after now at which one of n's
-// positive statements enters or leaves its window (0 = none), so a caller can
-// schedule the next walk.
-func (v View) Hops(n NodeID, now int64, dst []NodeID) ([]NodeID, int64) {
+// statement, global or in HopContext, about at unix time now: a `p` subject, or an X account bound to
+// a pubkey by trusted authors' hints (boundTo). It also returns the earliest
+// time after now at which one of n's positive statements, or a hint binding
+// one of their X accounts, enters or leaves its window (0 = none), so a
+// caller can schedule the next walk.
+func (v View) Hops(n NodeID, now int64, trusted Trusted, dst []NodeID) ([]NodeID, int64) {
 	var next int64
-	earliest := func(t int64) {
-		if next == 0 || t < next {
-			next = t
-		}
-	}
+	identity, hasIdentity := v.h.strIdx[HopContext]
 	for _, ei := range v.h.nodes[n].out {
 		e := v.h.edges.at(ei)
-		if e.kind != kindCodeTrust || e.deleted || e.value != 1 {
+		if e.kind != kindCodeTrust || e.deleted || e.value != 1 || (e.context != 0 && (!hasIdentity || e.context != identity)) {
 			continue
 		}
-		if e.activeFrom != 0 && now < e.activeFrom {
-			earliest(e.activeFrom)
+		active, change := e.window(now)
+		next = earliest(next, change)
+		if !active {
 			continue
-		}
-		if e.activeUntil != 0 {
-			if now > e.activeUntil {
-				continue
-			}
-			earliest(e.activeUntil + 1)
 		}
 		target := e.subject
 		if !e.pubkeySubject {
-			target = v.h.nodes[target].alias
+			target, change = v.boundTo(target, now, trusted)
+			next = earliest(next, change)
 			if target == NoNode {
 				continue
 			}
@@ -104,19 +102,20 @@ func (v View) Hops(n NodeID, now int64, dst []NodeID) ([]NodeID, int64) {
 	return dst, next
 }
 
-// Aliases are the nodes that stand for the same identity as n: for an X
-// account its bound pubkey, for a pubkey the X accounts bound to it.
-func (v View) Aliases(n NodeID) []NodeID {
+// Aliases are the nodes that stand for the same identity as n at now, given
+// who is trusted: for an X account its bound pubkey, for a pubkey the X
+// accounts bound to it.
+func (v View) Aliases(n NodeID, now int64, trusted Trusted) []NodeID {
 	nd := &v.h.nodes[n]
 	if nd.key[0] == tagTyped {
-		if nd.alias != NoNode {
-			return []NodeID{nd.alias}
+		if bound, _ := v.boundTo(n, now, trusted); bound != NoNode {
+			return []NodeID{bound}
 		}
 		return nil
 	}
 	var out []NodeID
 	for account := range v.h.ids.accounts[keyText(nd.key)] {
-		if v.h.nodes[account].alias == n {
+		if bound, _ := v.boundTo(account, now, trusted); bound == n {
 			out = append(out, account)
 		}
 	}
@@ -124,13 +123,13 @@ func (v View) Aliases(n NodeID) []NodeID {
 	return out
 }
 
-// Bindings are the hinted (X account, pubkey) pairs that involve n, with
-// their §6.3 states: for an X account all its hinted pubkeys, for a pubkey
-// every X account hinted with it.
-func (v View) Bindings(n NodeID) []Binding {
+// Bindings are the (X account, pubkey) pairs involving n that trusted
+// authors' active statements hint, with their §6.3 states: for an X account
+// all its hinted pubkeys, for a pubkey every X account hinted with it.
+func (v View) Bindings(n NodeID, now int64, trusted Trusted) []Binding {
 	nd := &v.h.nodes[n]
 	if nd.key[0] == tagTyped {
-		return v.h.bindings(n)
+		return v.bindings(n, now, trusted)
 	}
 	if nd.key[0] != tagPubkey {
 		return nil
@@ -138,7 +137,7 @@ func (v View) Bindings(n NodeID) []Binding {
 	pubkey := keyText(nd.key)
 	var out []Binding
 	for account := range v.h.ids.accounts[pubkey] {
-		for _, b := range v.h.bindings(account) {
+		for _, b := range v.bindings(account, now, trusted) {
 			if b.Pubkey == pubkey {
 				out = append(out, b)
 			}
@@ -152,9 +151,10 @@ func (v View) Bindings(n NodeID) []Binding {
 type Evidence struct {
 	Author    NodeID
 	Subject   NodeID
-	Value     int    // 32009: -1, 0, 1; 32014: score 0..100
-	Context   string // the context whose slot answered
-	Scope     string // canonical scope of that slot
+	Value     int     // 32009: -1, 0, 1
+	Score     float64 // 32014: the score, decimals kept (0..100)
+	Context   string  // the context whose slot answered
+	Scope     string  // canonical scope of that slot
 	CreatedAt int64
 	EventID   string
 	Labels    []validation.Label
@@ -228,10 +228,26 @@ func (v View) Statements(subject NodeID, kind int, context, scope string, now in
 	return out
 }
 
+// scoreUnit is a rating edge's value for a score of 1 (millionths).
+const scoreUnit = 1e6
+
 func (e *edge) activeAt(now int64) bool {
-	return !e.deleted &&
-		(e.activeFrom == 0 || now >= e.activeFrom) &&
-		(e.activeUntil == 0 || now <= e.activeUntil)
+	active, _ := e.window(now)
+	return !e.deleted && active
+}
+
+// window reports whether now is inside the edge's [x, y] window, and the
+// next time after now that this changes (0 = never).
+func (e *edge) window(now int64) (active bool, next int64) {
+	switch {
+	case now < e.activeFrom:
+		return false, e.activeFrom
+	case !e.expires:
+		return true, 0
+	case now > e.activeUntil:
+		return false, 0
+	}
+	return true, e.activeUntil + 1
 }
 
 func (v View) evidence(ei uint32) Evidence {
@@ -240,6 +256,9 @@ func (v View) evidence(ei uint32) Evidence {
 		Author: e.author, Subject: e.subject, Value: int(e.value),
 		Context: v.h.strs[e.context], Scope: v.h.strs[e.scope],
 		CreatedAt: e.createdAt, EventID: hex.EncodeToString(e.id[:]),
+	}
+	if e.kind == kindCodeRating {
+		ev.Value, ev.Score = 0, float64(e.value)/scoreUnit
 	}
 	if e.extra != 0 {
 		x := &v.h.extras[e.extra]

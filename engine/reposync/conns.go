@@ -214,6 +214,7 @@ func (c *relayConn) serve(ctx context.Context, conn *relay.Conn) error {
 	}
 	c.good(start)
 	c.setState(status.StateLive)
+	daily := clock.After(nextUTCDay(clock.Now()).Sub(clock.Now()))
 	for {
 		select {
 		case <-ctx.Done():
@@ -233,10 +234,11 @@ func (c *relayConn) serve(ctx context.Context, conn *relay.Conn) error {
 			if err := c.addPending(ctx, conn, set); err != nil {
 				return err
 			}
-		case <-clock.After(time.Until(nextUTCDay(clock.Now()))):
+		case <-daily:
 			if err := c.catchUp(ctx, conn, c.fullSet(), clock.Now()); err != nil {
 				return err
 			}
+			daily = clock.After(nextUTCDay(clock.Now()).Sub(clock.Now()))
 		}
 	}
 }

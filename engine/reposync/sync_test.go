@@ -231,17 +231,25 @@ func waitRelay(t *testing.T, n *node, url, what string, ok func(r status.RepoRel
 	return row
 }
 
-// A relay dropped mid-stream is reconnected with since = last success − 15
-// min: what it got meanwhile arrives (gap events), what is older than that
-// waits for the daily catch-up.
-func TestDroppedRelayReconnectsAndFillsTheGap(t *testing.T) {
-	now := time.Now().Unix()
+// followToolOn starts a node that follows owner's repository "tool" from a
+// fault relay B (also its bootstrap relay), live on B.
+func followToolOn(t *testing.T, now int64) (*node, *faultrelay.Relay) {
+	t.Helper()
 	b := faultrelay.StartForTest(t, faultrelay.Mode{})
 	ann := owner.Announce("tool", []string{ourService, b.URL}, nil, now-100)
 	b.Publish(ann)
 	n := startNode(t, []string{ourService}, b.URL)
 	waitStored(t, n, ann)
 	waitRelay(t, n, b.URL, "live connection", func(r status.RepoRelay) bool { return r.State == status.StateLive })
+	return n, b
+}
+
+// A relay dropped mid-stream is reconnected with since = last success − 15
+// min: what it got meanwhile arrives (gap events), what is older than that
+// waits for the daily catch-up.
+func TestDroppedRelayReconnectsAndFillsTheGap(t *testing.T) {
+	now := time.Now().Unix()
+	n, b := followToolOn(t, now)
 
 	b.SetMode(faultrelay.Mode{DropAfterAccept: true})
 	b.DropAll()
@@ -266,11 +274,7 @@ func TestDroppedRelayReconnectsAndFillsTheGap(t *testing.T) {
 // resubscribed as the consolidated set, in fewer REQs.
 func TestCrossingSeventyFiltersConsolidates(t *testing.T) {
 	now := time.Now().Unix()
-	b := faultrelay.StartForTest(t, faultrelay.Mode{})
-	ann := owner.Announce("tool", []string{ourService, b.URL}, nil, now-100)
-	b.Publish(ann)
-	n := startNode(t, []string{ourService}, b.URL)
-	waitStored(t, n, ann)
+	n, b := followToolOn(t, now)
 	ref := fixture.RepoRef(owner.Pubkey, "tool")
 	prev := waitRelay(t, n, b.URL, "live", func(r status.RepoRelay) bool { return r.State == status.StateLive })
 	most, mostFilters, consolidated := prev.Subscriptions, prev.Filters, false

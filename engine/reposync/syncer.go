@@ -64,7 +64,6 @@ type Syncer struct {
 	plan      *Plan
 	bootstrap string
 	window    *Window
-	early     []Change // learnt before Run
 	runCtx    context.Context
 	conns     map[string]*relayConn
 	counts    map[string]*relayCounts // per relay, kept across reconnects and reconfigurations
@@ -182,12 +181,13 @@ func (s *Syncer) Committed(evs []*nostr.Event) {
 	}()
 }
 
-// learn hands changes to the window; before Run they wait for it.
+// learn hands changes to the window; while nothing runs (before Run, or in
+// a CLI process that never serves) the plan takes them at once.
 func (s *Syncer) learn(cs ...Change) {
 	s.mu.Lock()
 	w := s.window
 	if w == nil {
-		s.early = append(s.early, cs...)
+		s.plan.Apply(cs)
 	}
 	s.mu.Unlock()
 	if w != nil {
@@ -210,10 +210,7 @@ func (s *Syncer) Run(ctx context.Context) {
 	s.runCtx = ctx
 	s.window = NewWindow(ctx, s.cfg.Clock, s.cfg.Window.Length, s.flush)
 	s.startAll()
-	early := s.early
-	s.early = nil
 	s.mu.Unlock()
-	s.window.Add(early...)
 	<-ctx.Done()
 	s.mu.Lock()
 	conns := s.conns

@@ -134,12 +134,15 @@ func (r *Resolver) Resolve(ctx context.Context, q Query) (Answer, error) {
 	now := r.now().Unix()
 	var limitReason string
 	pending := false
-	ratingSum := 0
+	ratingSum := 0.0
 	r.heap.View(func(v heap.View) {
 		a.GraphVersion, limitReason = v.Version(), v.LimitReason()
 		inFrontier := func(n heap.NodeID) bool { _, ok := fr.NodeDepth(n); return ok }
-		for _, n := range subjectNodes(v, refs) {
-			for _, b := range v.Bindings(n) {
+		for _, n := range subjectNodes(v, refs, now, inFrontier) {
+			for _, b := range v.Bindings(n, now, inFrontier) {
+				if slices.Contains(a.Bindings, b) {
+					continue // a bound pair shows on both of its nodes
+				}
 				a.Bindings = append(a.Bindings, b)
 				pending = pending || b.State == heap.StatePending
 			}
@@ -148,7 +151,7 @@ func (r *Resolver) Resolve(ctx context.Context, q Query) (Answer, error) {
 			}
 			for _, ev := range v.Statements(n, validation.KindRating, q.Context, q.Scope, now, inFrontier) {
 				a.Ratings.Count++
-				ratingSum += ev.Value
+				ratingSum += ev.Score
 			}
 		}
 	})
@@ -156,7 +159,7 @@ func (r *Resolver) Resolve(ctx context.Context, q Query) (Answer, error) {
 		return cmp.Or(cmp.Compare(x.Depth, y.Depth), strings.Compare(x.Author, y.Author), strings.Compare(x.Subject, y.Subject))
 	})
 	if a.Ratings.Count > 0 {
-		a.Ratings.Average = float64(ratingSum) / float64(a.Ratings.Count)
+		a.Ratings.Average = ratingSum / float64(a.Ratings.Count)
 	}
 	a.Verdict = verdict(a.Evidence)
 	a.Paths = paths(fr, a.Evidence)
@@ -166,15 +169,15 @@ func (r *Resolver) Resolve(ctx context.Context, q Query) (Answer, error) {
 }
 
 // subjectNodes are the held nodes of the subject and of the identities
-// bound to it, without repeats.
-func subjectNodes(v heap.View, refs []subjectRef) []heap.NodeID {
+// the frontier binds to it, without repeats.
+func subjectNodes(v heap.View, refs []subjectRef, now int64, inFrontier heap.Trusted) []heap.NodeID {
 	var out []heap.NodeID
 	for _, ref := range refs {
 		n, ok := v.Subject(ref.tag, ref.value)
 		if !ok {
 			continue
 		}
-		for _, m := range append([]heap.NodeID{n}, v.Aliases(n)...) {
+		for _, m := range append([]heap.NodeID{n}, v.Aliases(n, now, inFrontier)...) {
 			if !slices.Contains(out, m) {
 				out = append(out, m)
 			}

@@ -140,6 +140,15 @@ func TestRatingsFromFrontierExactContext(t *testing.T) {
 	if a := f.resolve(t, Query{Subject: subj, Context: "news:local", Scope: "x.com"}); a.Ratings.Count != 0 {
 		t.Fatalf("ratings fell back to a parent context: %+v", a.Ratings)
 	}
+	// Decimals reach the average (issue 9 item 1).
+	newer := []*validation.Statement{r(1, "50.5", "news"), r(2, "40.25", "news")}
+	for _, s := range newer {
+		s.CreatedAt = 2
+	}
+	f.heap.Apply(newer, nil)
+	if a := f.resolve(t, Query{Subject: subj, Context: "news", Scope: "x.com"}); a.Ratings.Average != 45.375 {
+		t.Fatalf("decimal ratings %+v, want average 45.375", a.Ratings)
+	}
 }
 
 func TestSubjectForms(t *testing.T) {
@@ -176,7 +185,7 @@ func TestSubjectForms(t *testing.T) {
 func TestBoundIdentityAndPendingClaims(t *testing.T) {
 	const acct = "user:id:4242"
 	owner := pk(70)
-	hinted := func(s *validation.Statement) { s.BoundHints = []string{owner} }
+	hinted := func(s *validation.Statement) { s.BoundHints, s.Scopes = []string{owner}, []string{"x.com"} }
 	f := newFixture(t, settings.DefaultLimits(), nil,
 		stmt(2, 'i', acct, "1", "", hinted),
 		stmt(3, 'p', owner, "-1", ""),
@@ -205,7 +214,7 @@ func TestBoundIdentityAndPendingClaims(t *testing.T) {
 		t.Fatalf("bound account not a hop: depth %d %v", d, ok)
 	}
 	// Fetched and unclaimed: no longer pending.
-	f.heap.Apply([]*validation.Statement{stmt(2, 'i', "user:id:5", "1", "", func(s *validation.Statement) { s.BoundHints = []string{pk(72)} })}, nil)
+	f.heap.Apply([]*validation.Statement{stmt(2, 'i', "user:id:5", "1", "", func(s *validation.Statement) { s.BoundHints, s.Scopes = []string{pk(72)}, []string{"x.com"} })}, nil)
 	if a := f.resolve(t, Query{Subject: "user:id:5"}); !slices.Contains(a.Coverage.Reasons, status.ReasonClaimsPending) {
 		t.Fatalf("expected pending: %+v", a.Coverage)
 	}

@@ -16,7 +16,7 @@ func claimsEvent(pubkey string, createdAt int64, id string) *nostr.Event {
 	if id == "" {
 		return mkEvent(10011, pubkey, createdAt)
 	}
-	return mkEvent(10011, pubkey, createdAt, nostr.Tag{"i", "twitter:user" + id, ""}, nostr.Tag{"i", "twitter_id:" + id, ""})
+	return mkEvent(10011, pubkey, createdAt, nostr.Tag{"i", "twitter:user" + id}, nostr.Tag{"i", "twitter_id:" + id}) // proofless: two elements (issue 9 item 7)
 }
 
 // claimHistory renders the claim history as "pubkey-tail/id claimed..revoked" rows.

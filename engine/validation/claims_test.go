@@ -55,14 +55,17 @@ func TestParseClaimsRevocation(t *testing.T) {
 	}
 }
 
-func TestParseClaimsRejections(t *testing.T) {
+// TestParseClaimsMalformed: a 10011 whose twitter tags break the extension's
+// shapes is kept as its author's latest 10011 but claims nothing (issue 9
+// items 7 and 8); Malformed names the rule. Only a wrong kind or created_at
+// is refused.
+func TestParseClaimsMalformed(t *testing.T) {
 	h, id := nostr.Tag{"i", "twitter:nasa"}, nostr.Tag{"i", "twitter_id:11348282"}
 	tests := []struct {
 		name string
 		ev   *nostr.Event
 		rule string
 	}{
-		{"wrong kind", event(KindTrust, "", h, id), "kind 32009 is not 10011"},
 		{"handle without id", event(KindClaims, "", h), "twitter claim needs exactly one twitter and one twitter_id i tag"},
 		{"id without handle", event(KindClaims, "", id), "twitter claim needs exactly one twitter and one twitter_id i tag"},
 		{"two handles", event(KindClaims, "", h, nostr.Tag{"i", "twitter:other"}, id), "twitter claim needs exactly one twitter and one twitter_id i tag"},
@@ -73,18 +76,30 @@ func TestParseClaimsRejections(t *testing.T) {
 		{"handle with @", event(KindClaims, "", nostr.Tag{"i", "twitter:@nasa"}, id), "twitter handle is not 1-15 of [A-Za-z0-9_]"},
 		{"id not decimal", event(KindClaims, "", h, nostr.Tag{"i", "twitter_id:11a"}), "twitter_id is not decimal digits"},
 		{"empty id", event(KindClaims, "", h, nostr.Tag{"i", "twitter_id:"}), "twitter_id is not decimal digits"},
-		{"proof not decimal", event(KindClaims, "", nostr.Tag{"i", "twitter:nasa", "abc"}, id), "twitter proof post id is not decimal digits"},
-		{"proof hint mismatch", event(KindClaims, "", nostr.Tag{"i", "twitter:nasa", "208", "post:id:209"}, id), "twitter proof hint is not post:id:<proof post id>"},
-		{"proof hint without proof", event(KindClaims, "", nostr.Tag{"i", "twitter:nasa", "", "post:id:208"}, id), "twitter proof hint without a proof post id"},
+		{"proof not decimal", event(KindClaims, "", nostr.Tag{"i", "twitter:nasa", "abc"}, nostr.Tag{"i", "twitter_id:11348282", "abc"}), "twitter proof post id is not decimal digits on both tags"},
+		{"proof on one tag only", event(KindClaims, "", nostr.Tag{"i", "twitter:nasa", "208"}, id), "twitter proof post id is not decimal digits on both tags"},
+		{"empty proofs with hints", event(KindClaims, "", nostr.Tag{"i", "twitter:nasa", ""}, nostr.Tag{"i", "twitter_id:11348282", ""}), "twitter tags without a proof have exactly two elements"},
+		{"proof hint without proof", event(KindClaims, "", nostr.Tag{"i", "twitter:nasa", "", "post:id:208"}, id), "twitter tags without a proof have exactly two elements"},
 		{"proof ids differ", event(KindClaims, "", nostr.Tag{"i", "twitter:nasa", "208"}, nostr.Tag{"i", "twitter_id:11348282", "209"}), "twitter and twitter_id proof post ids differ"},
+		{"mixed arities", event(KindClaims, "", nostr.Tag{"i", "twitter:nasa", "208", "post:id:208"}, nostr.Tag{"i", "twitter_id:11348282", "208"}), "twitter and twitter_id tags mix proof forms"},
+		{"proof hint mismatch", event(KindClaims, "", nostr.Tag{"i", "twitter:nasa", "208", "post:id:209"}, nostr.Tag{"i", "twitter_id:11348282", "208", "post:id:208"}), "twitter proof hint is not post:id:<proof post id>"},
+		{"extra element", event(KindClaims, "", nostr.Tag{"i", "twitter:nasa", "208", "post:id:208", "x"}, nostr.Tag{"i", "twitter_id:11348282", "208", "post:id:208", "x"}), "twitter i tags have at most four elements"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c, err := ParseClaims(tt.ev)
-			if c != nil {
-				t.Fatalf("rejected event returned claims %+v", *c)
+			if err != nil {
+				t.Fatalf("a malformed 10011 is still kept: %v", err)
 			}
-			wantRejection(t, err, "invalid", tt.rule)
+			if c.Malformed != "invalid: "+tt.rule || len(c.TwitterIDs) != 0 || len(c.Handles) != 0 {
+				t.Fatalf("got %+v, want no claim and %q", *c, tt.rule)
+			}
 		})
 	}
+	_, err := ParseClaims(event(KindTrust, "", h, id))
+	wantRejection(t, err, "invalid", "kind 32009 is not 10011")
+	bad := event(KindClaims, "", h, id)
+	bad.CreatedAt = -1
+	_, err = ParseClaims(bad)
+	wantRejection(t, err, "invalid", "created_at is not a non-negative safe integer")
 }

@@ -51,16 +51,20 @@ func isDigits(s string) bool {
 	return true
 }
 
-// parseUnixSeconds accepts a non-negative base-10 integer that fits int64.
+// maxSafeInteger is JavaScript's Number.MAX_SAFE_INTEGER: times beyond it
+// are refused, as the extension refuses them.
+const maxSafeInteger = 1<<53 - 1
+
+// parseUnixSeconds accepts a base-10 integer in [0, maxSafeInteger].
 func parseUnixSeconds(s string) (int64, bool) {
-	if !isDigits(s) || len(s) > 18 {
+	if !isDigits(s) || len(s) > 16 {
 		return 0, false
 	}
 	var n int64
 	for i := 0; i < len(s); i++ {
 		n = n*10 + int64(s[i]-'0')
 	}
-	return n, true
+	return n, n <= maxSafeInteger
 }
 
 // isStructuredHint reports `class:property:value`: class and property are
@@ -74,34 +78,35 @@ func isStructuredHint(s string) bool {
 	return ok && isName(property) && value != ""
 }
 
-// isTypedSubject reports an `i` primary value: a protocol-name class, a
-// colon, and a non-empty remainder (`user:id:1`, `hash:<hex>`, `web:https:…`).
-func isTypedSubject(s string) bool {
-	class, rest, ok := strings.Cut(s, ":")
-	return ok && isName(class) && rest != ""
-}
-
 func hasUpper(s string) bool {
 	return strings.ToLower(s) != s
 }
 
-// canonicalScore validates a 32014 score and returns its canonical form:
-// a decimal in [0, 100], no sign, exponent or leading zeros, at most six
-// fractional digits; trailing fractional zeros are dropped ("50.0" -> "50").
-func canonicalScore(s string) (string, bool) {
+// isCanonicalScore reports a 32014 score already in canonical form, the
+// only form the extension accepts (it refuses what it would rewrite): a
+// decimal in [0, 100] with no sign, exponent, leading zero or trailing
+// fractional zero, and at most six fraction digits ("50.5", not "50.50").
+func isCanonicalScore(s string) bool {
 	intPart, frac, hasFrac := strings.Cut(s, ".")
 	if !isDigits(intPart) || len(intPart) > 3 || (len(intPart) > 1 && intPart[0] == '0') {
-		return "", false
+		return false
 	}
-	if hasFrac && (!isDigits(frac) || len(frac) > 6) {
-		return "", false
+	if hasFrac && (!isDigits(frac) || len(frac) > 6 || frac[len(frac)-1] == '0') {
+		return false
 	}
-	frac = strings.TrimRight(frac, "0")
-	if len(intPart) == 3 && (intPart != "100" || frac != "") {
-		return "", false
+	return len(intPart) < 3 || (intPart == "100" && !hasFrac)
+}
+
+// ScoreMicros is a canonical score in millionths (the most its six fraction
+// digits can say): "50.598334" is 50598334. ok is false for anything else.
+func ScoreMicros(score string) (micros int32, ok bool) {
+	if !isCanonicalScore(score) {
+		return 0, false
 	}
-	if frac == "" {
-		return intPart, true
+	intPart, frac, _ := strings.Cut(score, ".")
+	frac += strings.Repeat("0", 6-len(frac))
+	for _, c := range intPart + frac {
+		micros = micros*10 + int32(c-'0')
 	}
-	return intPart + "." + frac, true
+	return micros, true
 }

@@ -84,21 +84,28 @@ func ParseStatement(ev *nostr.Event) (*Statement, error) {
 	}
 	t := collectStatementTags(ev)
 
+	if err := checkCreatedAt(ev); err != nil {
+		return nil, err
+	}
 	// Checklist: exactly one d, subject, v/score; at most one k, c, x, y.
+	// Single-valued tags have exactly two elements, as the extension reads
+	// them; the subject tag may carry hints after its value.
 	for _, slot := range []*tagSlot{&t.d, &t.subject, &t.value} {
 		if slot.count != 1 {
 			return nil, invalid("exactly one " + slot.name + " tag required")
 		}
-		if len(slot.tag) < 2 {
-			return nil, invalid(slot.name + " tag has no value")
-		}
+	}
+	if len(t.subject.tag) < 2 {
+		return nil, invalid(t.subject.name + " tag has no value")
 	}
 	for _, slot := range []*tagSlot{&t.k, &t.c, &t.x, &t.y} {
 		if slot.count > 1 {
 			return nil, invalid("at most one " + slot.name + " tag allowed")
 		}
-		if slot.count == 1 && len(slot.tag) < 2 {
-			return nil, invalid(slot.name + " tag has no value")
+	}
+	for _, slot := range []*tagSlot{&t.d, &t.value, &t.k, &t.c, &t.x, &t.y} {
+		if slot.count == 1 && len(slot.tag) != 2 {
+			return nil, invalid(slot.name + " tag must have exactly two elements")
 		}
 	}
 	d := t.d.value()
@@ -175,13 +182,13 @@ func checkSubject(st *Statement, t *statementTags) error {
 			return invalid("k tag does not equal the class:property prefix of i")
 		}
 	}
-	if !isTypedSubject(st.Subject) {
-		return invalid("i subject is not a typed identifier (class:property:value)")
-	}
-	for _, prefix := range []string{"user:id:", "post:id:"} {
-		if len(st.Subject) >= len(prefix) && st.Subject[:len(prefix)] == prefix && !isDigits(st.Subject[len(prefix):]) {
-			return invalid("user:id / post:id value is not decimal digits")
-		}
+	return checkTypedSubject(st.Subject)
+}
+
+// checkCreatedAt refuses a created_at JavaScript cannot hold exactly.
+func checkCreatedAt(ev *nostr.Event) error {
+	if ev.CreatedAt < 0 || ev.CreatedAt > maxSafeInteger {
+		return invalid("created_at is not a non-negative safe integer")
 	}
 	return nil
 }
@@ -212,7 +219,9 @@ func parseScopes(tags []nostr.Tag) ([]string, error) {
 	scopes := make([]string, 0, len(tags))
 	for _, tag := range tags {
 		switch {
-		case len(tag) < 2 || tag[1] == "":
+		case len(tag) != 2:
+			return nil, invalid("s tag must have exactly two elements")
+		case tag[1] == "":
 			return nil, invalid("s value is empty")
 		case len(tag[1]) > maxTokenBytes:
 			return nil, invalid("s value exceeds 128 bytes")
@@ -221,7 +230,7 @@ func parseScopes(tags []nostr.Tag) ([]string, error) {
 		}
 		scopes = append(scopes, tag[1])
 	}
-	slices.Sort(scopes)
+	sortScopes(scopes)
 	return slices.Compact(scopes), nil
 }
 
@@ -236,11 +245,10 @@ func parseValue(kind int, v string) (string, error) {
 	if v == "" {
 		return "", nil
 	}
-	score, ok := canonicalScore(v)
-	if !ok {
+	if !isCanonicalScore(v) {
 		return "", invalid("score is not a canonical decimal in [0, 100] (at most 6 fraction digits)")
 	}
-	return score, nil
+	return v, nil
 }
 
 func parseWindow(st *Statement, t *statementTags) error {
@@ -254,6 +262,7 @@ func parseWindow(st *Statement, t *statementTags) error {
 		if st.ActiveUntil, ok = parseUnixSeconds(t.y.value()); !ok {
 			return invalid("y is not a unix-seconds integer")
 		}
+		st.Expires = true
 	}
 	if t.x.count == 1 && t.y.count == 1 && st.ActiveFrom > st.ActiveUntil {
 		return invalid("x is later than y")

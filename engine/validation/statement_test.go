@@ -93,9 +93,11 @@ func TestParseStatementAcceptsEverySubjectForm(t *testing.T) {
 }
 
 func TestParseStatementCanonicalScore(t *testing.T) {
+	// Only scores already canonical are valid (issue 9 item 2); those the
+	// extension would rewrite ("50.0", "7.10") are refused below.
 	tests := []struct{ wire, want string }{
-		{"", ""}, {"0", "0"}, {"0.0", "0"}, {"20", "20"}, {"50.0", "50"}, {"50.598334", "50.598334"},
-		{"0.5", "0.5"}, {"99.999999", "99.999999"}, {"100", "100"}, {"100.000", "100"}, {"7.10", "7.1"},
+		{"", ""}, {"0", "0"}, {"20", "20"}, {"50.5", "50.5"}, {"50.598334", "50.598334"},
+		{"0.5", "0.5"}, {"99.999999", "99.999999"}, {"100", "100"}, {"7.1", "7.1"},
 	}
 	for _, tt := range tests {
 		ev := event(KindRating, "", dTag('i', postSubject, []string{"x.com"}, ""),
@@ -127,7 +129,8 @@ func TestParseStatementRejections(t *testing.T) {
 		// 2. exactly one d, subject, v / score.
 		{"no d", event(KindTrust, "", i, s, v), "exactly one d tag required"},
 		{"two d", event(KindTrust, "", userD, userD, i, s, v), "exactly one d tag required"},
-		{"d without value", event(KindTrust, "", nostr.Tag{"d"}, i, s, v), "d tag has no value"},
+		{"d without value", event(KindTrust, "", nostr.Tag{"d"}, i, s, v), "d tag must have exactly two elements"},
+		{"d with a third element", event(KindTrust, "", append(slices.Clone(userD), "x"), i, s, v), "d tag must have exactly two elements"},
 		{"d not lowercase hex", event(KindTrust, "", nostr.Tag{"d", strings.ToUpper(userD[1])}, i, s, v), "d tag is not 64 lowercase hex characters"},
 		{"d raw subject", event(KindTrust, "", nostr.Tag{"d", userSubject}, i, s, v), "d tag is not 64 lowercase hex characters"},
 		{"no subject", event(KindTrust, "", userD, s, v), "exactly one subject (p, e or i) tag required"},
@@ -135,16 +138,21 @@ func TestParseStatementRejections(t *testing.T) {
 		{"subject without value", event(KindTrust, "", userD, nostr.Tag{"i"}, s, v), "subject (p, e or i) tag has no value"},
 		{"no v", event(KindTrust, "", userD, i, s), "exactly one v tag required"},
 		{"two v", event(KindTrust, "", userD, i, s, v, nostr.Tag{"v", "-1"}), "exactly one v tag required"},
-		{"v without value", event(KindTrust, "", userD, i, s, nostr.Tag{"v"}), "v tag has no value"},
+		{"v without value", event(KindTrust, "", userD, i, s, nostr.Tag{"v"}), "v tag must have exactly two elements"},
+		{"v with a third element", event(KindTrust, "", userD, i, s, nostr.Tag{"v", "1", ""}), "v tag must have exactly two elements"},
 		{"rating without score", event(KindRating, "", postD, post, s, nostr.Tag{"v", "1"}), "exactly one score tag required"},
 		{"two scores", event(KindRating, "", postD, post, s, score, score), "exactly one score tag required"},
-		{"score without value", event(KindRating, "", postD, post, s, nostr.Tag{"score"}), "score tag has no value"},
+		{"score without value", event(KindRating, "", postD, post, s, nostr.Tag{"score"}), "score tag must have exactly two elements"},
+		{"score with a third element", event(KindRating, "", postD, post, s, nostr.Tag{"score", "80", "100"}), "score tag must have exactly two elements"},
 		// 3. at most one k, c, x, y.
 		{"two k", event(KindTrust, "", userD, nostr.Tag{"k", "user:id"}, nostr.Tag{"k", "user:id"}, i, s, v), "at most one k tag allowed"},
 		{"two c", event(KindTrust, "", userD, i, s, v, nostr.Tag{"c", "identity"}, nostr.Tag{"c", "identity"}), "at most one c tag allowed"},
 		{"two x", event(KindTrust, "", userD, i, s, v, nostr.Tag{"x", "1"}, nostr.Tag{"x", "2"}), "at most one x tag allowed"},
 		{"two y", event(KindTrust, "", userD, i, s, v, nostr.Tag{"y", "1"}, nostr.Tag{"y", "2"}), "at most one y tag allowed"},
-		{"c without value", event(KindTrust, "", userD, i, s, v, nostr.Tag{"c"}), "c tag has no value"},
+		{"c without value", event(KindTrust, "", userD, i, s, v, nostr.Tag{"c"}), "c tag must have exactly two elements"},
+		{"k with a third element", event(KindTrust, "", userD, nostr.Tag{"k", "user:id", "x"}, i, s, v), "k tag must have exactly two elements"},
+		{"x with a third element", event(KindTrust, "", userD, i, s, v, nostr.Tag{"x", "1", "2"}), "x tag must have exactly two elements"},
+		{"y with a third element", event(KindTrust, "", userD, i, s, v, nostr.Tag{"y", "1", ""}), "y tag must have exactly two elements"},
 		// 4. k without i.
 		{"k with p subject", event(KindTrust, "", pD, nostr.Tag{"k", "user:id"}, nostr.Tag{"p", hexA}, v), "k tag requires an i subject"},
 		{"rating: k with p subject", event(KindRating, "", pD, nostr.Tag{"k", "user:id"}, nostr.Tag{"p", hexA}, score), "k tag requires an i subject"},
@@ -157,8 +165,8 @@ func TestParseStatementRejections(t *testing.T) {
 		{"p not lowercase hex", event(KindTrust, "", pD, nostr.Tag{"p", strings.ToUpper(hexA)}, v), "p subject is not 64 lowercase hex characters"},
 		{"e too short", event(KindTrust, "", pD, nostr.Tag{"e", hexA[:63]}, v), "e subject is not 64 lowercase hex characters"},
 		{"p as npub", event(KindTrust, "", pD, nostr.Tag{"p", npubA}, v), "p subject is not 64 lowercase hex characters"},
-		{"i untyped", event(KindTrust, "", dTag('i', "nasa", nil, ""), nostr.Tag{"i", "nasa"}, v), "i subject is not a typed identifier (class:property:value)"},
-		{"i uppercase class", event(KindTrust, "", dTag('i', "User:id:1", nil, ""), nostr.Tag{"i", "User:id:1"}, v), "i subject is not a typed identifier (class:property:value)"},
+		{"i untyped", event(KindTrust, "", dTag('i', "nasa", nil, ""), nostr.Tag{"i", "nasa"}, v), "i subject is not user:id, post:id, hash, web, nostr:profile, nostr:pubkey or nostr:addr"},
+		{"i uppercase class", event(KindTrust, "", dTag('i', "User:id:1", nil, ""), nostr.Tag{"i", "User:id:1"}, v), "i subject is not user:id, post:id, hash, web, nostr:profile, nostr:pubkey or nostr:addr"},
 		// 6. user:id / post:id decimal.
 		{"user:id not decimal", event(KindTrust, "", dTag('i', "user:id:nasa", nil, ""), nostr.Tag{"i", "user:id:nasa"}, v), "user:id / post:id value is not decimal digits"},
 		{"post:id empty value", event(KindTrust, "", dTag('i', "post:id:", nil, ""), nostr.Tag{"i", "post:id:"}, v), "user:id / post:id value is not decimal digits"},
@@ -171,7 +179,8 @@ func TestParseStatementRejections(t *testing.T) {
 		{"hint on p subject", event(KindTrust, "", pD, nostr.Tag{"p", hexA, "hex " + hexA}, v), "subject hint is neither class:property:value nor a canonical npub"},
 		// 8. s non-empty, within limits, lowercase.
 		{"s empty", event(KindTrust, "", userD, i, nostr.Tag{"s", ""}, v), "s value is empty"},
-		{"s without value", event(KindTrust, "", userD, i, nostr.Tag{"s"}, v), "s value is empty"},
+		{"s without value", event(KindTrust, "", userD, i, nostr.Tag{"s"}, v), "s tag must have exactly two elements"},
+		{"s with a third element", event(KindTrust, "", userD, i, nostr.Tag{"s", "x.com", "y"}, v), "s tag must have exactly two elements"},
 		{"s too long", event(KindTrust, "", userD, i, nostr.Tag{"s", long(129)}, v), "s value exceeds 128 bytes"},
 		{"s uppercase", event(KindTrust, "", userD, i, nostr.Tag{"s", "X.com"}, v), "s value is not lowercase"},
 		// 9. v value, time tags integer, x <= y.
@@ -202,7 +211,7 @@ func TestParseStatementRejections(t *testing.T) {
 		{"content 1025 characters", event(KindTrust, strings.Repeat("é", 1025), userD, i, s, v), "content exceeds 1024 characters"},
 		{"rating: content 1025 characters", event(KindRating, long(1025), postD, post, s, score), "content exceeds 1024 characters"},
 	}
-	for _, wire := range []string{" ", "050", "050.0", "1e2", "100.5", "100.0000001", "101", "-1", "+5", ".5", "5.", "50.1234567", "0x10", "1,5", "٥"} {
+	for _, wire := range []string{" ", "050", "050.0", "1e2", "100.5", "100.0000001", "101", "-1", "+5", ".5", "5.", "50.1234567", "0x10", "1,5", "٥", "50.0", "100.000", "50.50", "007", "-0", "0.0", "7.10"} {
 		tests = append(tests, struct {
 			name string
 			ev   *nostr.Event

@@ -50,21 +50,27 @@ type Statement struct {
 	Context string   // `c`, "" = global
 	Scopes  []string // unique sorted `s` values
 	Labels  []Label
-	// ActiveFrom / ActiveUntil are the `x` / `y` window, 0 when absent.
+	// ActiveFrom is `x`, 0 when absent (active from 0 is the same thing).
+	// ActiveUntil is `y` when Expires: presence, not zero, says there is an
+	// end, so `["y","0"]` has expired while no `y` never does.
 	ActiveFrom  int64
 	ActiveUntil int64
+	Expires     bool
 	Content     string
 }
 
 // Deleted reports a delete tombstone (empty value).
 func (s *Statement) Deleted() bool { return s.Value == "" }
 
-// Claims is a parsed, valid kind 10011 event: the X (twitter) identities a
-// pubkey claims. An event with no twitter tags revokes earlier claims.
+// Claims is a parsed kind 10011 event: the X (twitter) identities a pubkey
+// claims. An event with no valid twitter claim revokes earlier claims.
 type Claims struct {
 	ID         string
 	Author     string
 	CreatedAt  int64
 	TwitterIDs []string // decimal ids from `twitter_id:<digits>`
 	Handles    []string // lower-cased handles from `twitter:<handle>`
+	// Malformed names the rule the twitter tags break; such an event claims
+	// nothing but is still its author's latest 10011 (NIP-39).
+	Malformed string
 }

@@ -1,0 +1,106 @@
+package heap
+
+import (
+	"slices"
+	"strings"
+)
+
+// Trusted tells which authors' hints may bind an X account: the frontier's
+// (SPEC §6.3). A stranger's hint never binds, or anyone could name their own
+// key for an account the user trusts and publish a matching 10011.
+type Trusted func(author NodeID) bool
+
+// trustedHints are the pubkeys (hex, sorted) named by the hints of X account
+// n's binding-shaped statements that are by trusted authors and active at
+// now, and the earliest time after now one of those statements enters or
+// leaves its window (0 = none).
+func (v View) trustedHints(n NodeID, now int64, trusted Trusted) (pubkeys []string, next int64) {
+	for _, ei := range v.h.nodes[n].in {
+		e := v.h.edges.at(ei)
+		if e.extra == 0 || len(v.h.extras[e.extra].hints) == 0 || !trusted(e.author) {
+			continue
+		}
+		active, change := e.window(now)
+		next = earliest(next, change)
+		if !active {
+			continue
+		}
+		for _, p := range v.h.extras[e.extra].hints {
+			if !slices.Contains(pubkeys, p) {
+				pubkeys = append(pubkeys, p)
+			}
+		}
+	}
+	slices.Sort(pubkeys)
+	return pubkeys, next
+}
+
+// earliest is the earlier of two future times, 0 meaning none.
+func earliest(a, b int64) int64 {
+	if a == 0 || (b != 0 && b < a) {
+		return b
+	}
+	return a
+}
+
+// boundTo is the pubkey node X account n is bound to at now, given who is
+// trusted: the one claimant (a hinted pubkey whose latest 10011 claims n)
+// that a trusted, active statement hints. None, or several (a conflict),
+// leave n unbound (NoNode). next is as for trustedHints.
+func (v View) boundTo(n NodeID, now int64, trusted Trusted) (NodeID, int64) {
+	claimants := v.h.ids.claimants[n]
+	if len(claimants) == 0 {
+		return NoNode, 0
+	}
+	hinted, next := v.trustedHints(n, now, trusted)
+	owner, owners := NoNode, 0
+	for _, c := range claimants {
+		if _, ok := slices.BinarySearch(hinted, keyText(v.h.nodes[c].key)); ok {
+			owner = c
+			owners++
+		}
+	}
+	if owners != 1 {
+		return NoNode, next
+	}
+	return owner, next
+}
+
+// bindings lists the pairs of X account n that trusted, active statements
+// hint, with their states.
+func (v View) bindings(n NodeID, now int64, trusted Trusted) []Binding {
+	hinted, _ := v.trustedHints(n, now, trusted)
+	if len(hinted) == 0 {
+		return nil
+	}
+	h := v.h
+	account := h.nodes[n].key[1:]
+	twitterID := strings.TrimPrefix(account, xAccountPrefix)
+	claimants := 0
+	for _, p := range hinted {
+		if h.claimsHold(p, twitterID) {
+			claimants++
+		}
+	}
+	out := make([]Binding, 0, len(hinted))
+	for _, p := range hinted {
+		state := StatePending
+		_, held := h.ids.claims[p]
+		_, fetched := h.ids.fetched[p]
+		switch {
+		case h.claimsHold(p, twitterID) && claimants > 1:
+			state = StateConflict
+		case h.claimsHold(p, twitterID):
+			state = StateBound
+		case held:
+			state = StateUnclaimed
+			if _, ever := h.ids.everClaimed[claimPair{p, twitterID}]; ever {
+				state = StateRevoked
+			}
+		case fetched:
+			state = StateUnclaimed
+		}
+		out = append(out, Binding{XAccount: account, Pubkey: p, State: state})
+	}
+	return out
+}
