@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"slices"
 	"strings"
@@ -13,7 +12,7 @@ import (
 )
 
 // The access rules are scripted like the other settings, show in `status
-// --json`, and a running server applies them within a second or so.
+// --json`, and a running server applies them within seconds.
 func TestAccessRulesReachARunningServer(t *testing.T) {
 	data := t.TempDir()
 	s := startServer(t, data)
@@ -39,21 +38,16 @@ func TestAccessRulesReachARunningServer(t *testing.T) {
 			t.Fatalf("%v printed %q (%v), want %q", step.args, out, err, step.out)
 		}
 	}
-	deadline := time.Now().Add(3 * time.Second)
-	for dialWithOrigin(s.addr, "https://app.example") != nil {
-		if time.Now().After(deadline) {
-			t.Fatalf("the running server did not allow the origin within 3 s:\n%s", s.log())
-		}
-		time.Sleep(100 * time.Millisecond)
+	type settings struct{ AllowedHosts, AllowedOrigins []string }
+	awaitStatus(t, data, s, "the access rules", func(st struct{ Settings settings }) bool {
+		return slices.Equal(st.Settings.AllowedHosts, []string{"relay.example.com"}) &&
+			slices.Equal(st.Settings.AllowedOrigins, []string{"https://app.example"})
+	})
+	if err := dialWithOrigin(s.addr, "https://app.example"); err != nil {
+		t.Fatalf("an allowed page: %v", err)
 	}
-	out, err := cliRun(t, data, "status", "--json")
-	var st struct {
-		Settings struct{ AllowedHosts, AllowedOrigins []string }
-	}
-	if err != nil || json.Unmarshal([]byte(out), &st) != nil ||
-		!slices.Equal(st.Settings.AllowedHosts, []string{"relay.example.com"}) ||
-		!slices.Equal(st.Settings.AllowedOrigins, []string{"https://app.example"}) {
-		t.Fatalf("status --json settings: %v\n%s", err, out)
+	if err := dialWithOrigin(s.addr, "http://localhost:3000"); err == nil || !strings.Contains(err.Error(), "403") {
+		t.Fatalf("a page allowed, then disallowed: %v, want 403", err)
 	}
 
 	for _, bad := range [][]string{
