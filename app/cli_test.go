@@ -144,11 +144,14 @@ func TestServeHeadlessStopsCleanlyOnSIGTERM(t *testing.T) {
 // the server takes them, SIGKILLs the process mid-stream, and checks that
 // every event answered `OK true` is in the database after the crash, and that
 // the database is intact.
-// pushInBackground opens a WebSocket to the server and pushes total trust
-// events on it without waiting; the caller reads the OKs.
-func pushInBackground(t *testing.T, ctx context.Context, addr string, total int) *websocket.Conn {
+// pushingServer starts a server on data and pushes total trust events to it
+// on a WebSocket without waiting; the caller reads the OKs within ctx.
+func pushingServer(t *testing.T, data string, total int) (*server, *websocket.Conn, context.Context) {
 	t.Helper()
-	ws, _, err := websocket.Dial(ctx, "ws://"+addr, nil)
+	s := startServer(t, data)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	ws, _, err := websocket.Dial(ctx, "ws://"+s.addr, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,16 +166,13 @@ func pushInBackground(t *testing.T, ctx context.Context, addr string, total int)
 			}
 		}
 	}()
-	return ws
+	return s, ws, ctx
 }
 
 func TestKillDuringPushLosesNoAcknowledgedEvent(t *testing.T) {
 	data := t.TempDir()
-	s := startServer(t, data)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
 	const total = 6000
-	ws := pushInBackground(t, ctx, s.addr, total)
+	s, ws, ctx := pushingServer(t, data, total)
 	var acked []string
 	killed := false
 	for {

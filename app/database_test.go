@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -19,11 +18,8 @@ import (
 // integrity_check and holds every event acknowledged before it started.
 func TestBackupDuringAPushHoldsEveryAcknowledgedEvent(t *testing.T) {
 	data := t.TempDir()
-	s := startServer(t, data)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
 	const total = 4000
-	ws := pushInBackground(t, ctx, s.addr, total)
+	_, ws, ctx := pushingServer(t, data, total)
 	backup := filepath.Join(t.TempDir(), "backup.sqlite")
 	var acked, before []string
 	backedUp := make(chan error, 1)
