@@ -148,19 +148,19 @@ func TestServeHeadlessStopsCleanlyOnSIGTERM(t *testing.T) {
 // the server takes them, SIGKILLs the process mid-stream, and checks that
 // every event answered `OK true` is in the database after the crash, and that
 // the database is intact.
-func TestKillDuringPushLosesNoAcknowledgedEvent(t *testing.T) {
-	data := t.TempDir()
+// pushingServer starts a server on data and pushes total trust events to it
+// on a WebSocket without waiting; the caller reads the OKs within ctx.
+func pushingServer(t *testing.T, data string, total int) (*server, *websocket.Conn, context.Context) {
+	t.Helper()
 	s := startServer(t, data)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	t.Cleanup(cancel)
 	ws, _, err := websocket.Dial(ctx, "ws://"+s.addr, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ws.CloseNow()
-
+	t.Cleanup(func() { ws.CloseNow() })
 	author := fixture.NewAuthor(1)
-	const total = 6000
 	go func() {
 		for i := range total {
 			ev := author.Trust(fixture.P(fixture.NewAuthor(1000+i).Pubkey), "1", 1700000000)
@@ -170,6 +170,13 @@ func TestKillDuringPushLosesNoAcknowledgedEvent(t *testing.T) {
 			}
 		}
 	}()
+	return s, ws, ctx
+}
+
+func TestKillDuringPushLosesNoAcknowledgedEvent(t *testing.T) {
+	data := t.TempDir()
+	const total = 6000
+	s, ws, ctx := pushingServer(t, data, total)
 	var acked []string
 	killed := false
 	for {

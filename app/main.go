@@ -24,9 +24,14 @@ Usage:
   dtp-personal repo-sync service add URL | remove URL | list [--json]
   dtp-personal repo-sync bootstrap URL | --none     the relay always asked for repositories
   dtp-personal repo-sync status [--json]            repositories followed and their sync relays
+  dtp-personal access allow-host NAME | disallow-host NAME     a name this server answers to (reverse proxy)
+  dtp-personal access allow-origin ORIGIN | disallow-origin ORIGIN  a web page that may use this server
+  dtp-personal access list [--json]
   dtp-personal sync --once                           one frontier pass; exit 0 complete, 3 partial, 1 error
   dtp-personal status [--json]
   dtp-personal resolve SUBJECT [--context C] [--json]
+  dtp-personal backup FILE                           a consistent snapshot, also while a server runs
+  dtp-personal db check                              SQLite integrity_check; exit 1 when damaged
   dtp-personal import FILE.jsonl                     through the ingest pipeline; progress on stderr
   dtp-personal export [--kinds 32009,32014,10011] > FILE.jsonl
 
@@ -76,6 +81,9 @@ var commands = map[string]func(c *cli) error{
 	"strategy":  cmdStrategy,
 	"limits":    cmdLimits,
 	"repo-sync": cmdRepoSync,
+	"access":    cmdAccess,
+	"backup":    cmdBackup,
+	"db":        cmdDB,
 	"sync":      cmdSync,
 	"status":    cmdStatus,
 	"resolve":   cmdResolve,

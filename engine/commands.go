@@ -72,6 +72,20 @@ func (e *Engine) RemoveRepoService(url string) error {
 // SetRepoBootstrap sets the repository sync's bootstrap relay; "" = none.
 func (e *Engine) SetRepoBootstrap(url string) error { return e.modify(settings.SetRepoBootstrap(url)) }
 
+// AllowHost lets requests name this server by host (SPEC §9 host allow-list).
+func (e *Engine) AllowHost(name string) error { return e.modify(settings.AllowHost(name)) }
+
+// DisallowHost takes a host name off the allow-list.
+func (e *Engine) DisallowHost(name string) error { return e.modify(settings.DisallowHost(name)) }
+
+// AllowOrigin lets a web page's origin read and write (SPEC §9 origins).
+func (e *Engine) AllowOrigin(origin string) error { return e.modify(settings.AllowOrigin(origin)) }
+
+// DisallowOrigin takes a web page's origin off the allow-list.
+func (e *Engine) DisallowOrigin(origin string) error {
+	return e.modify(settings.DisallowOrigin(origin))
+}
+
 func (e *Engine) modify(change func(*settings.Settings) error) error {
 	if err := settings.Modify(e.store, change); err != nil {
 		return err

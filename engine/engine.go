@@ -15,6 +15,7 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
@@ -61,6 +62,7 @@ type Engine struct {
 	authKey string // NIP-42 key of this data directory; never used to publish
 
 	settingsChanged chan struct{} // tells the sync runner to re-read settings
+	diskFull        atomic.Bool   // sync paused: the last write found no room (watchStorage)
 
 	applyMu  sync.Mutex // one settings reload and apply at a time
 	mu       sync.Mutex
@@ -107,6 +109,11 @@ func Open(opts Options) (*Engine, error) {
 		lock.release()
 		return nil, err
 	}
+	if err := quickCheck(st); err != nil {
+		st.Close()
+		lock.release()
+		return nil, err
+	}
 	e := &Engine{
 		opts: opts, log: opts.Logger, lock: lock, store: st,
 		metrics: metrics.New(),
@@ -147,6 +154,7 @@ func Open(opts Options) (*Engine, error) {
 		return nil, err
 	}
 	e.sync = e.newSyncRunner()
+	e.sync.ReconcileCursors(e.trust.frontier.Current().Pubkeys())
 	e.registerMetrics()
 	e.registerRepoMetrics()
 	e.server = server.New(server.Config{
@@ -158,7 +166,10 @@ func Open(opts Options) (*Engine, error) {
 		Status:   statusDocument{e},
 		Metrics:  e.metrics,
 		Limits:   opts.ServerLimits,
-		AllowLAN: func() bool { return e.Settings().AllowLAN },
+		Access: func() server.Access {
+			s := e.Settings()
+			return server.Access{AllowLAN: s.AllowLAN, Hosts: s.AllowedHosts, Origins: s.AllowedOrigins}
+		},
 		Info: server.Info{
 			Name: "dtp-personal", Software: "dtp-personal", Version: Version,
 			Description: "Personal DTP web-of-trust server: a local, verified copy of the trust events that matter to its user.",
@@ -169,6 +180,18 @@ func Open(opts Options) (*Engine, error) {
 		e.notify()
 	})
 	return e, nil
+}
+
+// quickCheckLimit bounds the start-up check of the database: a large file
+// is checked in part rather than delaying the start.
+const quickCheckLimit = 10 * time.Second
+
+// quickCheck refuses a damaged database at start, before anything reads
+// from it or writes to it.
+func quickCheck(st *store.Store) error {
+	ctx, cancel := context.WithTimeout(context.Background(), quickCheckLimit)
+	defer cancel()
+	return st.QuickCheck(ctx)
 }
 
 // Submit pushes one event through the ingest pipeline and waits for it.
@@ -217,6 +240,7 @@ func (e *Engine) Serve(ctx context.Context) error {
 	var loops sync.WaitGroup
 	loops.Go(func() { e.watchSettings(ctx) })
 	loops.Go(func() { e.publishStatus(ctx) })
+	loops.Go(func() { e.watchStorage(ctx) })
 	loops.Go(func() { e.trust.frontier.Run(ctx) })
 	loops.Go(func() { e.repos.Run(ctx) })
 	loops.Go(func() {
@@ -283,7 +307,16 @@ func (e *Engine) Settings() settings.Settings {
 // watchSettings notices settings written by any process (CLI, UI) through
 // the store's revision counter and applies them within a second.
 func (e *Engine) watchSettings(ctx context.Context) {
-	t := time.NewTicker(500 * time.Millisecond)
+	every(ctx, 500*time.Millisecond, func() {
+		if err := e.reloadSettings(); err != nil {
+			e.log.Warn("reload settings", "err", err)
+		}
+	})
+}
+
+// every runs fn at each tick of d until ctx ends.
+func every(ctx context.Context, d time.Duration, fn func()) {
+	t := time.NewTicker(d)
 	defer t.Stop()
 	for {
 		select {
@@ -291,9 +324,7 @@ func (e *Engine) watchSettings(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		if err := e.reloadSettings(); err != nil {
-			e.log.Warn("reload settings", "err", err)
-		}
+		fn()
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"dtp-personal/engine/fixture"
 	"dtp-personal/engine/internal/testutil"
+	"dtp-personal/engine/relay"
 )
 
 // startEngine runs a real engine on a temporary data directory, listening on
@@ -57,6 +58,18 @@ func runEngine(t testing.TB, opts Options) (*Engine, string, func()) {
 	t.Cleanup(stop)
 	testutil.Eventually(t, "engine listening", func() bool { return eng.ListenAddr() != "" })
 	return eng, "ws://" + eng.ListenAddr(), stop
+}
+
+// dialRelay opens the sync's own relay client to the engine, closed when the
+// test ends.
+func dialRelay(t testing.TB, ctx context.Context, url string) *relay.Conn {
+	t.Helper()
+	c, err := relay.Dial(ctx, url, relay.Options{})
+	if err != nil {
+		t.Fatalf("connect to %s: %v", url, err)
+	}
+	t.Cleanup(c.Close)
+	return c
 }
 
 // rawClient speaks NIP-01 frames directly, to see exact OK messages.
@@ -238,7 +251,7 @@ func TestREQFiltersOverRealSocket(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	relay := testutil.Connect(t, ctx, url)
+	client := dialRelay(t, ctx, url)
 
 	dTag := all[4].Tags.GetFirst([]string{"d"})
 	filters := map[string]nostr.Filter{
@@ -260,14 +273,14 @@ func TestREQFiltersOverRealSocket(t *testing.T) {
 		if len(want) == 0 {
 			t.Fatalf("%s: fixture has no matching event; the case proves nothing", name)
 		}
-		// go-nostr hands events over from goroutines, so it sees the set;
-		// the raw client sees the order on the wire
-		got, err := relay.QuerySync(ctx, f)
+		// the sync's relay client checks the set; the raw client sees the
+		// order on the wire
+		got, err := client.Page(ctx, f)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		if sortedIDs(got) != sortedIDs(want) {
-			t.Errorf("%s: go-nostr got %d events %s\nwant %d events %s", name, len(got), ids(got), len(want), ids(want))
+			t.Errorf("%s: relay client got %d events %s\nwant %d events %s", name, len(got), ids(got), len(want), ids(want))
 		}
 		if wire := c.req(f); ids(wire) != ids(want) {
 			t.Errorf("%s: wire order %s\nwant newest first %s", name, ids(wire), ids(want))
@@ -327,13 +340,14 @@ func TestLiveSubscriptionReceivesLaterPush(t *testing.T) {
 	alice, bob := fixture.NewAuthor(1), fixture.NewAuthor(2)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	relay := testutil.Connect(t, ctx, url)
-	sub, err := relay.Subscribe(ctx, nostr.Filters{{Kinds: []int{32009}, Authors: []string{alice.Pubkey}}})
+	live, eose := make(chan *nostr.Event, 4), make(chan struct{}, 1)
+	_, err := dialRelay(t, ctx, url).Subscribe(nostr.Filters{{Kinds: []int{32009}, Authors: []string{alice.Pubkey}}},
+		relay.Handler{Event: func(ev *nostr.Event) { live <- ev }, EOSE: func() { eose <- struct{}{} }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	select {
-	case <-sub.EndOfStoredEvents:
+	case <-eose:
 	case <-ctx.Done():
 		t.Fatal("no EOSE")
 	}
@@ -343,7 +357,7 @@ func TestLiveSubscriptionReceivesLaterPush(t *testing.T) {
 	c.push(other)
 	c.push(match)
 	select {
-	case ev := <-sub.Events:
+	case ev := <-live:
 		if ev.ID != match.ID {
 			t.Fatalf("live subscription got %s, want the matching event %s", ev.ID, match.ID)
 		}

@@ -11,7 +11,6 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/fixture"
-	"dtp-personal/engine/internal/testutil"
 )
 
 // TestGarbageNeverWedgesTheServer throws malformed frames at the server from
@@ -70,8 +69,7 @@ func TestGarbageNeverWedgesTheServer(t *testing.T) {
 	if ok, msg := good.push(alice.Trust(fixture.P(fixture.NewAuthor(99).Pubkey), "1", t0)); !ok {
 		t.Fatalf("good connection refused after a 10 MB frame: %s", msg)
 	}
-	relay := testutil.Connect(t, ctx, url) // a new connection after garbage
-	got, err := relay.QuerySync(ctx, nostr.Filter{Authors: []string{alice.Pubkey}})
+	got, err := dialRelay(t, ctx, url).Page(ctx, nostr.Filter{Authors: []string{alice.Pubkey}}) // a new connection after garbage
 	if err != nil || len(got) != 4 {
 		t.Fatalf("after garbage: query returned %d events (%v), want the 4 pushed", len(got), err)
 	}

@@ -1,15 +1,12 @@
 package engine
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/coder/websocket"
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/fixture"
@@ -88,25 +85,5 @@ func TestHTTPEndpoints(t *testing.T) {
 		if code != 200 || !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %q:\n%s", want, body)
 		}
-	}
-}
-
-func TestForeignOriginMayReadButNotWrite(t *testing.T) {
-	_, wsURL := startEngine(t, Options{})
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	ws, _, err := websocket.Dial(ctx, wsURL, &websocket.DialOptions{HTTPHeader: http.Header{"Origin": {"https://evil.example"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &rawClient{t: t, ws: ws}
-	defer ws.CloseNow()
-	alice, bob := fixture.NewAuthor(1), fixture.NewAuthor(2)
-	ok, msg := c.push(alice.Trust(fixture.P(bob.Pubkey), "1", t0))
-	if ok || !strings.HasPrefix(msg, "restricted: ") {
-		t.Fatalf("write from a foreign page: %v %q, want restricted", ok, msg)
-	}
-	if evs := c.req(nostr.Filter{}); len(evs) != 0 {
-		t.Fatalf("the refused event was stored")
 	}
 }

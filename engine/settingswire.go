@@ -23,9 +23,14 @@ func (e *Engine) commitSettings(from, to settings.Settings) {
 	e.commitRepoSettings(from, to)
 	if from.Strategy != to.Strategy || from.IntervalMinutes != to.IntervalMinutes || from.Paused != to.Paused ||
 		!slices.Equal(from.Relays, to.Relays) {
-		select {
-		case e.settingsChanged <- struct{}{}:
-		default:
-		}
+		e.wakeSync()
+	}
+}
+
+// wakeSync tells the sync runner to read its settings again.
+func (e *Engine) wakeSync() {
+	select {
+	case e.settingsChanged <- struct{}{}:
+	default:
 	}
 }

@@ -35,7 +35,10 @@ func (e *Engine) Status() status.Snapshot {
 		Settings:        s,
 		RepoSync:        e.repos.Status(),
 	}
-	if s.Paused {
+	switch {
+	case e.diskFull.Load():
+		snap.State = status.StateError // coverage names disk-full
+	case s.Paused:
 		snap.State = status.StateStopped
 	}
 	return snap

@@ -90,7 +90,7 @@ func (s syncSettings) Strategy() (string, int) {
 	st := s.e.Settings()
 	return st.Strategy, st.IntervalMinutes
 }
-func (s syncSettings) Paused() bool                     { return s.e.Settings().Paused }
+func (s syncSettings) Paused() bool                     { return s.e.Settings().Paused || s.e.diskFull.Load() }
 func (s syncSettings) Limits() settings.Limits          { return s.e.Settings().Limits }
 func (s syncSettings) AuthKey() string                  { return s.e.authKey }
 func (s syncSettings) SettingsChanged() <-chan struct{} { return s.e.settingsChanged }
@@ -98,10 +98,14 @@ func (s syncSettings) SettingsChanged() <-chan struct{} { return s.e.settingsCha
 // SyncCoverage is what the sync knows about coverage, for the resolver.
 func (e *Engine) SyncCoverage() []string {
 	st := e.sync.Status()
+	reasons := st.Coverage.Reasons
 	if st.State == status.StateRunning {
-		return append(st.Coverage.Reasons, status.ReasonSyncRunning)
+		reasons = append(reasons, status.ReasonSyncRunning)
 	}
-	return st.Coverage.Reasons
+	if e.diskFull.Load() {
+		reasons = append(reasons, status.ReasonDiskFull)
+	}
+	return reasons
 }
 
 // SyncNow asks for a sync pass now.

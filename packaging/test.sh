@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
 # Runs the whole test suite: vet, every package's tests (including the
-# real-window GUI test under Xvfb), then the benchmarks once, briefly, so
-# they keep compiling and running.
+# real-window GUI test under Xvfb; the engine's under the race detector),
+# then each fuzz target for a few seconds beyond its seed corpus.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source packaging/setup.sh
 echo "== go vet" >&2
 go vet ./...
 echo "== go test" >&2
-DTP_GUI_TEST=1 go test -count=1 -timeout 40m ./...
+DTP_GUI_TEST=1 go test -count=1 -timeout 40m $(go list ./... | grep -v /engine)
+echo "== go test -race (engine)" >&2
+go test -race -count=1 -timeout 40m ./engine/...
+echo "== fuzz" >&2
+for target in validation:FuzzParseStatement validation:FuzzParseClaims server:FuzzFrame \
+	store:FuzzQueryMatchesReference store:FuzzDecodeTags; do
+	go test -run '^$' -fuzz "^${target#*:}\$" -fuzztime 5s "./engine/${target%%:*}"
+done

@@ -352,8 +352,12 @@ func (p *Pipeline) commit(batch []*job) {
 	saved, err := p.store.SaveBatch(evs)
 	if err != nil {
 		// nothing of this batch is stored: every submitter hears it, none gets OK true
+		msg := msgFailed + err.Error()
+		if store.IsFull(err) {
+			msg = msgFull
+		}
 		for _, j := range batch {
-			p.finish(j, Result{ID: j.ev.ID, Outcome: Failed, Message: msgFailed + err.Error()})
+			p.finish(j, Result{ID: j.ev.ID, Outcome: Failed, Message: msg})
 		}
 		return
 	}

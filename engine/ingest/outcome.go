@@ -43,6 +43,9 @@ const (
 	MsgDuplicate  = "duplicate: already have this event"
 	MsgSuperseded = "duplicate: older than current slot winner"
 	msgFailed     = "error: could not store event: "
+	// msgFull answers a batch the disk had no room for; the engine resumes
+	// by itself once a write succeeds again
+	msgFull = "error: storage full: the disk holding the database has no room; free space and send again"
 )
 
 // ResultFromOK reads a result back from a NIP-01 OK worded by this pipeline,

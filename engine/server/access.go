@@ -1,11 +1,21 @@
 package server
 
 import (
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 )
+
+// Access is the user's access rules, read at each request so that a change
+// applies at once (SPEC §9).
+type Access struct {
+	AllowLAN bool     // private-network peers may connect
+	Hosts    []string // names besides the server's own that Host may carry
+	Origins  []string // web pages that may use the server
+}
 
 // peerAllowed reports whether the remote address may use the server at all:
 // loopback always, private networks only when the user opened the server to
@@ -25,26 +35,76 @@ func peerAllowed(remoteAddr string, allowLAN bool) bool {
 	return allowLAN && (ip.IsPrivate() || ip.IsLinkLocalUnicast())
 }
 
+// hostAllowed reports whether the request names this server in Host: the
+// defence against DNS rebinding, where a page of a foreign name resolves to
+// this machine and thus passes every address check. Served are localhost,
+// loopback addresses, the address the connection arrived on (the listen
+// address, or a LAN address when opened to the network) and names the user
+// allowed, e.g. a reverse proxy's.
+func hostAllowed(r *http.Request, allowed []string) (host string, ok bool) {
+	host = strings.ToLower(r.Host)
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.Trim(host, "[]"), ".")
+	if host == "localhost" || slices.Contains(allowed, host) {
+		return host, true
+	}
+	ip := net.ParseIP(host)
+	if ip == nil {
+		return host, false
+	}
+	if ip.IsLoopback() {
+		return host, true
+	}
+	local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	tcp, _ := local.(*net.TCPAddr)
+	return host, tcp != nil && tcp.IP.Equal(ip)
+}
+
 // extensionSchemes are browser-extension origins: the AttentionX extension
 // pushes from one of these, and an extension is installed by the user.
 var extensionSchemes = map[string]bool{
 	"chrome-extension": true, "moz-extension": true, "safari-web-extension": true,
 }
 
-// originMayWrite reports whether a request's Origin may push events. Clients
-// that are not browsers send no Origin; a web page from another site must not
-// be able to write into the user's trust store (SPEC §9).
-func originMayWrite(r *http.Request) bool {
-	origin := r.Header.Get("Origin")
+// originAllowed reports whether a request's Origin may use the server, for
+// reading and writing alike: answers reveal the user's roots, i.e. their
+// identity. Clients that are not browsers send no Origin; extensions are
+// installed by the user; a web page only when the user allowed its origin.
+func originAllowed(origin string, allowed []string) bool {
 	if origin == "" {
 		return true
 	}
 	u, err := url.Parse(origin)
-	if err != nil {
-		return false
-	}
-	if extensionSchemes[u.Scheme] {
+	if err == nil && extensionSchemes[u.Scheme] {
 		return true
 	}
-	return strings.EqualFold(u.Host, r.Host)
+	return slices.Contains(allowed, strings.ToLower(origin))
+}
+
+// checkAccess applies the host and origin rules; a refused request gets its
+// answer here, naming the rule and how to allow it, and false.
+func (s *Server) checkAccess(w http.ResponseWriter, r *http.Request, a Access) bool {
+	if host, ok := hostAllowed(r, a.Hosts); !ok {
+		s.refused.Inc("host-not-allowed")
+		http.Error(w, fmt.Sprintf("misdirected request: this server does not answer to host %q (host allow-list, "+
+			"against DNS rebinding). If you reach it under that name, allow it: dtp-personal access allow-host %s",
+			host, host), http.StatusMisdirectedRequest)
+		return false
+	}
+	origin := r.Header.Get("Origin")
+	if !originAllowed(origin, a.Origins) {
+		s.refused.Inc("origin-not-allowed")
+		http.Error(w, fmt.Sprintf("forbidden: web page origin %q may not read from or write to this server "+
+			"(origin rule). If you trust that page, allow it: dtp-personal access allow-origin %s",
+			origin, origin), http.StatusForbidden)
+		return false
+	}
+	if origin != "" {
+		// CORS only to origins the rules served, never a permissive "*"
+		w.Header().Set("Access-Control-Allow-Origin", origin)
+		w.Header().Add("Vary", "Origin")
+	}
+	return true
 }

@@ -1,6 +1,9 @@
 package server
 
 import (
+	"context"
+	"net"
+	"net/http"
 	"net/http/httptest"
 	"testing"
 )
@@ -30,7 +33,37 @@ func TestPeerAllowed(t *testing.T) {
 	}
 }
 
-func TestOriginMayWrite(t *testing.T) {
+func TestHostAllowed(t *testing.T) {
+	allowed := []string{"relay.example.com"}
+	for _, tc := range []struct {
+		host string
+		want bool
+	}{
+		{"127.0.0.1:7447", true},
+		{"localhost:7447", true},
+		{"LOCALHOST", true},
+		{"[::1]:7447", true},
+		{"127.0.0.2", true},
+		{"relay.example.com", true},
+		{"Relay.Example.com.:443", true},
+		{"192.168.1.20:7447", true}, // the address the connection arrived on
+		{"192.168.1.21:7447", false},
+		{"rebind.example:7447", false},
+		{"localhost.rebind.example", false},
+		{"", false},
+	} {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.Host = tc.host
+		local := &net.TCPAddr{IP: net.ParseIP("192.168.1.20"), Port: 7447}
+		r = r.WithContext(context.WithValue(r.Context(), http.LocalAddrContextKey, local))
+		if _, got := hostAllowed(r, allowed); got != tc.want {
+			t.Errorf("hostAllowed(%q) = %v, want %v", tc.host, got, tc.want)
+		}
+	}
+}
+
+func TestOriginAllowed(t *testing.T) {
+	allowed := []string{"https://app.example"}
 	for _, tc := range []struct {
 		origin string
 		want   bool
@@ -38,18 +71,17 @@ func TestOriginMayWrite(t *testing.T) {
 		{"", true},
 		{"chrome-extension://abcdefghijklmnop", true},
 		{"moz-extension://1234-5678", true},
-		{"http://127.0.0.1:7447", true},
+		{"safari-web-extension://1234", true},
+		{"https://app.example", true},
+		{"https://APP.example", true},
+		{"http://app.example", false},
 		{"https://evil.example", false},
-		{"http://localhost:7447", false}, // not the Host the request was sent to
+		{"http://127.0.0.1:7447", false}, // a page served on this host is still a page
 		{"null", false},
 		{"::::", false},
 	} {
-		r := httptest.NewRequest("GET", "http://127.0.0.1:7447/", nil)
-		if tc.origin != "" {
-			r.Header.Set("Origin", tc.origin)
-		}
-		if got := originMayWrite(r); got != tc.want {
-			t.Errorf("originMayWrite(%q) = %v, want %v", tc.origin, got, tc.want)
+		if got := originAllowed(tc.origin, allowed); got != tc.want {
+			t.Errorf("originAllowed(%q) = %v, want %v", tc.origin, got, tc.want)
 		}
 	}
 }

@@ -84,10 +84,10 @@ type Config struct {
 	Limits   Limits
 	// SyncNow asks for a sync pass (POST /api/v1/sync); nil = not offered.
 	SyncNow func() error
-	// AllowLAN reports, at each request, whether private-network peers may
-	// connect (a setting the user can change while the server runs).
-	AllowLAN func() bool
-	Info     Info
+	// Access gives the access rules at each request (settings the user can
+	// change while the server runs); nil = loopback and no web pages.
+	Access func() Access
+	Info   Info
 }
 
 // Info is what the NIP-11 document says about this server.
@@ -110,8 +110,8 @@ func New(cfg Config) *Server {
 	if cfg.Limits == (Limits{}) {
 		cfg.Limits = DefaultLimits()
 	}
-	if cfg.AllowLAN == nil {
-		cfg.AllowLAN = func() bool { return false }
+	if cfg.Access == nil {
+		cfg.Access = func() Access { return Access{} }
 	}
 	if cfg.Metrics == nil {
 		cfg.Metrics = metrics.New()
@@ -143,9 +143,13 @@ func (s *Server) connections() []*conn {
 
 // ServeHTTP routes every request of the listener.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !peerAllowed(r.RemoteAddr, s.cfg.AllowLAN()) {
+	a := s.cfg.Access()
+	if !peerAllowed(r.RemoteAddr, a.AllowLAN) {
 		s.refused.Inc("peer-not-local")
 		http.Error(w, "forbidden: this server accepts loopback and local-network peers only", http.StatusForbidden)
+		return
+	}
+	if !s.checkAccess(w, r, a) {
 		return
 	}
 	switch r.URL.Path {
@@ -171,7 +175,6 @@ func (s *Server) serveRoot(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.Header.Get("Accept") == "application/nostr+json" {
-		w.Header().Set("Access-Control-Allow-Origin", "*")
 		w.Header().Set("Content-Type", "application/nostr+json")
 		_ = json.NewEncoder(w).Encode(s.nip11())
 		return
@@ -222,15 +225,12 @@ func (s *Server) serveResolve(w http.ResponseWriter, r *http.Request) {
 }
 
 // serveSync starts a sync pass for `dtp-personal sync --once` against a
-// running server. Only POST, and never from a browser page of another origin.
+// running server. Only POST; ServeHTTP already refused foreign web pages.
 func (s *Server) serveSync(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.Method != http.MethodPost:
 		w.Header().Set("Allow", http.MethodPost)
 		http.Error(w, "use POST", http.StatusMethodNotAllowed)
-	case !originMayWrite(r):
-		s.refused.Inc("foreign-origin")
-		http.Error(w, "restricted: web pages of other origins may not start a sync", http.StatusForbidden)
 	case s.cfg.SyncNow == nil:
 		http.Error(w, "sync is not available", http.StatusNotFound)
 	default:

@@ -89,9 +89,29 @@ func SetRepoBootstrap(url string) func(*Settings) error {
 	}
 }
 
-func relays(s *Settings) *[]string       { return &s.Relays }
-func roots(s *Settings) *[]string        { return &s.Roots }
-func repoServices(s *Settings) *[]string { return &s.RepoSyncServices }
+// AllowHost lets requests name this server by host (a reverse proxy's name).
+func AllowHost(name string) func(*Settings) error { return addTo(allowedHosts, name, ParseHostName) }
+
+// DisallowHost takes a host name off the allow-list.
+func DisallowHost(name string) func(*Settings) error {
+	return removeFrom(allowedHosts, name, ParseHostName)
+}
+
+// AllowOrigin lets a web page's origin read from and write to the server.
+func AllowOrigin(origin string) func(*Settings) error {
+	return addTo(allowedOrigins, origin, ParseOrigin)
+}
+
+// DisallowOrigin takes a web page's origin off the allow-list.
+func DisallowOrigin(origin string) func(*Settings) error {
+	return removeFrom(allowedOrigins, origin, ParseOrigin)
+}
+
+func relays(s *Settings) *[]string         { return &s.Relays }
+func roots(s *Settings) *[]string          { return &s.Roots }
+func repoServices(s *Settings) *[]string   { return &s.RepoSyncServices }
+func allowedHosts(s *Settings) *[]string   { return &s.AllowedHosts }
+func allowedOrigins(s *Settings) *[]string { return &s.AllowedOrigins }
 
 // addTo inserts the parsed value into a sorted list unless it is there.
 func addTo(list func(*Settings) *[]string, typed string, parse func(string) (string, error)) func(*Settings) error {

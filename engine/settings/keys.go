@@ -40,6 +40,10 @@ var keys = []key{
 			}
 			return canonical(s.RepoSyncBootstrap, NormalizeRelayURL)
 		}),
+	jsonValue("allowedHosts", func(s *Settings) any { return &s.AllowedHosts },
+		func(s *Settings) error { return canonicalAll(s.AllowedHosts, ParseHostName) }),
+	jsonValue("allowedOrigins", func(s *Settings) any { return &s.AllowedOrigins },
+		func(s *Settings) error { return canonicalAll(s.AllowedOrigins, ParseOrigin) }),
 }
 
 func text(name string, p func(*Settings) *string, check func(*Settings) error) key {

@@ -29,6 +29,12 @@ type Settings struct {
 	RepoSyncServices []string `json:"repoSyncServices"`
 	// RepoSyncBootstrap is the relay always asked for repositories; "" = none.
 	RepoSyncBootstrap string `json:"repoSyncBootstrap"`
+	// AllowedHosts are names besides this machine's own that requests may
+	// carry in Host (ParseHostName form, sorted), e.g. a reverse proxy's.
+	AllowedHosts []string `json:"allowedHosts"`
+	// AllowedOrigins are web pages that may use the server (ParseOrigin
+	// form, sorted); other pages may neither read nor write.
+	AllowedOrigins []string `json:"allowedOrigins"`
 }
 
 // DefaultListen is where the server listens unless told otherwise.
@@ -39,6 +45,7 @@ func Defaults() Settings {
 	return Settings{
 		Strategy: FrontierInterval, IntervalMinutes: 15, Limits: DefaultLimits(),
 		Listen: DefaultListen, ScopeProfile: "x.com", RepoSyncServices: []string{}, Notify: true,
+		AllowedHosts: []string{}, AllowedOrigins: []string{},
 	}
 }
 
@@ -47,5 +54,7 @@ func (s Settings) clone() Settings {
 	s.Roots = slices.Clone(s.Roots)
 	s.Relays = slices.Clone(s.Relays)
 	s.RepoSyncServices = slices.Clone(s.RepoSyncServices)
+	s.AllowedHosts = slices.Clone(s.AllowedHosts)
+	s.AllowedOrigins = slices.Clone(s.AllowedOrigins)
 	return s
 }

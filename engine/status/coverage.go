@@ -17,6 +17,7 @@ const (
 	ReasonFrontierTruncated = "frontier-truncated" // some cap in Truncation cut the frontier or its events
 	ReasonClaimsPending     = "claims-pending"
 	ReasonHeapLimit         = "heap-limit"
+	ReasonDiskFull          = "disk-full" // sync paused until a write succeeds again
 )
 
 // relayFailedPrefix starts the reason of one relay that failed in a pass.

@@ -2,6 +2,7 @@ package store
 
 import (
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"slices"
 )
@@ -108,4 +109,26 @@ func (s *Store) DeleteCursorsForAuthors(authors []string) error {
 		return fmt.Errorf("store: delete cursors of %d authors: %w", len(authors), err)
 	}
 	return nil
+}
+
+// DeleteCursorsOutside drops the cursors of the given scopes whose author is
+// not in keep, and returns how many it dropped.
+func (s *Store) DeleteCursorsOutside(scopes, keep []string) (int64, error) {
+	if len(scopes) == 0 {
+		return 0, nil
+	}
+	keepJSON, _ := json.Marshal(keep) // null keeps nothing
+	var n int64
+	err := s.writeTx(func(tx *sql.Tx) error {
+		res, err := tx.Exec(`DELETE FROM cursors WHERE scope IN (`+placeholders(len(scopes))+`)
+			AND author NOT IN (SELECT j.value FROM json_each(?) j)`, append(anySlice(scopes), string(keepJSON))...)
+		if err == nil {
+			n, err = res.RowsAffected()
+		}
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("store: delete cursors outside %d authors: %w", len(keep), err)
+	}
+	return n, nil
 }

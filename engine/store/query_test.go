@@ -14,7 +14,7 @@ import (
 )
 
 // queryFixture stores a mixed set of events and returns the ones held.
-func queryFixture(t *testing.T, s *Store) []*nostr.Event {
+func queryFixture(t testing.TB, s *Store) []*nostr.Event {
 	t.Helper()
 	authors := []string{hex64("a0"), hex64("a1"), hex64("a2"), hex64("a3")}
 	var evs []*nostr.Event

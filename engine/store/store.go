@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -27,6 +28,8 @@ type Store struct {
 	w     *sql.DB // exactly one connection: every write is serialised through it
 	r     *sql.DB // query_only pool
 	stmts writeStmts
+	path  string
+	full  atomic.Bool // the last write failed with SQLITE_FULL (see Full)
 }
 
 // Open opens (creating if needed) the database at path and applies pending
@@ -34,6 +37,11 @@ type Store struct {
 func Open(path string) (*Store, error) {
 	if path == "" || strings.ContainsRune(path, '?') {
 		return nil, fmt.Errorf("store: unusable database path %q", path)
+	}
+	// before the writer connects: its pragmas would already change a
+	// foreign file
+	if err := checkFile(path); err != nil {
+		return nil, err
 	}
 	// Every connection gets the same durability settings. _txlock=immediate
 	// makes each write transaction take the write lock at BEGIN, so two
@@ -60,7 +68,7 @@ func Open(path string) (*Store, error) {
 	}
 	r.SetMaxOpenConns(readPoolSize)
 	r.SetMaxIdleConns(readPoolSize)
-	s := &Store{w: w, r: r}
+	s := &Store{w: w, r: r, path: path}
 	if err := s.stmts.prepare(w); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("store: prepare statements: %w", err)
@@ -74,28 +82,6 @@ func (s *Store) Close() error {
 	return errors.Join(s.r.Close(), s.w.Close())
 }
 
-// IntegrityCheck runs SQLite's integrity_check and returns its report, "ok"
-// when the file is clean.
-func (s *Store) IntegrityCheck() (string, error) {
-	rows, err := s.r.Query("PRAGMA integrity_check")
-	if err != nil {
-		return "", fmt.Errorf("store: integrity check: %w", err)
-	}
-	defer rows.Close()
-	var lines []string
-	for rows.Next() {
-		var line string
-		if err := rows.Scan(&line); err != nil {
-			return "", fmt.Errorf("store: integrity check: %w", err)
-		}
-		lines = append(lines, line)
-	}
-	if err := rows.Err(); err != nil {
-		return "", fmt.Errorf("store: integrity check: %w", err)
-	}
-	return strings.Join(lines, "\n"), nil
-}
-
 // writeTx runs fn inside one write transaction, committing when fn returns nil.
 func (s *Store) writeTx(fn func(tx *sql.Tx) error) error {
 	tx, err := s.w.Begin()
@@ -104,7 +90,21 @@ func (s *Store) writeTx(fn func(tx *sql.Tx) error) error {
 	}
 	if err := fn(tx); err != nil {
 		tx.Rollback()
+		s.noteFull(err)
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		s.noteFull(err)
+		return err
+	}
+	s.full.Store(false)
+	return nil
+}
+
+// noteFull remembers a failure for lack of space; other errors say nothing
+// about space.
+func (s *Store) noteFull(err error) {
+	if IsFull(err) {
+		s.full.Store(true)
+	}
 }

@@ -29,6 +29,7 @@ type Store interface {
 	Cursors(relay, scope string, authors []string) (map[string]store.Cursor, error)
 	SaveCursors(cs []store.Cursor) error
 	DeleteCursorsForAuthors(authors []string) error
+	DeleteCursorsOutside(scopes, keep []string) (int64, error)
 	relay.HealthStore
 }
 

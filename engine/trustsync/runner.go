@@ -283,6 +283,20 @@ func (r *Runner) AuthorsLeft(pubkeys []string) {
 	}
 }
 
+// ReconcileCursors runs at start, after the first frontier walk: authors
+// that left the frontier while the app was stopped still hold cursors, which
+// it forgets, as AuthorsLeft does while running. Only the families keyed by
+// frontier authors are reconciled; discovery and claims follow other keys.
+func (r *Runner) ReconcileCursors(frontier []string) {
+	scopes := []string{trustFamily.scope, ratingsFamily.scope}
+	n, err := r.cfg.Store.DeleteCursorsOutside(scopes, frontier)
+	if err != nil {
+		r.cfg.Log.Warn("delete cursors of authors outside the frontier", "err", err)
+	} else if n > 0 {
+		r.cfg.Log.Info("forgot cursors of authors that left the frontier while stopped", "cursors", n)
+	}
+}
+
 func (r *Runner) setEventCaps(ts []status.Truncation) {
 	r.mu.Lock()
 	r.st.EventCaps = ts

@@ -19,11 +19,7 @@ func FuzzParseStatement(f *testing.F) {
 		if trust {
 			kind = KindTrust
 		}
-		var tags nostr.Tags
-		for _, line := range strings.Split(blob, "\n") {
-			tags = append(tags, strings.Split(line, "\t"))
-		}
-		ev := event(kind, content, tags...)
+		ev := event(kind, content, tagsFromBlob(blob)...)
 		st, err := ParseStatement(ev)
 		_, _ = DefaultProfile().Check(ev)
 		_ = Sanitize(content)
@@ -45,4 +41,41 @@ func FuzzParseStatement(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzParseClaims feeds arbitrary tags to the 10011 claims validator. It must
+// never panic, refuse only with a *Rejection, and accept either no claim or
+// exactly one well-formed handle and id.
+func FuzzParseClaims(f *testing.F) {
+	f.Add("i\ttwitter:NASA\t123\tpost:id:123\ni\ttwitter_id:11348282\t123")
+	f.Add("i\ttwitter:a\ni\ttwitter_id:1\ni\tgithub:someone")
+	f.Add("i\ttwitter:bad-handle\ni\ttwitter_id:x")
+	f.Add("i\ttwitter:a\t\tpost:id:1\ni\ttwitter_id:1")
+	f.Add("")
+	f.Fuzz(func(t *testing.T, blob string) {
+		c, err := ParseClaims(event(KindClaims, "", tagsFromBlob(blob)...))
+		if err != nil {
+			if _, ok := err.(*Rejection); !ok || c != nil {
+				t.Fatalf("refusal %T %v with claims %v", err, err, c)
+			}
+			return
+		}
+		if len(c.Handles) != len(c.TwitterIDs) || len(c.Handles) > 1 {
+			t.Fatalf("accepted claims %+v", *c)
+		}
+		for i, h := range c.Handles {
+			if !isTwitterHandle(h) || h != strings.ToLower(h) || !isDigits(c.TwitterIDs[i]) {
+				t.Fatalf("accepted malformed claim %q / %q", h, c.TwitterIDs[i])
+			}
+		}
+	})
+}
+
+// tagsFromBlob reads tags one per line, elements split by tabs.
+func tagsFromBlob(blob string) nostr.Tags {
+	var tags nostr.Tags
+	for _, line := range strings.Split(blob, "\n") {
+		tags = append(tags, strings.Split(line, "\t"))
+	}
+	return tags
 }

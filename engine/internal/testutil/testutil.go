@@ -1,13 +1,10 @@
 // Package testutil holds the helpers the engine's tests share: polling for a
-// condition, a go-nostr client for a relay, and a reference filter matcher.
+// condition and a reference filter matcher.
 package testutil
 
 import (
-	"context"
 	"testing"
 	"time"
-
-	"github.com/nbd-wtf/go-nostr"
 )
 
 // Eventually polls cond for up to 5 s (long enough for the frontier's 1 s
@@ -28,16 +25,4 @@ func EventuallyWithin(t testing.TB, d time.Duration, what string, cond func() bo
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-}
-
-// Connect opens a go-nostr client to a relay (ours or a fake one), closed
-// when the test ends.
-func Connect(t testing.TB, ctx context.Context, url string) *nostr.Relay {
-	t.Helper()
-	r, err := nostr.RelayConnect(ctx, url)
-	if err != nil {
-		t.Fatalf("connect to %s: %v", url, err)
-	}
-	t.Cleanup(func() { r.Close() })
-	return r
 }

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"dtp-personal/engine/settings"
+)
+
+// accessHosts and accessOrigins are the access rules of SPEC §9: names the
+// server answers to besides its own, and web pages that may use it.
+var (
+	accessHosts = listCommand{
+		name: "access host", what: "a host name", normalize: settings.ParseHostName,
+		add: settings.AllowHost, remove: settings.DisallowHost,
+		list: func(s settings.Settings) []string { return s.AllowedHosts },
+	}
+	accessOrigins = listCommand{
+		name: "access origin", what: "an origin", normalize: settings.ParseOrigin,
+		add: settings.AllowOrigin, remove: settings.DisallowOrigin,
+		list: func(s settings.Settings) []string { return s.AllowedOrigins },
+	}
+)
+
+// cmdAccess runs `access allow-host NAME | disallow-host NAME |
+// allow-origin ORIGIN | disallow-origin ORIGIN | list [--json]`.
+func cmdAccess(c *cli) error {
+	asJSON := c.fs.Bool("json", false, "print JSON (list)")
+	if err := c.parse(); err != nil {
+		return err
+	}
+	verb, arg := c.positional(0), c.positional(1)
+	rule := accessOrigins
+	switch verb {
+	case "list", "":
+		return listAccess(c, *asJSON)
+	case "allow-host", "disallow-host":
+		rule = accessHosts
+		fallthrough
+	case "allow-origin", "disallow-origin":
+		if arg == "" {
+			return fmt.Errorf("%w: access %s needs %s", errUsage, verb, rule.what)
+		}
+		return runList(c, rule, []string{listVerb(verb), arg}, false)
+	}
+	return fmt.Errorf("%w: access %s: use allow-host, disallow-host, allow-origin, disallow-origin or list", errUsage, verb)
+}
+
+// listVerb maps an access verb to the list verb it is.
+func listVerb(verb string) string {
+	if strings.HasPrefix(verb, "dis") {
+		return "remove"
+	}
+	return "add"
+}
+
+func listAccess(c *cli, asJSON bool) error {
+	st, err := openStore(c)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	s, err := settings.Load(st)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return printJSON(map[string][]string{"allowedHosts": s.AllowedHosts, "allowedOrigins": s.AllowedOrigins})
+	}
+	fmt.Printf("hosts    localhost, loopback and listen addresses%s\n", listed(s.AllowedHosts))
+	fmt.Printf("origins  no Origin (native clients), browser extensions%s\n", listed(s.AllowedOrigins))
+	return nil
+}
+
+// listed appends the user's entries to a line of built-in ones.
+func listed(entries []string) string {
+	if len(entries) == 0 {
+		return ""
+	}
+	return ", " + strings.Join(entries, ", ")
+}

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+// cmdBackup runs `backup FILE`: a consistent snapshot of the database,
+// taken while a server may be running and writing.
+func cmdBackup(c *cli) error {
+	if err := c.parse(); err != nil {
+		return err
+	}
+	file := c.positional(0)
+	if file == "" || len(c.args) > 1 {
+		return fmt.Errorf("%w: backup needs one FILE to write", errUsage)
+	}
+	st, err := openStore(c)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := st.Backup(file); err != nil {
+		return err
+	}
+	fmt.Println("backup written to", file)
+	return nil
+}
+
+// cmdDB runs `db check`: SQLite's full integrity_check; exit 1 when it
+// finds damage.
+func cmdDB(c *cli) error {
+	if err := c.parse(); err != nil {
+		return err
+	}
+	if c.positional(0) != "check" {
+		return fmt.Errorf("%w: db %s: use db check", errUsage, c.positional(0))
+	}
+	st, err := openStore(c)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	report, err := st.IntegrityCheck()
+	if err != nil {
+		return err
+	}
+	fmt.Println(report)
+	if report != "ok" {
+		fmt.Fprintln(os.Stderr, "the database is damaged: restore a backup (see the README, \"Backup and restore\")")
+		return &exitError{code: 1}
+	}
+	return nil
+}

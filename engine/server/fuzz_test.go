@@ -1,0 +1,71 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/nbd-wtf/go-nostr"
+
+	"dtp-personal/engine/ingest"
+)
+
+// fuzzPorts answer every port at once: nothing stored, every push refused,
+// every question answered.
+type fuzzPorts struct{}
+
+func (fuzzPorts) Submit(_ context.Context, ev *nostr.Event, _ string, done func(ingest.Result)) error {
+	done(ingest.Result{ID: ev.ID, Outcome: ingest.Rejected, Message: "invalid: fuzz"})
+	return nil
+}
+func (fuzzPorts) Query(context.Context, nostr.Filter, int) ([]*nostr.Event, error) { return nil, nil }
+func (fuzzPorts) Count(context.Context, nostr.Filter) (int64, error)               { return 0, nil }
+func (fuzzPorts) Resolve(_ context.Context, q ResolveQuery) (any, error) {
+	if q.Subject == "" {
+		return nil, errors.New("invalid: subject is required")
+	}
+	return q, nil
+}
+func (fuzzPorts) SetSessionRoots(string, []string) error { return nil }
+func (fuzzPorts) DropSession(string)                     {}
+
+// replyLabels are the messages the server may send.
+var replyLabels = map[string]bool{
+	"OK": true, "EVENT": true, "EOSE": true, "CLOSED": true, "NOTICE": true, "COUNT": true,
+	"RESOLVED": true, "ROOTS": true,
+}
+
+// FuzzFrame feeds arbitrary frames to a connection's handler (the frame and
+// filter parsers). It must never panic, and every reply must be a JSON array
+// led by a message the server may send.
+func FuzzFrame(f *testing.F) {
+	for _, seed := range []string{
+		`["EVENT",{"id":"ab","pubkey":"cd","created_at":1,"kind":32009,"tags":[["d","x"]],"content":"","sig":"ef"}]`,
+		`["REQ","s",{"kinds":[32009],"authors":["ab"],"#p":["cd"],"since":1,"until":2,"limit":3}]`,
+		`["REQ","s",{"limit":0},{"ids":["ab"]}]`,
+		`["COUNT","c",{"kinds":[1]}]`,
+		`["CLOSE","s"]`,
+		`["RESOLVE","r",{"subject":"ab","context":"identity","roots":["cd"]}]`,
+		`["ROOTS",["ab"]]`,
+		`["AUTH","x"]`, `[]`, `{}`, `["REQ"]`, `["REQ","",{}]`, `[1,2]`, `["EVENT",null]`,
+	} {
+		f.Add([]byte(seed))
+	}
+	s := New(Config{Ingest: fuzzPorts{}, Events: fuzzPorts{}, Resolver: fuzzPorts{}, Sessions: fuzzPorts{}})
+	f.Fuzz(func(t *testing.T, frame []byte) {
+		c := s.newConn(nil)
+		defer c.cancel()
+		c.handle(frame)
+		for _, q := range []chan []byte{c.oks, c.out} {
+			for len(q) > 0 {
+				var reply []json.RawMessage
+				var label string
+				b := <-q
+				if json.Unmarshal(b, &reply) != nil || len(reply) == 0 || json.Unmarshal(reply[0], &label) != nil || !replyLabels[label] {
+					t.Fatalf("reply %s to %q is not a server message", b, frame)
+				}
+			}
+		}
+	})
+}

@@ -1,0 +1,80 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// ourDatabase is a closed database of ours with some events, as bytes.
+func ourDatabase(t *testing.T) []byte {
+	t.Helper()
+	s, path := openTemp(t)
+	var evs []*nostr.Event
+	for i := range 300 {
+		evs = append(evs, trustEvent(hex64("a", i), hex64("b", i), "1", int64(1700000000+i)))
+	}
+	save(t, s, evs...)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestBadFilesAreRefusedAndLeftAsTheyAre(t *testing.T) {
+	ours := ourDatabase(t)
+	foreign := filepath.Join(t.TempDir(), "other.sqlite")
+	db, err := sql.Open("sqlite", foreign)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('x')"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	foreignBytes, _ := os.ReadFile(foreign)
+	corrupted := bytes.Clone(ours)
+	for i := 3 * 4096; i < 5*4096; i++ { // pages 4 and 5: b-tree pages of the events
+		corrupted[i] = 0x5a
+	}
+	for _, tc := range []struct {
+		name, problem string
+		content       []byte
+	}{
+		{"text", "is not an SQLite database", []byte("hello, I am a text file\n")},
+		{"header cut", "is truncated", ours[:60]},
+		{"half", "is damaged", ours[:len(ours)/2]},
+		{"foreign", "another program's SQLite database", foreignBytes},
+		{"corrupted", "is damaged", corrupted},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "dtp.sqlite")
+			if err := os.WriteFile(path, tc.content, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			s, err := Open(path)
+			if err == nil {
+				err = s.QuickCheck(context.Background())
+				s.Close()
+			}
+			var bad *BadFileError
+			if !errors.As(err, &bad) || !strings.Contains(err.Error(), tc.problem) || !strings.Contains(err.Error(), path) {
+				t.Fatalf("got %v, want a BadFileError naming the file and %q", err, tc.problem)
+			}
+			if after, _ := os.ReadFile(path); !bytes.Equal(after, tc.content) {
+				t.Fatal("the bad file was changed")
+			}
+		})
+	}
+}
