@@ -243,3 +243,15 @@ func (e *inlineError) text() string {
 	}
 	return e.label.Text
 }
+
+// callChecked sends a checked value to the engine: a refusal by the check
+// (err) shows on line and nothing is sent; otherwise command runs off the UI
+// thread and its outcome shows on the same line.
+func callChecked[T any](g *GUI, what string, line *inlineError, value T, err error, command func(T) error) {
+	if err != nil {
+		line.set(err.Error())
+		return
+	}
+	line.clear()
+	g.call(what, func() error { return command(value) }, line.setErr)
+}

@@ -90,18 +90,12 @@ func (v *reposView) removeSelectedService() {
 
 func (v *reposView) setBootstrap() {
 	url, err := settings.NormalizeRelayURL(v.bootstrap.Text)
-	if err != nil {
-		v.bootstrapError.set(err.Error())
-		return
-	}
-	v.bootstrapError.clear()
-	v.g.call("Set bootstrap relay", func() error { return v.g.eng.SetRepoBootstrap(url) }, v.bootstrapError.setErr)
+	callChecked(v.g, "Set bootstrap relay", v.bootstrapError, url, err, v.g.eng.SetRepoBootstrap)
 }
 
 func (v *reposView) clearBootstrap() {
-	v.bootstrapError.clear()
 	v.bootstrap.SetText("")
-	v.g.call("Clear bootstrap relay", func() error { return v.g.eng.SetRepoBootstrap("") }, v.bootstrapError.setErr)
+	callChecked(v.g, "Clear bootstrap relay", v.bootstrapError, "", nil, v.g.eng.SetRepoBootstrap)
 }
 
 func (v *reposView) render(s status.Snapshot) {

@@ -151,12 +151,7 @@ func (v *settingsView) parseLimits() (settings.Limits, error) {
 
 func (v *settingsView) saveLimits() {
 	l, err := v.parseLimits()
-	if err != nil {
-		v.limitsError.set(err.Error())
-		return
-	}
-	v.limitsError.clear()
-	v.g.call("Save limits", func() error { return v.g.eng.SetLimits(l) }, v.limitsError.setErr)
+	callChecked(v.g, "Save limits", v.limitsError, l, err, v.g.eng.SetLimits)
 }
 
 func (v *settingsView) fillDefaultLimits() {
@@ -176,23 +171,14 @@ func (v *settingsView) chooseInterval(label string) {
 
 func (v *settingsView) applyListen() {
 	addr, err := settings.ParseListen(v.listen.Text)
-	if err != nil {
-		v.listenError.set(err.Error())
-		return
-	}
-	v.listenError.clear()
 	allowLAN := v.allowLAN.Checked
-	v.g.call("Set listen address", func() error { return v.g.eng.SetListen(addr, allowLAN) }, v.listenError.setErr)
+	callChecked(v.g, "Set listen address", v.listenError, addr, err,
+		func(addr string) error { return v.g.eng.SetListen(addr, allowLAN) })
 }
 
 func (v *settingsView) applyScope() {
 	scope, err := settings.ParseScopeProfile(v.scope.Text)
-	if err != nil {
-		v.scopeError.set(err.Error())
-		return
-	}
-	v.scopeError.clear()
-	v.g.call("Set scope profile", func() error { return v.g.eng.SetScopeProfile(scope) }, v.scopeError.setErr)
+	callChecked(v.g, "Set scope profile", v.scopeError, scope, err, v.g.eng.SetScopeProfile)
 }
 
 // newSettingCheck is a check box for a boolean setting: a change goes to
