@@ -46,7 +46,7 @@ func designScaleEvents() (anns, roots []*nostr.Event) {
 			CreatedAt: 100, Tags: nostr.Tags{{"d", d}, relays, {"maintainers", fakeID("m" + d)}}})
 		ref := "30617:" + owner + ":" + d
 		for j := range benchRoots {
-			roots = append(roots, &nostr.Event{ID: fakeID(ref + strconv.Itoa(j)), PubKey: fakeID("author"),
+			roots = append(roots, &nostr.Event{ID: fakeID(ref + "#" + strconv.Itoa(j)), PubKey: fakeID("author"),
 				Kind: KindPatch, CreatedAt: 200, Tags: nostr.Tags{{"a", ref}}})
 		}
 	}
