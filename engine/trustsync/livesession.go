@@ -49,9 +49,10 @@ func newSession(l *live, link *relay.Link, conn *relay.Conn) *session {
 			r.setRelayState(s.url, status.StatePartial)
 		},
 		OnClosed: func(reason string) {
-			r.cfg.Log.Warn("relay closed a live subscription", "relay", s.url, "reason", reason)
+			r.cfg.Log.Warn("relay closed a live subscription; reopening it after a backoff", "relay", s.url, "reason", reason)
 			r.setRelayState(s.url, status.StatePartial)
 		},
+		OnReopened: func() { r.setRelayState(s.url, status.StateLive) },
 	})
 	return s
 }

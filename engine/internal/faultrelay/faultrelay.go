@@ -127,6 +127,29 @@ func (r *Relay) DropAll() {
 	}
 }
 
+// CloseSubscriptions ends every live subscription on every connection with
+// a CLOSED carrying reason, as a relay restarting its subscriptions does.
+func (r *Relay) CloseSubscriptions(reason string) {
+	r.mu.Lock()
+	conns := make([]*conn, 0, len(r.conns))
+	for c := range r.conns {
+		conns = append(conns, c)
+	}
+	r.mu.Unlock()
+	for _, c := range conns {
+		c.mu.Lock()
+		ids := make([]string, 0, len(c.subs))
+		for id := range c.subs {
+			ids = append(ids, id)
+		}
+		clear(c.subs)
+		c.mu.Unlock()
+		for _, id := range ids {
+			_ = c.send(context.Background(), "CLOSED", id, reason)
+		}
+	}
+}
+
 // Publish stores events (ignoring ids already held) and pushes them at once
 // to every live subscription they match.
 func (r *Relay) Publish(evs ...*nostr.Event) {
