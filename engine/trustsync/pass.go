@@ -321,7 +321,7 @@ func (p *pass) runBatch(ctx context.Context, pc *passConn, f *family, b batch, c
 	filter.Since = b.since
 	reqStart := p.r.cfg.Clock.Now()
 	pages := newPageIngester(ctx, p.r.cfg.Sink, url)
-	st, err := pc.conn.Fetch(ctx, filter, func(evs []*nostr.Event) error {
+	onPage := func(evs []*nostr.Event) error {
 		evs, capErr := p.admit(f, evs)
 		if len(evs) > 0 {
 			if err := pages.add(evs); err != nil {
@@ -335,9 +335,13 @@ func (p *pass) runBatch(ctx context.Context, pc *passConn, f *family, b batch, c
 			}
 		}
 		return capErr
+	}
+	err := p.retryTimeouts(ctx, func() error {
+		st, err := pc.conn.Fetch(ctx, filter, onPage)
+		pc.link.Fetched(st)
+		return err
 	})
 	sinkErr := pages.wait()
-	pc.link.Fetched(st)
 	now := p.r.cfg.Clock.Now()
 	switch {
 	case sinkErr != nil:

@@ -79,7 +79,9 @@ func newRig(t *testing.T, strategy string, root person, relays ...string) *rig {
 	st := openStore(t, relays...)
 	sink := newMemSink()
 	fr := newFrontier(sink, root.pk)
-	r := New(Config{Store: st, Sink: sink, Frontier: fr, Settings: newSettings(strategy), PageTimeout: 2 * time.Second})
+	set := newSettings(strategy)
+	set.limits.PageTimeoutSeconds = 2
+	r := New(Config{Store: st, Sink: sink, Frontier: fr, Settings: set})
 	return &rig{sink: sink, frontier: fr, store: st, runner: r}
 }
 

@@ -30,6 +30,7 @@ type Mode struct {
 	AdvertiseCap    bool // publish CapLimit as NIP-11 limitation.max_limit
 	DropAfter       int  // abruptly close a connection after it was sent this many events (0 = never)
 	Stall           bool // accept REQs and never answer them
+	StallFirst      int  // accept the relay's first this many REQs and never answer them
 	Garbage         bool // send a malformed frame before every event
 	AuthRequired    bool // send a challenge; answer REQs with CLOSED auth-required until authenticated
 	DropAfterAccept bool // close every connection right after the WebSocket handshake
@@ -351,7 +352,7 @@ func (c *conn) serve(ctx context.Context, mode Mode) {
 }
 
 func (c *conn) req(ctx context.Context, e *nostr.ReqEnvelope) error {
-	c.r.reqs.Add(1)
+	n := c.r.reqs.Add(1)
 	mode := c.r.currentMode()
 	c.mu.Lock()
 	authed := c.authed
@@ -359,7 +360,7 @@ func (c *conn) req(ctx context.Context, e *nostr.ReqEnvelope) error {
 	if mode.AuthRequired && !authed {
 		return c.send(ctx, "CLOSED", e.SubscriptionID, "auth-required: this relay serves authenticated clients only")
 	}
-	if mode.Stall {
+	if mode.Stall || n <= int64(mode.StallFirst) {
 		return nil
 	}
 	if c.full(e.SubscriptionID, mode.MaxSubscriptions) {
