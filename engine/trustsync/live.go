@@ -15,13 +15,15 @@ import (
 
 // Global live families: one cursor each, keyed by the empty author.
 var (
-	globalTrust = family{scope: "global-trust", filter: func([]string) nostr.Filter {
+	globalKey = func(*nostr.Event) []string { return []string{""} }
+
+	globalTrust = family{eventKeys: globalKey, scope: "global-trust", filter: func([]string) nostr.Filter {
 		return nostr.Filter{Kinds: []int{validation.KindTrust}}
 	}}
-	globalRatings = family{scope: "global-ratings", filter: func([]string) nostr.Filter {
+	globalRatings = family{eventKeys: globalKey, scope: "global-ratings", filter: func([]string) nostr.Filter {
 		return nostr.Filter{Kinds: []int{validation.KindRating}, Tags: nostr.TagMap{"s": {"x.com"}}}
 	}}
-	globalClaims = family{scope: "global-claims", filter: func([]string) nostr.Filter {
+	globalClaims = family{eventKeys: globalKey, scope: "global-claims", filter: func([]string) nostr.Filter {
 		return nostr.Filter{Kinds: []int{validation.KindClaims}}
 	}}
 )

@@ -17,8 +17,9 @@ import (
 type liveSub struct {
 	fam    *family
 	keys   []string
-	opened time.Time // everything created before this is held at EOSE
-	gap    bool      // opened to fill a gap: its stored events count as gap events
+	opened time.Time  // everything created before this is held at EOSE
+	gap    bool       // opened to fill a gap: its stored events count as gap events
+	seen   newestSeen // newest created_at received per key; the flush's only
 }
 
 // session is one live connection; its subscriptions are a relay.LiveSet.

@@ -321,7 +321,9 @@ func (p *pass) runBatch(ctx context.Context, pc *passConn, f *family, b batch, c
 	filter.Since = b.since
 	reqStart := p.r.cfg.Clock.Now()
 	pages := newPageIngester(ctx, p.r.cfg.Sink, url)
+	seen := newestSeen{}
 	onPage := func(evs []*nostr.Event) error {
+		seen.add(f, evs)
 		evs, capErr := p.admit(f, evs)
 		if len(evs) > 0 {
 			if err := pages.add(evs); err != nil {
@@ -358,7 +360,7 @@ func (p *pass) runBatch(ctx context.Context, pc *passConn, f *family, b batch, c
 		p.reason(status.RelayFailed(url))
 		return pc.saveCursors(p.r.cfg.Store, failed(url, f.scope, b.keys, cursors, now, err), false)
 	}
-	return pc.saveCursors(p.r.cfg.Store, completed(url, f.scope, b.keys, cursors, reqStart, now), false)
+	return pc.saveCursors(p.r.cfg.Store, completed(url, f.scope, b.keys, cursors, seen, reqStart, now), false)
 }
 
 // admit drops events already handed to the sink by another relay in this
