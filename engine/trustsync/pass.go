@@ -203,7 +203,11 @@ func (p *pass) walk(ctx context.Context) error {
 			}
 		}
 		subjects := fresh(&discoveryFamily, frontier.DiscoverySubjects())
-		claims := fresh(&claimsFamily, frontier.ClaimCandidates())
+		refresh, err := p.dueToday(&claimsFamily, frontier.HintedPubkeys())
+		if err != nil {
+			return err
+		}
+		claims := fresh(&claimsFamily, append(frontier.ClaimCandidates(), refresh...))
 		if len(subjects) == 0 && len(claims) == 0 {
 			break
 		}
@@ -221,6 +225,29 @@ func (p *pass) walk(ctx context.Context) error {
 		}
 	}
 	return p.fetch(ctx, &ratingsFamily, ratingsFamily.normalizeKeys(frontier.Authors()))
+}
+
+// dueToday are the keys whose f cursor on some usable relay is missing or
+// from an earlier UTC day: what the daily full refresh still has to fetch.
+func (p *pass) dueToday(f *family, keys []string) ([]string, error) {
+	keys = f.normalizeKeys(keys)
+	today := utcDay(p.start.Unix())
+	due := map[string]bool{}
+	for _, pc := range p.conns {
+		if pc.failure != nil {
+			continue
+		}
+		cs, err := p.r.cfg.Store.Cursors(pc.link.URL(), f.scope, keys)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range keys {
+			if c, ok := cs[k]; !ok || utcDay(c.LastEoseAt) != today {
+				due[k] = true
+			}
+		}
+	}
+	return slices.Sorted(maps.Keys(due)), nil
 }
 
 // anyRelayLive reports whether at least one relay is still usable in this pass.
