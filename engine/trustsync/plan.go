@@ -31,6 +31,14 @@ type family struct {
 	capReason string // event cap of this family, "" = none
 	cap       func(settings.Limits) int
 	eventKeys func(*nostr.Event) []string // cursor keys of an event; nil = its author
+	perAuthor bool                        // at most perAuthorCap events of one author per pass
+}
+
+// perAuthorCap is how many events of one author a pass keeps, newest first,
+// as the extension: max(20, floor(maxEvents / maxTotalAuthors)), so one
+// prolific author cannot spend the pass's whole budget.
+func perAuthorCap(l settings.Limits) int {
+	return max(20, l.MaxEvents/max(l.MaxTotalAuthors, 1))
 }
 
 var (
@@ -42,6 +50,7 @@ var (
 		validKey:  isHexKey,
 		capReason: status.ReasonMaxEvents,
 		cap:       func(l settings.Limits) int { return l.MaxEvents },
+		perAuthor: true,
 	}
 	ratingsFamily = family{
 		scope: "ratings",
