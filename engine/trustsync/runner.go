@@ -23,7 +23,7 @@ type Config struct {
 	Log         *slog.Logger  // default: slog.Default()
 	Parallel    int           // REQs in flight per relay during a pass; default 4
 	QueueCap    int           // live back-pressure threshold; default 100 events
-	Resubscribe time.Duration // live debounce after a frontier change; default 1.5 s
+	Resubscribe time.Duration // live trailing debounce: quiet time after a frontier change; default 1.5 s
 
 	// LastPass is the outcome of the last pass of an earlier run (nil:
 	// never synced), so coverage survives a restart.
