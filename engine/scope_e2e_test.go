@@ -2,10 +2,7 @@ package engine
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"testing"
-	"time"
 
 	"github.com/nbd-wtf/go-nostr"
 
@@ -24,27 +21,14 @@ func TestScopeProfileTakesPrecedence(t *testing.T) {
 		alice.Trust(fixture.XUser("900"), "1", t0),
 		alice.Trust(fixture.XUser("900"), "-1", t0, fixture.Scopes("x.com")),
 	})
-	eng, err := Open(Options{DataDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
-	for _, err := range []error{eng.AddRoot(root.Pubkey), eng.AddRelay(remote)} {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if _, err := eng.SyncOnce(ctx); err != nil {
-		t.Fatal(err)
-	}
+	eng := openFollowing(t, root.Pubkey, remote)
+	syncPasses(t, eng, 1)
 	for _, tc := range []struct{ scope, want string }{
 		{"", "distrusted"},        // the profile, x.com: the scoped statement
 		{"x.com", "distrusted"},   // the same, asked explicitly
 		{"other.site", "trusted"}, // the unscoped statement applies everywhere
 	} {
-		a, err := eng.Resolve(ctx, Query{Subject: "user:id:900", Scope: tc.scope})
+		a, err := eng.Resolve(context.Background(), Query{Subject: "user:id:900", Scope: tc.scope})
 		if err != nil {
 			t.Fatal(err)
 		}

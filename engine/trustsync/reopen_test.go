@@ -1,7 +1,6 @@
 package trustsync
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -10,7 +9,6 @@ import (
 	"dtp-personal/engine/internal/faultrelay"
 	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/settings"
-	"dtp-personal/engine/status"
 )
 
 // TestLiveReopensSubscriptionsTheRelayClosed (issue 9 item 18): a relay that
@@ -21,21 +19,10 @@ func TestLiveReopensSubscriptionsTheRelayClosed(t *testing.T) {
 	w := buildWoT(now)
 	relay := faultrelay.StartForTest(t, faultrelay.Mode{}, w.all...)
 	rg := newRig(t, settings.FrontierContinuous, w.root, relay.URL)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- rg.runner.Run(ctx) }()
-	defer func() {
-		cancel()
-		<-done
-	}()
-	live := func() bool {
-		st := rg.runner.Status()
-		return len(st.Relays) == 1 && st.Relays[0].State == status.StateLive
-	}
-	testutil.EventuallyWithin(t, 5*time.Second, "live state", live)
+	rg.runLive(t)
 	reqs := relay.Reqs()
 	relay.CloseSubscriptions("error: relay restarting")
-	testutil.EventuallyWithin(t, 5*time.Second, "the closed subscriptions asked again", func() bool { return relay.Reqs() > reqs && live() })
+	testutil.EventuallyWithin(t, 5*time.Second, "the closed subscriptions asked again", func() bool { return relay.Reqs() > reqs && rg.live() })
 	ev := w.g.sign(32009, time.Now().Unix(), nostr.Tags{{"d", "after-close"}, {"p", w.b.pk}, {"v", "1"}})
 	relay.Publish(ev)
 	testutil.EventuallyWithin(t, 3*time.Second, "live delivery after the reopen", func() bool { return rg.sink.has(ev.ID) })

@@ -85,6 +85,24 @@ func newRig(t *testing.T, strategy string, root person, relays ...string) *rig {
 	return &rig{sink: sink, frontier: fr, store: st, runner: r}
 }
 
+// runLive runs the runner until the test ends and waits for its one relay
+// to be live.
+func (rg *rig) runLive(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- rg.runner.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	testutil.EventuallyWithin(t, 5*time.Second, "live state", rg.live)
+}
+
+func (rg *rig) live() bool {
+	st := rg.runner.Status()
+	return len(st.Relays) == 1 && st.Relays[0].State == status.StateLive
+}
+
 func TestPassStoresExactlyTheFrontiersEvents(t *testing.T) {
 	now := time.Now().Unix()
 	w := buildWoT(now)
@@ -207,17 +225,7 @@ func TestFrontierContinuousDeliversNewEvents(t *testing.T) {
 	relay := faultrelay.StartForTest(t, faultrelay.Mode{}, w.all...)
 	rg := newRig(t, settings.FrontierContinuous, w.root, relay.URL)
 	rg.runner.cfg.Resubscribe = 100 * time.Millisecond
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- rg.runner.Run(ctx) }()
-	defer func() {
-		cancel()
-		<-done
-	}()
-	testutil.EventuallyWithin(t, 5*time.Second, "live state", func() bool {
-		st := rg.runner.Status()
-		return len(st.Relays) == 1 && st.Relays[0].State == status.StateLive
-	})
+	rg.runLive(t)
 
 	// A new event by a frontier author arrives live.
 	ev := w.g.sign(32009, time.Now().Unix(), nostr.Tags{{"d", "live"}, {"p", w.b.pk}, {"v", "1"}})

@@ -117,27 +117,25 @@ func (r *Relay) ResetCounters() {
 
 // DropAll abruptly closes every open connection.
 func (r *Relay) DropAll() {
+	for _, c := range r.openConns() {
+		c.ws.CloseNow()
+	}
+}
+
+func (r *Relay) openConns() []*conn {
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	conns := make([]*conn, 0, len(r.conns))
 	for c := range r.conns {
 		conns = append(conns, c)
 	}
-	r.mu.Unlock()
-	for _, c := range conns {
-		c.ws.CloseNow()
-	}
+	return conns
 }
 
 // CloseSubscriptions ends every live subscription on every connection with
 // a CLOSED carrying reason, as a relay restarting its subscriptions does.
 func (r *Relay) CloseSubscriptions(reason string) {
-	r.mu.Lock()
-	conns := make([]*conn, 0, len(r.conns))
-	for c := range r.conns {
-		conns = append(conns, c)
-	}
-	r.mu.Unlock()
-	for _, c := range conns {
+	for _, c := range r.openConns() {
 		c.mu.Lock()
 		ids := make([]string, 0, len(c.subs))
 		for id := range c.subs {
