@@ -2,11 +2,8 @@ package engine
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/nbd-wtf/go-nostr"
 
@@ -37,16 +34,7 @@ func TestStrangerCannotRedirectTrustInAnXAccount(t *testing.T) {
 		root.Trust(fixture.XUser("888"), "1", t0, x), // trusted, hint-less
 	}, attack...))
 
-	eng, err := Open(Options{DataDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
-	for _, err := range []error{eng.AddRoot(root.Pubkey), eng.AddRelay(remote)} {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	eng := openFollowing(t, root.Pubkey, remote)
 	// The stranger's events are also pushed, as a local client might: held
 	// whatever discovery fetched.
 	for _, ev := range attack {
@@ -54,13 +42,7 @@ func TestStrangerCannotRedirectTrustInAnXAccount(t *testing.T) {
 			t.Fatalf("submit: %+v %v", r, err)
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	for range 2 { // the second pass syncs what the first bound
-		if _, err := eng.SyncOnce(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
+	syncPasses(t, eng, 2) // the second pass syncs what the first bound
 
 	fr := eng.trust.frontier.Current()
 	if d, ok := fr.Depth(owner.Pubkey); !ok || d != 2 {

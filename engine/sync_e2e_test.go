@@ -86,6 +86,35 @@ func startRemote(t *testing.T, evs []*nostr.Event) string {
 	return url
 }
 
+// openFollowing opens an engine rooted at root with remote as its relay,
+// closed when the test ends.
+func openFollowing(t *testing.T, root, remote string) *Engine {
+	t.Helper()
+	eng, err := Open(Options{DataDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = eng.Close() })
+	for _, err := range []error{eng.AddRoot(root), eng.AddRelay(remote)} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return eng
+}
+
+// syncPasses runs n manual sync passes.
+func syncPasses(t *testing.T, eng *Engine, n int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for range n {
+		if _, err := eng.SyncOnce(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func storedIDs(t *testing.T, eng *Engine) []string {
 	t.Helper()
 	evs, err := eng.store.Query(context.Background(), nostr.Filter{}, 0)

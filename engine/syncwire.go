@@ -7,6 +7,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 
+	"dtp-personal/engine/heap"
 	"dtp-personal/engine/ingest"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
@@ -66,6 +67,16 @@ type syncFrontier struct{ e *Engine }
 func (f syncFrontier) Authors() []string           { return f.e.trust.frontier.Current().Pubkeys() }
 func (f syncFrontier) DiscoverySubjects() []string { return f.e.trust.heap.DiscoverySubjects() }
 func (f syncFrontier) ClaimCandidates() []string   { return f.e.trust.heap.ClaimCandidates() }
+
+// HintedPubkeys are the pubkeys the current frontier's hints can bind.
+func (f syncFrontier) HintedPubkeys() []string {
+	fr := f.e.trust.frontier.Current()
+	var out []string
+	f.e.trust.heap.View(func(v heap.View) {
+		out = v.HintedPubkeys(time.Now().Unix(), func(n heap.NodeID) bool { _, ok := fr.NodeDepth(n); return ok })
+	})
+	return out
+}
 
 // ClaimsFetched records the fact in the store first: the heap only caches
 // what the store can rebuild after a restart.

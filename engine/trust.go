@@ -85,8 +85,13 @@ func (e *Engine) frontierStatus() status.Frontier {
 	return fs
 }
 
-// Resolve answers a trust question (SPEC §7).
+// Resolve answers a trust question (SPEC §7). A query without a scope asks
+// in the scope profile (x.com by default), as the extension: a statement
+// scoped to it takes precedence over an unscoped one (issue 9 item 11).
 func (e *Engine) Resolve(ctx context.Context, q Query) (Answer, error) {
+	if q.Scope == "" {
+		q.Scope = e.Settings().ScopeProfile
+	}
 	return e.trust.resolver.Resolve(ctx, q)
 }
 

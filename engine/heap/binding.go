@@ -35,6 +35,20 @@ func (v View) trustedHints(n NodeID, now int64, trusted Trusted) (pubkeys []stri
 	return pubkeys, next
 }
 
+// HintedPubkeys are the pubkeys that can bind an X account at now: named by
+// the hints of trusted authors' active statements (the rule of trustedHints),
+// sorted. The sync fetches their 10011 again on its daily refresh, so a
+// revoked or late claim is seen.
+func (v View) HintedPubkeys(now int64, trusted Trusted) []string {
+	var out []string
+	for n := range v.h.ids.hinted {
+		hints, _ := v.trustedHints(n, now, trusted)
+		out = append(out, hints...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // earliest is the earlier of two future times, 0 meaning none.
 func earliest(a, b int64) int64 {
 	if a == 0 || (b != 0 && b < a) {

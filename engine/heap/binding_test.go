@@ -57,6 +57,10 @@ func TestOnlyTrustedActiveXScopedHintsBind(t *testing.T) {
 				if b := v.Bindings(xn, now, trusted); (len(b) == 1 && b[0].State == StateBound) != c.bound {
 					t.Fatalf("bindings %+v, bound %v", b, c.bound)
 				}
+				// the sync refreshes the claims of exactly the hints that can bind (item 14)
+				if hp := v.HintedPubkeys(now, trusted); slices.Contains(hp, owner) != c.bound {
+					t.Fatalf("hinted pubkeys %v, bound %v", hp, c.bound)
+				}
 			})
 		})
 	}

@@ -81,8 +81,9 @@ func (s *LiveSet) eose(r *req) {
 	r.finish(nil)
 }
 
-// closed runs when the relay ended a REQ: a refusal starts the cool-down;
-// its groups wait for the repack.
+// closed runs when the relay ended a REQ: a refusal starts the cool-down
+// and its groups wait for the repack; any other close reopens them after a
+// backoff (the groups are still wanted).
 func (s *LiveSet) closed(r *req, reason string) {
 	s.mu.Lock()
 	delete(s.reqs, r)
@@ -90,7 +91,10 @@ func (s *LiveSet) closed(r *req, reason string) {
 	r.finish(&ClosedError{Reason: reason})
 	if IsRefusal(reason) {
 		s.refused(reason)
-	} else if s.opts.OnClosed != nil {
+		return
+	}
+	s.reopenLater(r.entries) // before OnClosed: a test clock sees the timer once told
+	if s.opts.OnClosed != nil {
 		s.opts.OnClosed(reason)
 	}
 }

@@ -37,8 +37,11 @@ type LiveOptions struct {
 	// OnRefused is told when the relay refused subscriptions and until when
 	// the set leaves it alone.
 	OnRefused func(reason string, until time.Time)
-	// OnClosed is told when the relay closed a subscription for another reason.
+	// OnClosed is told when the relay closed a subscription for another
+	// reason; the set reopens it after LiveReopen's backoff.
 	OnClosed func(reason string)
+	// OnReopened is told when subscriptions the relay closed were sent again.
+	OnReopened func()
 }
 
 func (o LiveOptions) withDefaults() LiveOptions {
@@ -76,6 +79,8 @@ type LiveSet struct {
 	coolUntil   time.Time     // refused: nothing is sent before this
 	refusals    int64
 	lastRefused string
+	closedRun   int       // relay closes in a row (each within LiveReopen.Max of the last)
+	lastClosed  time.Time // the latest relay close
 }
 
 // entry is one wanted group; served once a REQ carrying it reached EOSE.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -157,5 +158,44 @@ func TestLiveSetConsolidatesPastMaxFilters(t *testing.T) {
 	}
 	if st := set.Stats(); st.Groups != 1 || st.Filters != 1 || st.Reqs != 1 {
 		t.Fatalf("after consolidation %+v, want the one consolidated group", st)
+	}
+}
+
+// TestLiveSetReopensWhatTheRelayClosed: a subscription the relay CLOSED (not
+// for load) is asked again after the backoff, not before, and then serves
+// new events; a second close in a row waits longer.
+func TestLiveSetReopensWhatTheRelayClosed(t *testing.T) {
+	groups, evs := authorGroups(1)
+	r := faultrelay.StartForTest(t, faultrelay.Mode{}, evs...)
+	clock := faultrelay.NewClock(time.Unix(1_700_000_000, 0))
+	conn := dial(t, r.URL, relay.Options{})
+	var closes, reopens atomic.Int64
+	set := relay.NewLiveSet(conn, relay.LiveOptions{Clock: clock,
+		OnClosed: func(string) { closes.Add(1) }, OnReopened: func() { reopens.Add(1) }})
+	got := collect(set, conn)
+	if err := set.Add(context.Background(), groups); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Eventually(t, "first EOSE", func() bool { return got.eosedFor(0) })
+	for i, wait := range []time.Duration{600 * time.Millisecond, 1200 * time.Millisecond} {
+		r.CloseSubscriptions("error: relay restarting")
+		testutil.Eventually(t, "the CLOSED", func() bool { return closes.Load() == int64(i+1) })
+		clock.Advance(wait / 2) // below the backoff's lowest value (−20%)
+		time.Sleep(50 * time.Millisecond)
+		if n := r.Reqs(); n != int64(i+1) {
+			t.Fatalf("close %d: %d REQs before the backoff ended, want %d", i+1, n, i+1)
+		}
+		clock.Advance(wait)
+		testutil.Eventually(t, "the reopened REQ", func() bool { return r.Reqs() == int64(i+2) && reopens.Load() == int64(i+1) })
+	}
+	pk := evs[0].PubKey
+	r.Publish(&nostr.Event{ID: fmt.Sprintf("%064x", 9999), PubKey: pk, Kind: 1, CreatedAt: 1_700_000_100})
+	testutil.Eventually(t, "the live event after the reopen", func() bool {
+		got.mu.Lock()
+		defer got.mu.Unlock()
+		return got.events[0] >= 4 // the first answer, two re-reads of the stored event, the new one
+	})
+	if st := set.Stats(); st.Reqs != 1 || st.Groups != 1 {
+		t.Fatalf("after reopening %+v, want the one group on one REQ", st)
 	}
 }

@@ -76,9 +76,13 @@ type Label struct {
 }
 
 // Ratings summarises the 32014 ratings of frontier authors (exact context).
+// The average, as the verdict, comes from the nearest depth that rated
+// (NIP-32014 client behaviour, the extension's resolver).
 type Ratings struct {
-	Count   int     `json:"count"`
-	Average float64 `json:"average"`
+	Count    int     `json:"count"`    // every frontier author's rating
+	Average  float64 `json:"average"`  // of the ratings at Depth
+	Depth    int     `json:"depth"`    // the nearest depth with a rating
+	Averaged int     `json:"averaged"` // ratings at Depth
 }
 
 // FrontierSource gives the frontier a query walks (the frontier.Tracker).
@@ -134,7 +138,7 @@ func (r *Resolver) Resolve(ctx context.Context, q Query) (Answer, error) {
 	now := r.now().Unix()
 	var limitReason string
 	pending := false
-	ratingSum := 0.0
+	var ratings []rating
 	r.heap.View(func(v heap.View) {
 		a.GraphVersion, limitReason = v.Version(), v.LimitReason()
 		inFrontier := func(n heap.NodeID) bool { _, ok := fr.NodeDepth(n); return ok }
@@ -150,18 +154,16 @@ func (r *Resolver) Resolve(ctx context.Context, q Query) (Answer, error) {
 				a.Evidence = append(a.Evidence, evidence(v, fr, ev))
 			}
 			for _, ev := range v.Statements(n, validation.KindRating, q.Context, q.Scope, now, inFrontier) {
-				a.Ratings.Count++
-				ratingSum += ev.Score
+				depth, _ := fr.NodeDepth(ev.Author)
+				ratings = append(ratings, rating{depth, ev.Score})
 			}
 		}
 	})
 	slices.SortFunc(a.Evidence, func(x, y Evidence) int {
 		return cmp.Or(cmp.Compare(x.Depth, y.Depth), strings.Compare(x.Author, y.Author), strings.Compare(x.Subject, y.Subject))
 	})
-	if a.Ratings.Count > 0 {
-		a.Ratings.Average = ratingSum / float64(a.Ratings.Count)
-	}
-	a.Verdict = verdict(a.Evidence)
+	a.Ratings = summarise(ratings)
+	a.Verdict = verdict(nearest(a.Evidence))
 	a.Paths = paths(fr, a.Evidence)
 	a.Coverage = r.coverageOf(fr, pending, limitReason)
 	a.ComputeMicros = time.Since(start).Microseconds()
@@ -197,6 +199,39 @@ func evidence(v heap.View, fr *frontier.Result, ev heap.Evidence) Evidence {
 		out.Labels = append(out.Labels, Label{Name: validation.Sanitize(l.Name), Description: validation.Sanitize(l.Description)})
 	}
 	return out
+}
+
+// rating is one frontier author's score and the author's depth.
+type rating struct {
+	depth int
+	score float64
+}
+
+// summarise counts every rating and averages those at the nearest depth.
+func summarise(rs []rating) Ratings {
+	if len(rs) == 0 {
+		return Ratings{}
+	}
+	out := Ratings{Count: len(rs), Depth: slices.MinFunc(rs, func(x, y rating) int { return cmp.Compare(x.depth, y.depth) }).depth}
+	sum := 0.0
+	for _, r := range rs {
+		if r.depth == out.Depth {
+			sum += r.score
+			out.Averaged++
+		}
+	}
+	out.Average = sum / float64(out.Averaged)
+	return out
+}
+
+// nearest is the evidence at the nearest depth that has any (evidence is
+// sorted by depth): farther authors are listed but do not decide.
+func nearest(evidence []Evidence) []Evidence {
+	i := 0
+	for i < len(evidence) && evidence[i].Depth == evidence[0].Depth {
+		i++
+	}
+	return evidence[:i]
 }
 
 func verdict(evidence []Evidence) string {

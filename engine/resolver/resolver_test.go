@@ -72,7 +72,10 @@ func TestVerdicts(t *testing.T) {
 	}{
 		{"trusted", []*validation.Statement{stmt(2, 'i', subj, "1", ""), stmt(3, 'i', subj, "0", "")}, VerdictTrusted},
 		{"distrusted", []*validation.Statement{stmt(3, 'i', subj, "-1", "")}, VerdictDistrusted},
-		{"mixed", []*validation.Statement{stmt(1, 'i', subj, "1", ""), stmt(3, 'i', subj, "-1", "")}, VerdictMixed},
+		{"mixed", []*validation.Statement{hop(1, 4), stmt(2, 'i', subj, "1", ""), stmt(4, 'i', subj, "-1", "")}, VerdictMixed},
+		// issue 9 item 13: the nearest depth with evidence decides
+		{"nearest depth decides", []*validation.Statement{stmt(1, 'i', subj, "1", ""), stmt(3, 'i', subj, "-1", "")}, VerdictTrusted},
+		{"nearest depth decides, farther trust listed only", []*validation.Statement{stmt(2, 'i', subj, "-1", ""), stmt(3, 'i', subj, "1", "")}, VerdictDistrusted},
 		{"neutral", []*validation.Statement{stmt(2, 'i', subj, "0", "")}, VerdictNeutral},
 		{"none without statements", nil, VerdictNone},
 		{"authors outside the frontier are not evidence", []*validation.Statement{stmt(8, 'i', subj, "1", ""), stmt(9, 'i', subj, "-1", "")}, VerdictNone},
@@ -99,7 +102,8 @@ func TestEvidencePathsAndSanitising(t *testing.T) {
 		stmt(1, 'p', pk(50), "", "finance:loans"), // deleted narrow slot falls through to global
 	)
 	a := f.resolve(t, Query{Subject: pk(50), Context: "finance:loans"})
-	if a.Verdict != VerdictMixed || len(a.Evidence) != 2 {
+	// the root (depth 0) decides; the distrust at depth 2 is still listed (issue 9 item 13)
+	if a.Verdict != VerdictTrusted || len(a.Evidence) != 2 {
 		t.Fatalf("answer %+v", a)
 	}
 	root, far := a.Evidence[0], a.Evidence[1]
@@ -131,7 +135,8 @@ func TestRatingsFromFrontierExactContext(t *testing.T) {
 		r(3, "100", ""), r(9, "0", "news"), // other context, outside the frontier
 	)
 	a := f.resolve(t, Query{Subject: subj, Context: "news", Scope: "x.com"})
-	if a.Ratings.Count != 2 || a.Ratings.Average != 60 {
+	// both counted; the average is the nearest depth's: the root's (issue 9 item 13)
+	if a.Ratings != (Ratings{Count: 2, Average: 80, Depth: 0, Averaged: 1}) {
 		t.Fatalf("ratings %+v", a.Ratings)
 	}
 	if a.Verdict != VerdictNone {
@@ -141,13 +146,19 @@ func TestRatingsFromFrontierExactContext(t *testing.T) {
 		t.Fatalf("ratings fell back to a parent context: %+v", a.Ratings)
 	}
 	// Decimals reach the average (issue 9 item 1).
-	newer := []*validation.Statement{r(1, "50.5", "news"), r(2, "40.25", "news")}
+	newer := []*validation.Statement{r(1, "50.5", "news"), r(2, "40.25", "news"), hop(1, 4), r(4, "40.25", "news")}
 	for _, s := range newer {
 		s.CreatedAt = 2
 	}
 	f.heap.Apply(newer, nil)
-	if a := f.resolve(t, Query{Subject: subj, Context: "news", Scope: "x.com"}); a.Ratings.Average != 45.375 {
-		t.Fatalf("decimal ratings %+v, want average 45.375", a.Ratings)
+	f.tracker.Recompute()
+	if a := f.resolve(t, Query{Subject: subj, Context: "news", Scope: "x.com"}); a.Ratings.Average != 50.5 {
+		t.Fatalf("decimal ratings %+v, want the root's 50.5", a.Ratings)
+	}
+	// without the root's rating, depth 1 averages: 2 and 4
+	f.heap.Apply([]*validation.Statement{func() *validation.Statement { s := r(1, "", "news"); s.CreatedAt = 3; return s }()}, nil)
+	if a := f.resolve(t, Query{Subject: subj, Context: "news", Scope: "x.com"}); a.Ratings != (Ratings{Count: 2, Average: 40.25, Depth: 1, Averaged: 2}) {
+		t.Fatalf("ratings %+v, want depth 1's two averaged", a.Ratings)
 	}
 }
 
@@ -206,7 +217,8 @@ func TestBoundIdentityAndPendingClaims(t *testing.T) {
 	f.tracker.Recompute()
 	for _, subj := range []string{acct, owner} {
 		a := f.resolve(t, Query{Subject: subj})
-		if a.Verdict != VerdictMixed || len(a.Evidence) != 2 || a.Coverage.State != "complete" {
+		// 2 (depth 1) trusts the account, 3 (depth 2) distrusts the key: the nearer decides (item 13)
+		if a.Verdict != VerdictTrusted || len(a.Evidence) != 2 || a.Coverage.State != "complete" {
 			t.Fatalf("%s bound: verdict %s evidence %+v coverage %+v", subj, a.Verdict, a.Evidence, a.Coverage)
 		}
 	}

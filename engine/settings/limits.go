@@ -5,7 +5,8 @@ import (
 	"math"
 )
 
-// Limits are the frontier caps and heap guardrails (SPEC §4, §5).
+// Limits are the frontier caps, heap guardrails (SPEC §4, §5) and the sync's
+// page timeout.
 type Limits struct {
 	MaxDepth           int `json:"maxDepth"`
 	MaxAuthorsPerLevel int `json:"maxAuthorsPerLevel"`
@@ -15,6 +16,9 @@ type Limits struct {
 	MaxDiscoveryEvents int `json:"maxDiscoveryEvents"`
 	HeapNodeLimit      int `json:"heapNodeLimit"`
 	HeapEdgeLimit      int `json:"heapEdgeLimit"`
+	// PageTimeoutSeconds is the longest wait for one page of history; a
+	// timed-out page is asked again before the relay counts as failed.
+	PageTimeoutSeconds int `json:"pageTimeoutSeconds"`
 }
 
 // DefaultLimits are SPEC §4/§5 defaults.
@@ -22,7 +26,7 @@ func DefaultLimits() Limits {
 	return Limits{
 		MaxDepth: 4, MaxAuthorsPerLevel: 2000, MaxTotalAuthors: 20000,
 		MaxEvents: 400000, MaxRatingEvents: 400000, MaxDiscoveryEvents: 40000,
-		HeapNodeLimit: 1000000, HeapEdgeLimit: 5000000,
+		HeapNodeLimit: 1000000, HeapEdgeLimit: 5000000, PageTimeoutSeconds: 30,
 	}
 }
 
@@ -50,6 +54,7 @@ var LimitFields = []LimitField{
 	{"max-discovery-events", "maxDiscoveryEvents", "Max discovery events", math.MaxInt32, func(l *Limits) *int { return &l.MaxDiscoveryEvents }},
 	{"heap-node-limit", "heapNodeLimit", "Heap node limit", math.MaxInt32, func(l *Limits) *int { return &l.HeapNodeLimit }},
 	{"heap-edge-limit", "heapEdgeLimit", "Heap edge limit", math.MaxInt32, func(l *Limits) *int { return &l.HeapEdgeLimit }},
+	{"page-timeout", "pageTimeoutSeconds", "Page timeout (seconds)", 600, func(l *Limits) *int { return &l.PageTimeoutSeconds }},
 }
 
 // Check reports whether v is within f's bounds.

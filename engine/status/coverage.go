@@ -34,6 +34,9 @@ const (
 	ReasonMaxAuthorsPerLevel = "maxAuthorsPerLevel"
 	ReasonMaxTotalAuthors    = "maxTotalAuthors"
 	ReasonMaxEvents          = "maxEvents"
+	// ReasonMaxEventsPerAuthor: authors whose trust statements past
+	// max(20, maxEvents / maxTotalAuthors) were left out of a pass.
+	ReasonMaxEventsPerAuthor = "maxEventsPerAuthor"
 	ReasonMaxRatingEvents    = "maxRatingEvents"
 	ReasonMaxDiscoveryEvents = "maxDiscoveryEvents"
 	ReasonHeapNodeLimit      = "heap-node-limit"

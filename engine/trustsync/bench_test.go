@@ -27,6 +27,7 @@ type staticFrontier struct{ authors []string }
 func (f staticFrontier) Authors() []string             { return f.authors }
 func (f staticFrontier) DiscoverySubjects() []string   { return nil }
 func (f staticFrontier) ClaimCandidates() []string     { return nil }
+func (f staticFrontier) HintedPubkeys() []string       { return nil }
 func (f staticFrontier) Changed() <-chan struct{}      { return nil }
 func (f staticFrontier) Refresh(context.Context) error { return nil }
 func (f staticFrontier) ClaimsFetched([]string)        {}

@@ -188,6 +188,21 @@ func (f *bfsFrontier) DiscoverySubjects() []string {
 
 func (f *bfsFrontier) ClaimCandidates() []string { return f.Authors() }
 
+// HintedPubkeys: the hints (fourth element of an i tag) of frontier authors'
+// statements.
+func (f *bfsFrontier) HintedPubkeys() []string {
+	authors := f.Authors()
+	f.sink.mu.Lock()
+	defer f.sink.mu.Unlock()
+	var out []string
+	for _, ev := range f.sink.byID {
+		if i := ev.Tags.Find("i"); ev.Kind == 32009 && len(i) > 3 && slices.Contains(authors, ev.PubKey) {
+			out = append(out, i[3])
+		}
+	}
+	return out
+}
+
 func (f *bfsFrontier) ClaimsFetched(pubkeys []string) {
 	f.mu.Lock()
 	f.claimsFetched = append(f.claimsFetched, pubkeys...)

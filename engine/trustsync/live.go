@@ -15,13 +15,15 @@ import (
 
 // Global live families: one cursor each, keyed by the empty author.
 var (
-	globalTrust = family{scope: "global-trust", filter: func([]string) nostr.Filter {
+	globalKey = func(*nostr.Event) []string { return []string{""} }
+
+	globalTrust = family{eventKeys: globalKey, scope: "global-trust", filter: func([]string) nostr.Filter {
 		return nostr.Filter{Kinds: []int{validation.KindTrust}}
 	}}
-	globalRatings = family{scope: "global-ratings", filter: func([]string) nostr.Filter {
+	globalRatings = family{eventKeys: globalKey, scope: "global-ratings", filter: func([]string) nostr.Filter {
 		return nostr.Filter{Kinds: []int{validation.KindRating}, Tags: nostr.TagMap{"s": {"x.com"}}}
 	}}
-	globalClaims = family{scope: "global-claims", filter: func([]string) nostr.Filter {
+	globalClaims = family{eventKeys: globalKey, scope: "global-claims", filter: func([]string) nostr.Filter {
 		return nostr.Filter{Kinds: []int{validation.KindClaims}}
 	}}
 )
@@ -59,8 +61,12 @@ func (l *live) run(ctx context.Context) {
 	wg.Wait()
 }
 
-// watchFrontier publishes the frontier's authors to the relay loops, at most
-// once per debounce window after a change.
+// maxResubscribeWait bounds the trailing debounce: a frontier that keeps
+// changing is still followed this long after its first change.
+const maxResubscribeWait = 10 * time.Second
+
+// watchFrontier publishes the frontier's authors to the relay loops once it
+// has settled after a change.
 func (l *live) watchFrontier(ctx context.Context) {
 	for {
 		select {
@@ -68,10 +74,8 @@ func (l *live) watchFrontier(ctx context.Context) {
 			return
 		case <-l.r.cfg.Frontier.Changed():
 		}
-		select {
-		case <-ctx.Done():
+		if !l.settle(ctx) {
 			return
-		case <-l.r.cfg.Clock.After(l.r.cfg.Resubscribe):
 		}
 		next := trustFamily.normalizeKeys(l.r.cfg.Frontier.Authors())
 		l.mu.Lock()
@@ -86,6 +90,25 @@ func (l *live) watchFrontier(ctx context.Context) {
 			}
 		}
 		l.mu.Unlock()
+	}
+}
+
+// settle is the trailing debounce, as the extension: it waits until the
+// frontier stayed unchanged for Resubscribe (1.5 s), or maxResubscribeWait
+// after the first change; false when ctx ended.
+func (l *live) settle(ctx context.Context) bool {
+	clock := l.r.cfg.Clock
+	deadline := clock.After(maxResubscribeWait)
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-deadline:
+			return true
+		case <-clock.After(l.r.cfg.Resubscribe):
+			return true
+		case <-l.r.cfg.Frontier.Changed(): // still moving: wait again
+		}
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/relay"
-	"dtp-personal/engine/store"
 )
 
 // flush ingests the live set's events in batches and checkpoints a group's
@@ -51,9 +50,14 @@ func (s *session) flush(ctx context.Context) {
 		}
 		if it.Event != nil {
 			evs = append(evs, it.Event)
-			if it.Label.(*liveSub).gap {
+			ls := it.Label.(*liveSub)
+			if ls.gap {
 				gapCount++
 			}
+			if ls.seen == nil {
+				ls.seen = newestSeen{}
+			}
+			ls.seen.add(ls.fam, []*nostr.Event{it.Event})
 			if len(evs) < 500 && len(items) > 0 {
 				continue
 			}
@@ -66,12 +70,20 @@ func (s *session) flush(ctx context.Context) {
 			continue
 		}
 		if ok {
-			ls := it.Label.(*liveSub)
-			now := r.cfg.Clock.Now()
-			if err := r.cfg.Store.SaveCursors(completed(s.url, ls.fam.scope, ls.keys, map[string]store.Cursor{}, ls.opened, now)); err != nil {
-				r.cfg.Log.Warn("save live cursors", "relay", s.url, "err", err)
-			}
+			s.checkpoint(it.Label.(*liveSub))
 		}
 		ok = true
+	}
+}
+
+// checkpoint saves a group's cursors at its EOSE.
+func (s *session) checkpoint(ls *liveSub) {
+	r := s.l.r
+	prev, err := r.cfg.Store.Cursors(s.url, ls.fam.scope, ls.keys)
+	if err == nil {
+		err = r.cfg.Store.SaveCursors(completed(s.url, ls.fam.scope, ls.keys, prev, ls.seen, ls.opened, r.cfg.Clock.Now()))
+	}
+	if err != nil {
+		r.cfg.Log.Warn("save live cursors", "relay", s.url, "err", err)
 	}
 }

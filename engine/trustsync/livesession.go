@@ -17,8 +17,9 @@ import (
 type liveSub struct {
 	fam    *family
 	keys   []string
-	opened time.Time // everything created before this is held at EOSE
-	gap    bool      // opened to fill a gap: its stored events count as gap events
+	opened time.Time  // everything created before this is held at EOSE
+	gap    bool       // opened to fill a gap: its stored events count as gap events
+	seen   newestSeen // newest created_at received per key; the flush's only
 }
 
 // session is one live connection; its subscriptions are a relay.LiveSet.
@@ -49,9 +50,10 @@ func newSession(l *live, link *relay.Link, conn *relay.Conn) *session {
 			r.setRelayState(s.url, status.StatePartial)
 		},
 		OnClosed: func(reason string) {
-			r.cfg.Log.Warn("relay closed a live subscription", "relay", s.url, "reason", reason)
+			r.cfg.Log.Warn("relay closed a live subscription; reopening it after a backoff", "relay", s.url, "reason", reason)
 			r.setRelayState(s.url, status.StatePartial)
 		},
+		OnReopened: func() { r.setRelayState(s.url, status.StateLive) },
 	})
 	return s
 }

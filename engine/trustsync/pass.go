@@ -39,6 +39,7 @@ type pass struct {
 	mu      sync.Mutex
 	reasons map[string]bool
 	counts  map[string]int             // events admitted per family scope
+	authors map[string]int             // events admitted per author, perAuthor families
 	cut     map[string]map[string]bool // cap reason -> keys left unfetched
 }
 
@@ -76,7 +77,7 @@ func (pc *passConn) saveCursors(st Store, cs []store.Cursor, flush bool) error {
 func newPass(r *Runner, manual bool) *pass {
 	return &pass{
 		r: r, manual: manual, limits: r.cfg.Settings.Limits(), start: r.cfg.Clock.Now(),
-		seen: map[[32]byte]struct{}{}, reasons: map[string]bool{}, counts: map[string]int{}, cut: map[string]map[string]bool{},
+		seen: map[[32]byte]struct{}{}, reasons: map[string]bool{}, counts: map[string]int{}, authors: map[string]int{}, cut: map[string]map[string]bool{},
 	}
 }
 
@@ -109,7 +110,7 @@ func (p *pass) run(ctx context.Context) (status.Coverage, error) {
 		return status.Coverage{}, err
 	}
 	var truncs []status.Truncation
-	for _, reason := range []string{status.ReasonMaxEvents, status.ReasonMaxRatingEvents, status.ReasonMaxDiscoveryEvents} {
+	for _, reason := range []string{status.ReasonMaxEvents, status.ReasonMaxEventsPerAuthor, status.ReasonMaxRatingEvents, status.ReasonMaxDiscoveryEvents} {
 		if keys, ok := p.cut[reason]; ok {
 			truncs = append(truncs, status.Truncation{Reason: reason, Cut: len(keys)})
 			p.reasons[status.ReasonFrontierTruncated] = true
@@ -203,7 +204,11 @@ func (p *pass) walk(ctx context.Context) error {
 			}
 		}
 		subjects := fresh(&discoveryFamily, frontier.DiscoverySubjects())
-		claims := fresh(&claimsFamily, frontier.ClaimCandidates())
+		refresh, err := p.dueToday(&claimsFamily, frontier.HintedPubkeys())
+		if err != nil {
+			return err
+		}
+		claims := fresh(&claimsFamily, append(frontier.ClaimCandidates(), refresh...))
 		if len(subjects) == 0 && len(claims) == 0 {
 			break
 		}
@@ -221,6 +226,29 @@ func (p *pass) walk(ctx context.Context) error {
 		}
 	}
 	return p.fetch(ctx, &ratingsFamily, ratingsFamily.normalizeKeys(frontier.Authors()))
+}
+
+// dueToday are the keys whose f cursor on some usable relay is missing or
+// from an earlier UTC day: what the daily full refresh still has to fetch.
+func (p *pass) dueToday(f *family, keys []string) ([]string, error) {
+	keys = f.normalizeKeys(keys)
+	today := utcDay(p.start.Unix())
+	due := map[string]bool{}
+	for _, pc := range p.conns {
+		if pc.failure != nil {
+			continue
+		}
+		cs, err := p.r.cfg.Store.Cursors(pc.link.URL(), f.scope, keys)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range keys {
+			if c, ok := cs[k]; !ok || utcDay(c.LastEoseAt) != today {
+				due[k] = true
+			}
+		}
+	}
+	return slices.Sorted(maps.Keys(due)), nil
 }
 
 // anyRelayLive reports whether at least one relay is still usable in this pass.
@@ -321,7 +349,9 @@ func (p *pass) runBatch(ctx context.Context, pc *passConn, f *family, b batch, c
 	filter.Since = b.since
 	reqStart := p.r.cfg.Clock.Now()
 	pages := newPageIngester(ctx, p.r.cfg.Sink, url)
-	st, err := pc.conn.Fetch(ctx, filter, func(evs []*nostr.Event) error {
+	seen := newestSeen{}
+	onPage := func(evs []*nostr.Event) error {
+		seen.add(f, evs)
 		evs, capErr := p.admit(f, evs)
 		if len(evs) > 0 {
 			if err := pages.add(evs); err != nil {
@@ -335,9 +365,13 @@ func (p *pass) runBatch(ctx context.Context, pc *passConn, f *family, b batch, c
 			}
 		}
 		return capErr
+	}
+	err := p.retryTimeouts(ctx, func() error {
+		st, err := pc.conn.Fetch(ctx, filter, onPage)
+		pc.link.Fetched(st)
+		return err
 	})
 	sinkErr := pages.wait()
-	pc.link.Fetched(st)
 	now := p.r.cfg.Clock.Now()
 	switch {
 	case sinkErr != nil:
@@ -354,7 +388,7 @@ func (p *pass) runBatch(ctx context.Context, pc *passConn, f *family, b batch, c
 		p.reason(status.RelayFailed(url))
 		return pc.saveCursors(p.r.cfg.Store, failed(url, f.scope, b.keys, cursors, now, err), false)
 	}
-	return pc.saveCursors(p.r.cfg.Store, completed(url, f.scope, b.keys, cursors, reqStart, now), false)
+	return pc.saveCursors(p.r.cfg.Store, completed(url, f.scope, b.keys, cursors, seen, reqStart, now), false)
 }
 
 // admit drops events already handed to the sink by another relay in this
@@ -380,6 +414,9 @@ func (p *pass) admit(f *family, evs []*nostr.Event) ([]*nostr.Event, error) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if f.perAuthor {
+		out = p.keepPerAuthor(out)
+	}
 	room := max(f.cap(p.limits)-p.counts[f.scope], 0)
 	if len(out) > room {
 		p.counts[f.scope] += room
@@ -387,6 +424,33 @@ func (p *pass) admit(f *family, evs []*nostr.Event) ([]*nostr.Event, error) {
 	}
 	p.counts[f.scope] += len(out)
 	return out, nil
+}
+
+// keepPerAuthor drops the events of authors who reached perAuthorCap in this
+// pass (relays send newest first, so the newest are kept) and records them as
+// cut. p.mu is held.
+func (p *pass) keepPerAuthor(evs []*nostr.Event) []*nostr.Event {
+	limit := perAuthorCap(p.limits)
+	out := evs[:0]
+	for _, ev := range evs {
+		if p.authors[ev.PubKey] >= limit {
+			p.cutKeys(status.ReasonMaxEventsPerAuthor, ev.PubKey)
+			continue
+		}
+		p.authors[ev.PubKey]++
+		out = append(out, ev)
+	}
+	return out
+}
+
+// cutKeys records keys as cut by reason. p.mu is held.
+func (p *pass) cutKeys(reason string, keys ...string) {
+	if p.cut[reason] == nil {
+		p.cut[reason] = map[string]bool{}
+	}
+	for _, k := range keys {
+		p.cut[reason][k] = true
+	}
 }
 
 // capped reports whether f's event cap is used up, and if so records keys
@@ -400,12 +464,7 @@ func (p *pass) capped(f *family, keys []string) bool {
 	if p.counts[f.scope] < f.cap(p.limits) {
 		return false
 	}
-	if p.cut[f.capReason] == nil {
-		p.cut[f.capReason] = map[string]bool{}
-	}
-	for _, k := range keys {
-		p.cut[f.capReason][k] = true
-	}
+	p.cutKeys(f.capReason, keys...)
 	return true
 }
 

@@ -30,6 +30,15 @@ type family struct {
 	validKey  func(string) bool
 	capReason string // event cap of this family, "" = none
 	cap       func(settings.Limits) int
+	eventKeys func(*nostr.Event) []string // cursor keys of an event; nil = its author
+	perAuthor bool                        // at most perAuthorCap events of one author per pass
+}
+
+// perAuthorCap is how many events of one author a pass keeps, newest first,
+// as the extension: max(20, floor(maxEvents / maxTotalAuthors)), so one
+// prolific author cannot spend the pass's whole budget.
+func perAuthorCap(l settings.Limits) int {
+	return max(20, l.MaxEvents/max(l.MaxTotalAuthors, 1))
 }
 
 var (
@@ -41,6 +50,7 @@ var (
 		validKey:  isHexKey,
 		capReason: status.ReasonMaxEvents,
 		cap:       func(l settings.Limits) int { return l.MaxEvents },
+		perAuthor: true,
 	}
 	ratingsFamily = family{
 		scope: "ratings",
@@ -59,6 +69,13 @@ var (
 		validKey:  isXSubject,
 		capReason: status.ReasonMaxDiscoveryEvents,
 		cap:       func(l settings.Limits) int { return l.MaxDiscoveryEvents },
+		eventKeys: func(ev *nostr.Event) []string {
+			var out []string
+			for t := range ev.Tags.FindAll("i") {
+				out = append(out, t[1])
+			}
+			return out
+		},
 	}
 	claimsFamily = family{
 		scope: "claims",
@@ -153,17 +170,40 @@ func plan(keys []string, cursors map[string]store.Cursor, now time.Time, force b
 func utcDay(unix int64) int64 { return unix / 86400 }
 
 // completed returns the cursors of a batch that reached EOSE on an
-// unsaturated final page: everything created up to the REQ's start is held.
-func completed(relay, scope string, keys []string, prev map[string]store.Cursor, reqStart, now time.Time) []store.Cursor {
+// unsaturated final page: the newest created_at seen for each key, never past
+// the REQ's start (a future-dated event cannot push it ahead), 0 when nothing
+// was ever seen. Events published late with older timestamps are then still
+// above the next pass's since.
+func completed(relay, scope string, keys []string, prev map[string]store.Cursor, seen newestSeen, reqStart, now time.Time) []store.Cursor {
 	out := make([]store.Cursor, len(keys))
 	for i, k := range keys {
 		out[i] = store.Cursor{
 			CursorKey:         store.CursorKey{Relay: relay, Scope: scope, Author: k},
-			LastSeenCreatedAt: max(prev[k].LastSeenCreatedAt, reqStart.Unix()),
+			LastSeenCreatedAt: min(max(prev[k].LastSeenCreatedAt, seen[k]), reqStart.Unix()),
 			LastEoseAt:        now.Unix(),
 		}
 	}
 	return out
+}
+
+// newestSeen is the newest created_at a relay sent per cursor key.
+type newestSeen map[string]int64
+
+func (n newestSeen) add(f *family, evs []*nostr.Event) {
+	for _, ev := range evs {
+		for _, k := range f.keysOf(ev) {
+			n[k] = max(n[k], int64(ev.CreatedAt))
+		}
+	}
+}
+
+// keysOf are the cursor keys an event counts for: its author, or the family's
+// own (the subjects it names, the one global key).
+func (f *family) keysOf(ev *nostr.Event) []string {
+	if f.eventKeys != nil {
+		return f.eventKeys(ev)
+	}
+	return []string{ev.PubKey}
 }
 
 // failed keeps a batch's cursors and records the retry state: exponential

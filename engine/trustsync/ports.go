@@ -39,6 +39,7 @@ type Frontier interface {
 	Authors() []string           // hex pubkeys, sorted
 	DiscoverySubjects() []string // "user:id:N" X accounts named in held statements
 	ClaimCandidates() []string   // hex pubkeys whose 10011 claims are wanted
+	HintedPubkeys() []string     // hex pubkeys that can bind an X account: their 10011 is refreshed daily
 	// ClaimsFetched says the relays were asked for these pubkeys' 10011, so
 	// a claim still missing is "unclaimed" rather than "pending".
 	ClaimsFetched(pubkeys []string)

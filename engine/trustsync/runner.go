@@ -22,9 +22,8 @@ type Config struct {
 	Clock       relay.Clock   // default: the wall clock
 	Log         *slog.Logger  // default: slog.Default()
 	Parallel    int           // REQs in flight per relay during a pass; default 4
-	PageTimeout time.Duration // longest wait for one page; default 30 s
 	QueueCap    int           // live back-pressure threshold; default 100 events
-	Resubscribe time.Duration // live debounce after a frontier change; default 1.5 s
+	Resubscribe time.Duration // live trailing debounce: quiet time after a frontier change; default 1.5 s
 
 	// LastPass is the outcome of the last pass of an earlier run (nil:
 	// never synced), so coverage survives a restart.
@@ -224,7 +223,8 @@ func nextUTCDay(now time.Time) time.Time {
 // linkOptions are a relay's connection options; NOTICEs are logged with
 // the relay's address.
 func (r *Runner) linkOptions(url string) relay.Options {
-	return relay.Options{AuthKey: r.cfg.Settings.AuthKey(), PageTimeout: r.cfg.PageTimeout,
+	pageTimeout := time.Duration(r.cfg.Settings.Limits().PageTimeoutSeconds) * time.Second
+	return relay.Options{AuthKey: r.cfg.Settings.AuthKey(), PageTimeout: pageTimeout,
 		OnNotice: func(msg string) { r.cfg.Log.Info("relay notice", "relay", url, "notice", msg) }}
 }
 

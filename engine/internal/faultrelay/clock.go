@@ -56,3 +56,11 @@ func (c *Clock) Advance(d time.Duration) {
 	c.waiters = keep
 	c.mu.Unlock()
 }
+
+// Waiters is how many After timers have not fired yet, so a test can advance
+// only once the code under test is waiting.
+func (c *Clock) Waiters() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.waiters)
+}

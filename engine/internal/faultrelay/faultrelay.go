@@ -30,6 +30,7 @@ type Mode struct {
 	AdvertiseCap    bool // publish CapLimit as NIP-11 limitation.max_limit
 	DropAfter       int  // abruptly close a connection after it was sent this many events (0 = never)
 	Stall           bool // accept REQs and never answer them
+	StallFirst      int  // accept the relay's first this many REQs and never answer them
 	Garbage         bool // send a malformed frame before every event
 	AuthRequired    bool // send a challenge; answer REQs with CLOSED auth-required until authenticated
 	DropAfterAccept bool // close every connection right after the WebSocket handshake
@@ -116,14 +117,35 @@ func (r *Relay) ResetCounters() {
 
 // DropAll abruptly closes every open connection.
 func (r *Relay) DropAll() {
+	for _, c := range r.openConns() {
+		c.ws.CloseNow()
+	}
+}
+
+func (r *Relay) openConns() []*conn {
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	conns := make([]*conn, 0, len(r.conns))
 	for c := range r.conns {
 		conns = append(conns, c)
 	}
-	r.mu.Unlock()
-	for _, c := range conns {
-		c.ws.CloseNow()
+	return conns
+}
+
+// CloseSubscriptions ends every live subscription on every connection with
+// a CLOSED carrying reason, as a relay restarting its subscriptions does.
+func (r *Relay) CloseSubscriptions(reason string) {
+	for _, c := range r.openConns() {
+		c.mu.Lock()
+		ids := make([]string, 0, len(c.subs))
+		for id := range c.subs {
+			ids = append(ids, id)
+		}
+		clear(c.subs)
+		c.mu.Unlock()
+		for _, id := range ids {
+			_ = c.send(context.Background(), "CLOSED", id, reason)
+		}
 	}
 }
 
@@ -328,7 +350,7 @@ func (c *conn) serve(ctx context.Context, mode Mode) {
 }
 
 func (c *conn) req(ctx context.Context, e *nostr.ReqEnvelope) error {
-	c.r.reqs.Add(1)
+	n := c.r.reqs.Add(1)
 	mode := c.r.currentMode()
 	c.mu.Lock()
 	authed := c.authed
@@ -336,7 +358,7 @@ func (c *conn) req(ctx context.Context, e *nostr.ReqEnvelope) error {
 	if mode.AuthRequired && !authed {
 		return c.send(ctx, "CLOSED", e.SubscriptionID, "auth-required: this relay serves authenticated clients only")
 	}
-	if mode.Stall {
+	if mode.Stall || n <= int64(mode.StallFirst) {
 		return nil
 	}
 	if c.full(e.SubscriptionID, mode.MaxSubscriptions) {
