@@ -299,6 +299,10 @@ func TestStateLabel(t *testing.T) {
 			s.State = status.StateError
 			s.Coverage.Reasons = []string{"database locked"}
 		}, "error: database locked"},
+		{"disk full among other reasons", func(s *status.Snapshot) {
+			s.State = status.StateError
+			s.Coverage = status.NewCoverage(status.ReasonClaimsPending, status.ReasonDiskFull, status.ReasonNeverSynced)
+		}, "error: disk full (+2 more)"},
 		{"paused", func(s *status.Snapshot) { s.Paused = true }, "paused"},
 		{"not started", func(s *status.Snapshot) { *s = status.Snapshot{} }, "starting"},
 	}
