@@ -14,7 +14,8 @@ import (
 )
 
 // settingsView is the Settings tab: roots, frontier caps, interval, listen
-// address, scope profile and start at login. Each group applies on its own
+// address, scope profile, start at login, and the access rules (allowed
+// hosts and origins). Each group applies on its own
 // button; a group's bad input is refused inline and nothing is sent.
 type settingsView struct {
 	g    *GUI
@@ -35,6 +36,9 @@ type settingsView struct {
 
 	scope      *syncedEntry
 	scopeError *inlineError
+
+	hosts   *listEditor
+	origins *listEditor
 
 	startAtLogin *widget.Check
 	notify       *widget.Check
@@ -114,7 +118,17 @@ func newSettingsView(g *GUI) *settingsView {
 		widget.NewFormItem("", v.notify),
 	))
 
-	v.root = container.NewVScroll(container.NewVBox(rootsCard, capsCard, serverCard))
+	v.hosts = newListEditor(g, "host", "Allowed host", "relay.example.com (a name this server is reached by, e.g. behind a reverse proxy)",
+		settings.ParseHostName, g.eng.AllowHost, g.eng.DisallowHost)
+	v.origins = newListEditor(g, "origin", "Allowed origin", "https://app.example.com (a web page that may use this server)",
+		settings.ParseOrigin, g.eng.AllowOrigin, g.eng.DisallowOrigin)
+	accessCard := widget.NewCard("Access", "This machine's own names, native clients and browser extensions need no rule",
+		container.NewVBox(
+			widget.NewLabel("Host names besides this machine's own"), v.hosts.root,
+			widget.NewLabel("Web pages allowed to read and write"), v.origins.root,
+		))
+
+	v.root = container.NewVScroll(container.NewVBox(rootsCard, capsCard, serverCard, accessCard))
 	return v
 }
 
@@ -213,6 +227,8 @@ func (v *settingsView) render(s status.Snapshot) {
 		showChecked(v.allowLAN, s.Settings.AllowLAN)
 	}
 	v.scope.show(s.Settings.ScopeProfile)
+	v.hosts.show(s.Settings.AllowedHosts)
+	v.origins.show(s.Settings.AllowedOrigins)
 	showChecked(v.startAtLogin, s.Settings.StartAtLogin)
 	showChecked(v.notify, s.Settings.Notify)
 	if len(s.Settings.RepoSyncServices) == 0 {
