@@ -24,20 +24,9 @@ func newListEditor(g *GUI, item, column, placeholder string, parse func(string) 
 		form:  newAddForm(g, "Add "+item, placeholder, "Add "+item, parse, add),
 		table: newTextTable(column),
 	}
-	e.remove = widget.NewButton("Remove selected "+item, func() {
-		if row := e.table.selectedRow(); row != nil {
-			value := row[0]
-			g.call("Remove "+value, func() error { return remove(value) }, nil)
-		}
+	e.remove = selectionButton(e.table, "Remove selected "+item, func(row []string) {
+		g.call("Remove "+row[0], func() error { return remove(row[0]) }, nil)
 	})
-	e.remove.Disable()
-	e.table.onSelect = func(key string) {
-		if key == "" {
-			e.remove.Disable()
-		} else {
-			e.remove.Enable()
-		}
-	}
 	// room for a few entries; the table scrolls beyond
 	e.root = container.NewVBox(e.form.root, fixedHeight(e.table.root, 80), container.NewHBox(e.remove))
 	return e
@@ -50,4 +39,23 @@ func (e *listEditor) show(items []string) {
 		rows[i] = []string{s}
 	}
 	e.table.setRows(rows)
+}
+
+// selectionButton is a button that acts on the table's selected row,
+// enabled only while a row is selected.
+func selectionButton(t *textTable, label string, act func(row []string)) *widget.Button {
+	b := widget.NewButton(label, func() {
+		if row := t.selectedRow(); row != nil {
+			act(row)
+		}
+	})
+	b.Disable()
+	t.onSelect = func(key string) {
+		if key == "" {
+			b.Disable()
+		} else {
+			b.Enable()
+		}
+	}
+	return b
 }

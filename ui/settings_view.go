@@ -54,15 +54,10 @@ func newSettingsView(g *GUI) *settingsView {
 	v.rootForm = newAddForm(g, "Add root", "npub1… or 64-character hex public key", "Add root", tidyRoot,
 		func(root string) error { return g.eng.AddRoot(root) })
 	v.roots = newTextTable("Root (npub)", "Hex")
-	v.removeRoot = widget.NewButton("Remove selected root", v.removeSelectedRoot)
-	v.removeRoot.Disable()
-	v.roots.onSelect = func(key string) {
-		if key == "" {
-			v.removeRoot.Disable()
-		} else {
-			v.removeRoot.Enable()
-		}
-	}
+	v.removeRoot = selectionButton(v.roots, "Remove selected root", func(row []string) {
+		hexKey := row[1]
+		g.call("Remove root", func() error { return g.eng.RemoveRoot(hexKey) }, nil)
+	})
 	rootsTable := fixedHeight(v.roots.root, 150) // room for a few roots; the table scrolls beyond
 	rootsCard := widget.NewCard("Roots", "Whose web of trust to follow", container.NewVBox(
 		v.rootForm.root,
@@ -139,15 +134,6 @@ func tidyRoot(typed string) (string, error) {
 		return "", err
 	}
 	return strings.ToLower(strings.TrimSpace(typed)), nil
-}
-
-func (v *settingsView) removeSelectedRoot() {
-	row := v.roots.selectedRow()
-	if row == nil {
-		return
-	}
-	hexKey := row[1]
-	v.g.call("Remove root", func() error { return v.g.eng.RemoveRoot(hexKey) }, nil)
 }
 
 // parseLimits reads the caps form; the error names the first bad field.
