@@ -53,6 +53,7 @@ type GUI struct {
 	views    []view // the tabs' views, in tab order
 
 	last     status.Snapshot // what the views show; read and written on the UI thread only
+	rates    rateHistory     // ingest counters of the last 15 min, for the Activity chart; UI thread only
 	calls    sync.WaitGroup  // engine commands queued or running
 	queueMu  sync.Mutex
 	queue    []func() // engine commands waiting, run one at a time in order
@@ -150,6 +151,7 @@ func (g *GUI) Quit() {
 func (g *GUI) render(s status.Snapshot) {
 	g.last = s
 	g.notifier.observe(s, g.clock)
+	g.rates.add(g.clock.now(), s.Ingest)
 	g.views[g.tabs.SelectedIndex()].render(s)
 	if g.tray != nil {
 		g.tray.render(s)
