@@ -23,6 +23,7 @@ type activityView struct {
 	duplicates *widget.Label
 	rejected   *widget.Label
 	chart      *rateChart
+	chartSteps int // the rateHistory.steps the chart shows
 	rejections *textTable
 	g          *GUI
 }
@@ -69,7 +70,10 @@ func (v *activityView) render(s status.Snapshot) {
 	setText(v.rate, fmt.Sprintf("%.1f events/s", in.AcceptedPerSec))
 	setText(v.duplicates, count(in.Duplicates))
 	setText(v.rejected, count(in.Rejected))
-	v.chart.show(v.g.rates.points())
+	if v.g.rates.steps != v.chartSteps {
+		v.chartSteps = v.g.rates.steps
+		v.chart.show(v.g.rates.points())
+	}
 
 	rows := make([][]string, len(in.RecentRejections))
 	for i, r := range in.RecentRejections {

@@ -2,6 +2,9 @@ package ui
 
 import (
 	"fmt"
+	"image"
+	"image/color"
+	"image/draw"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -70,8 +73,10 @@ func (c *rateChart) CreateRenderer() fyne.WidgetRenderer {
 		top:   canvas.NewText("", theme.Color(theme.ColorNameForeground)),
 		left:  canvas.NewText("15 min ago", theme.Color(theme.ColorNameDisabled)),
 		right: canvas.NewText("now", theme.Color(theme.ColorNameDisabled)),
-		lines: make([][]*canvas.Line, len(rateSeries)),
 	}
+	// one raster, not a line object per segment: the window repaints it as
+	// a single texture, which keeps repaints cheap under software GL
+	r.plot = canvas.NewRaster(r.draw)
 	r.frame.StrokeWidth = 1
 	for _, t := range []*canvas.Text{r.top, r.left, r.right} {
 		t.TextSize = theme.CaptionTextSize()
@@ -83,63 +88,90 @@ func (c *rateChart) CreateRenderer() fyne.WidgetRenderer {
 type rateChartRenderer struct {
 	c                *rateChart
 	frame            *canvas.Rectangle
+	plot             *canvas.Raster
 	top, left, right *canvas.Text
-	lines            [][]*canvas.Line // per series, one per pair of points, and spares from longer series
-	objects          []fyne.CanvasObject
 }
 
 func (r *rateChartRenderer) MinSize() fyne.Size { return fyne.NewSize(320, 140) }
 
-func (r *rateChartRenderer) Objects() []fyne.CanvasObject { return r.objects }
+func (r *rateChartRenderer) Objects() []fyne.CanvasObject {
+	return []fyne.CanvasObject{r.plot, r.frame, r.top, r.left, r.right}
+}
 
 func (r *rateChartRenderer) Destroy() {}
 
 func (r *rateChartRenderer) Layout(size fyne.Size) {
-	label := r.left.MinSize().Height
-	plot := fyne.NewSize(size.Width, size.Height-label)
+	plot := fyne.NewSize(size.Width, size.Height-r.left.MinSize().Height)
 	r.frame.Resize(plot)
+	r.plot.Resize(plot)
 	for _, t := range []*canvas.Text{r.top, r.left, r.right} {
 		t.Resize(t.MinSize())
 	}
 	r.top.Move(fyne.NewPos(4, 2))
 	r.left.Move(fyne.NewPos(0, plot.Height))
 	r.right.Move(fyne.NewPos(size.Width-r.right.MinSize().Width, plot.Height))
+}
 
-	peak := r.c.peak()
-	at := func(p ratePoint, v float64) fyne.Position {
-		x := plot.Width * float32(1-p.ago.Seconds()/rateWindow.Seconds())
-		return fyne.NewPos(x, plot.Height*float32(1-v/peak))
+func (r *rateChartRenderer) Refresh() {
+	r.frame.StrokeColor = theme.Color(theme.ColorNameSeparator)
+	r.top.Text = fmt.Sprintf("%.1f events/s", r.c.peak())
+	if len(r.c.points) < 2 {
+		r.top.Text = "rates show from the second update on"
 	}
-	for si, s := range rateSeries {
-		for i, l := range r.lines[si][:max(len(r.c.points)-1, 0)] {
-			l.Position1 = at(r.c.points[i], s.of(r.c.points[i]))
-			l.Position2 = at(r.c.points[i+1], s.of(r.c.points[i+1]))
+	r.Layout(r.c.Size())
+	canvas.Refresh(r.c)
+}
+
+// draw paints the lines into a w×h image (device pixels): now at the right
+// edge, 15 minutes ago at the left, the peak at the top.
+func (r *rateChartRenderer) draw(w, h int) image.Image {
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	peak := r.c.peak()
+	at := func(p ratePoint, v float64) (int, int) {
+		x := float64(w-1) * (1 - p.ago.Seconds()/rateWindow.Seconds())
+		return int(x), int(float64(h-1) * (1 - v/peak))
+	}
+	for _, s := range rateSeries {
+		c := theme.Color(s.color)
+		for i := 1; i < len(r.c.points); i++ {
+			x0, y0 := at(r.c.points[i-1], s.of(r.c.points[i-1]))
+			x1, y1 := at(r.c.points[i], s.of(r.c.points[i]))
+			drawLine(img, x0, y0, x1, y1, c)
+		}
+	}
+	return img
+}
+
+// drawLine draws a two-pixel-thick line (Bresenham's algorithm).
+func drawLine(img draw.Image, x0, y0, x1, y1 int, c color.Color) {
+	dx, dy := abs(x1-x0), -abs(y1-y0)
+	sx, sy := sign(x1-x0), sign(y1-y0)
+	for e := dx + dy; ; {
+		img.Set(x0, y0, c)
+		img.Set(x0, y0+1, c)
+		if x0 == x1 && y0 == y1 {
+			return
+		}
+		e2 := 2 * e
+		if e2 >= dy {
+			e += dy
+			x0 += sx
+		}
+		if e2 <= dx {
+			e += dx
+			y0 += sy
 		}
 	}
 }
 
-// Refresh fits the line objects to the points (kept between snapshots, so
-// a refresh allocates nothing once the window is full), recolours for the
-// theme, and lays them out again.
-func (r *rateChartRenderer) Refresh() {
-	n := max(len(r.c.points)-1, 0)
-	r.frame.StrokeColor = theme.Color(theme.ColorNameSeparator)
-	r.top.Text = fmt.Sprintf("%.1f events/s", r.c.peak())
-	if n == 0 {
-		r.top.Text = "rates show from the second update on"
+func abs(n int) int { return max(n, -n) }
+
+func sign(n int) int {
+	switch {
+	case n > 0:
+		return 1
+	case n < 0:
+		return -1
 	}
-	r.objects = []fyne.CanvasObject{r.frame, r.top, r.left, r.right}
-	for si, s := range rateSeries {
-		for len(r.lines[si]) < n {
-			l := canvas.NewLine(nil)
-			l.StrokeWidth = 2
-			r.lines[si] = append(r.lines[si], l)
-		}
-		for _, l := range r.lines[si][:n] {
-			l.StrokeColor = theme.Color(s.color)
-			r.objects = append(r.objects, l)
-		}
-	}
-	r.Layout(r.c.Size())
-	canvas.Refresh(r.c)
+	return 0
 }

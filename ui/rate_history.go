@@ -23,6 +23,7 @@ type rateSample struct {
 // Activity chart can show per-second rates whichever tab was open.
 type rateHistory struct {
 	samples []rateSample
+	steps   int // samples appended so far: the chart redraws when it changes, every rateStep, not per snapshot
 }
 
 // add records the counters of a snapshot taken at now.
@@ -32,6 +33,7 @@ func (h *rateHistory) add(now time.Time, in status.Ingest) {
 		h.samples[n-1] = s // the newest sample moves on until it is a step from the one before
 	} else {
 		h.samples = append(h.samples, s)
+		h.steps++
 	}
 	old := 0
 	for old < len(h.samples) && now.Sub(h.samples[old].at) > rateWindow {
