@@ -90,6 +90,9 @@ func New(a fyne.App, eng Engine, quit func()) *GUI {
 	g.tabs.OnSelected = func(*container.TabItem) { g.views[g.tabs.SelectedIndex()].render(g.last) }
 	g.win.SetContent(container.NewBorder(nil, g.notice.label, nil, nil, g.tabs))
 	g.win.Canvas().AddShortcut(lookupShortcut, func(fyne.Shortcut) { g.focusLookup() })
+	for i := range g.tabs.Items {
+		g.win.Canvas().AddShortcut(tabShortcut(i), func(fyne.Shortcut) { g.tabs.SelectIndex(i) })
+	}
 	g.win.Resize(fyne.NewSize(1040, 720))
 	g.render(status.Snapshot{})
 	return g
@@ -98,6 +101,13 @@ func New(a fyne.App, eng Engine, quit func()) *GUI {
 // lookupShortcut (Ctrl+L) brings up the Look-up tab ready for typing,
 // from any tab.
 var lookupShortcut = &desktop.CustomShortcut{KeyName: fyne.KeyL, Modifier: fyne.KeyModifierShortcutDefault}
+
+// tabShortcut (Alt+1 … Alt+7) selects the i-th tab, as in browsers; the
+// screenshot script and the lag benchmark use it too.
+func tabShortcut(i int) *desktop.CustomShortcut {
+	digits := []fyne.KeyName{fyne.Key1, fyne.Key2, fyne.Key3, fyne.Key4, fyne.Key5, fyne.Key6, fyne.Key7, fyne.Key8, fyne.Key9}
+	return &desktop.CustomShortcut{KeyName: digits[i], Modifier: fyne.KeyModifierAlt}
+}
 
 func (g *GUI) focusLookup() {
 	g.tabs.SelectIndex(tabLookup)

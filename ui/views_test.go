@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
 	"dtp-personal/engine/settings"
@@ -342,5 +343,13 @@ func TestTrayCommandFailureShowsInNoticeUntilNextSuccess(t *testing.T) {
 	g.settle()
 	if got := g.notice.text(); got != "" {
 		t.Fatalf("notice after a success = %q", got)
+	}
+}
+
+func TestAltDigitSelectsTab(t *testing.T) {
+	g, _ := newTestGUI(t, tabStatus)
+	g.win.Canvas().(interface{ TypedShortcut(fyne.Shortcut) }).TypedShortcut(tabShortcut(tabActivity))
+	if got := g.tabs.SelectedIndex(); got != tabActivity {
+		t.Errorf("Alt+5 selected tab %d, want Activity (%d)", got, tabActivity)
 	}
 }
