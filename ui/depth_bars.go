@@ -42,7 +42,7 @@ func (b *depthBars) show(f status.Frontier) {
 	for len(b.bars) < len(f.ByDepth) {
 		i := len(b.bars)
 		bar := widget.NewProgressBar()
-		bar.TextFormatter = func() string { return count(b.counts[i]) + " authors" }
+		bar.TextFormatter = func() string { return plural(b.counts[i], "author") }
 		b.labels = append(b.labels, widget.NewLabel(""))
 		b.bars = append(b.bars, bar)
 		b.counts = append(b.counts, 0)
