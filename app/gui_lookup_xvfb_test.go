@@ -65,7 +65,7 @@ func lookUpOnScreen(ctx context.Context, t *testing.T, display, work, dataDir, n
 	})
 }
 
-func xdotool(ctx context.Context, t *testing.T, display string, args ...string) {
+func xdotool(ctx context.Context, t testing.TB, display string, args ...string) {
 	t.Helper()
 	cmd := exec.CommandContext(ctx, "xdotool", args...)
 	cmd.Env = append(os.Environ(), "DISPLAY="+display)

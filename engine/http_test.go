@@ -81,6 +81,7 @@ func TestHTTPEndpoints(t *testing.T) {
 		`dtp_ingest_accepted_total{source="push"} 1`,
 		`dtp_ingest_rejected_total{reason="blocked"} 1`,
 		"dtp_heap_edges 1", "dtp_frontier_size 2", "# TYPE dtp_ingest_duplicates_total counter",
+		"\ngo_goroutines ", "\nprocess_start_time_seconds ",
 	} {
 		if code != 200 || !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %q:\n%s", want, body)

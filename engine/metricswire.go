@@ -6,9 +6,10 @@ import (
 )
 
 // registerMetrics exposes the engine's state as Prometheus series (SPEC §11),
-// read fresh at each scrape.
+// read fresh at each scrape, beside the standard go_* and process_* series.
 func (e *Engine) registerMetrics() {
 	r := e.metrics
+	r.AddRuntimeCollectors()
 	duplicates := r.NewCopiedCounter("dtp_ingest_duplicates_total", "Events answered as duplicates (same id, or older than the slot winner).")
 	heapNodes := r.NewGauge("dtp_heap_nodes", "Nodes in the trust graph.")
 	heapEdges := r.NewGauge("dtp_heap_edges", "Edges in the trust graph.")

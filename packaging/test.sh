@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the whole test suite: vet, every package's tests (including the
 # real-window GUI test under Xvfb; the engine's under the race detector),
-# then each fuzz target for a few seconds beyond its seed corpus.
+# then each fuzz target for a few seconds beyond its seed corpus, and the
+# .deb package's build and contents.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source packaging/setup.sh
@@ -16,3 +17,6 @@ for target in validation:FuzzParseStatement validation:FuzzParseClaims server:Fu
 	store:FuzzQueryMatchesReference store:FuzzDecodeTags; do
 	go test -run '^$' -fuzz "^${target#*:}\$" -fuzztime 5s "./engine/${target%%:*}"
 done
+echo "== .deb" >&2
+make -s -C packaging deb
+bash packaging/check-deb.sh packaging/dist/dtp-personal_*.deb

@@ -11,7 +11,8 @@ import (
 )
 
 // activityView is the Activity tab: the running pass's progress, what the
-// ingest pipeline did, and the latest rejections with their rules.
+// ingest pipeline did with its rates over the last 15 minutes as a chart,
+// and the latest rejections with their rules.
 type activityView struct {
 	root fyne.CanvasObject
 
@@ -21,6 +22,8 @@ type activityView struct {
 	rate       *widget.Label
 	duplicates *widget.Label
 	rejected   *widget.Label
+	chart      *rateChart
+	chartSteps int // the rateHistory.steps the chart shows
 	rejections *textTable
 	g          *GUI
 }
@@ -33,6 +36,7 @@ func newActivityView(g *GUI) *activityView {
 		rate:       widget.NewLabel(""),
 		duplicates: widget.NewLabel(""),
 		rejected:   widget.NewLabel(""),
+		chart:      newRateChart(),
 		rejections: newTextTable("Time", "Event", "Source", "Rule"),
 		g:          g,
 	}
@@ -44,7 +48,8 @@ func newActivityView(g *GUI) *activityView {
 	)
 	top := container.NewVBox(
 		widget.NewCard("Sync pass", "", container.NewVBox(v.pass, v.progress)),
-		widget.NewCard("Ingest", "", ingest),
+		widget.NewCard("Ingest", "", container.NewBorder(nil, nil, ingest, nil,
+			container.NewBorder(nil, rateLegend(), nil, nil, v.chart))),
 		widget.NewLabelWithStyle("Recent rejections", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 	)
 	v.root = container.NewBorder(top, nil, nil, nil, v.rejections.root)
@@ -65,6 +70,10 @@ func (v *activityView) render(s status.Snapshot) {
 	setText(v.rate, fmt.Sprintf("%.1f events/s", in.AcceptedPerSec))
 	setText(v.duplicates, count(in.Duplicates))
 	setText(v.rejected, count(in.Rejected))
+	if v.g.rates.steps != v.chartSteps {
+		v.chartSteps = v.g.rates.steps
+		v.chart.show(v.g.rates.points())
+	}
 
 	rows := make([][]string, len(in.RecentRejections))
 	for i, r := range in.RecentRejections {

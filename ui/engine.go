@@ -48,4 +48,12 @@ type Engine interface {
 	Resolve(ctx context.Context, q resolver.Query) (resolver.Answer, error)
 	// SetRepoBootstrap sets the bootstrap relay; "" = none.
 	SetRepoBootstrap(url string) error
+	// AllowHost adds a name requests may give in Host (SPEC §9 host
+	// allow-list, e.g. a reverse proxy's); DisallowHost takes it off.
+	AllowHost(name string) error
+	DisallowHost(name string) error
+	// AllowOrigin lets a web page's origin use the server (SPEC §9 origins);
+	// DisallowOrigin takes it off.
+	AllowOrigin(origin string) error
+	DisallowOrigin(origin string) error
 }

@@ -81,6 +81,10 @@ func (f *fakeEngine) SetNotify(on bool) error          { return f.record(fmt.Spr
 func (f *fakeEngine) AddRepoService(u string) error    { return f.record("AddRepoService " + u) }
 func (f *fakeEngine) RemoveRepoService(u string) error { return f.record("RemoveRepoService " + u) }
 func (f *fakeEngine) SetRepoBootstrap(u string) error  { return f.record("SetRepoBootstrap " + u) }
+func (f *fakeEngine) AllowHost(h string) error         { return f.record("AllowHost " + h) }
+func (f *fakeEngine) DisallowHost(h string) error      { return f.record("DisallowHost " + h) }
+func (f *fakeEngine) AllowOrigin(o string) error       { return f.record("AllowOrigin " + o) }
+func (f *fakeEngine) DisallowOrigin(o string) error    { return f.record("DisallowOrigin " + o) }
 func (f *fakeEngine) Resolve(_ context.Context, q resolver.Query) (resolver.Answer, error) {
 	return resolver.Answer{Subject: q.Subject, Verdict: resolver.VerdictNone}, f.record("Resolve " + q.Subject)
 }

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -107,7 +108,7 @@ func stateLabel(s status.Snapshot, c clock) string {
 	case s.Paused:
 		return "paused"
 	case s.State == status.StateError:
-		return "error" + facts.suffix(s.Coverage.Reasons)
+		return "error" + facts.suffix(diskFullFirst(s.Coverage.Reasons))
 	case s.State == status.StateRunning:
 		if s.Progress.Total > 0 {
 			return fmt.Sprintf("syncing %d%% — %s pass", percent(s.Progress), s.Progress.Pass)
@@ -121,6 +122,16 @@ func stateLabel(s status.Snapshot, c clock) string {
 		return "starting"
 	}
 	return s.State
+}
+
+// diskFullFirst is reasons with disk-full leading: the one reason of an
+// error the user can act on, which sorting would put behind others.
+func diskFullFirst(reasons []string) []string {
+	i := slices.Index(reasons, status.ReasonDiskFull)
+	if i <= 0 {
+		return reasons
+	}
+	return slices.Concat([]string{status.ReasonDiskFull}, reasons[:i], reasons[i+1:])
 }
 
 // liveWords says how many sync relays a live subscription holds.

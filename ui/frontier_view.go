@@ -11,14 +11,14 @@ import (
 )
 
 // frontierView is the Frontier tab: the roots, how many authors the walk
-// reached at each depth, and which caps cut it.
+// reached at each depth (as bars), and which caps cut it.
 type frontierView struct {
 	root fyne.CanvasObject
 
 	roots        *widget.Label
 	sessionRoots *widget.Label
 	size         *widget.Label
-	byDepth      *textTable
+	byDepth      *depthBars
 	truncation   *textTable
 	notCut       *widget.Label
 }
@@ -28,7 +28,7 @@ func newFrontierView(*GUI) *frontierView {
 		roots:        widget.NewLabel(""),
 		sessionRoots: widget.NewLabel(""),
 		size:         widget.NewLabel(""),
-		byDepth:      newTextTable("Depth", "Authors"),
+		byDepth:      newDepthBars(),
 		truncation:   newTextTable("Truncated by", "Cut"),
 		notCut:       widget.NewLabel("The walk was not cut by any cap."),
 	}
@@ -39,7 +39,7 @@ func newFrontierView(*GUI) *frontierView {
 		widget.NewFormItem("Frontier size", v.size),
 	)
 	tables := container.NewGridWithColumns(2,
-		widget.NewCard("Size per depth", "", v.byDepth.root),
+		widget.NewCard("Size per depth", "", container.NewVScroll(v.byDepth.root)),
 		widget.NewCard("Truncation", "", container.NewBorder(v.notCut, nil, nil, nil, v.truncation.root)),
 	)
 	v.root = container.NewBorder(summary, nil, nil, nil, tables)
@@ -63,11 +63,7 @@ func (v *frontierView) render(s status.Snapshot) {
 	setText(v.sessionRoots, fmt.Sprintf("%d from connected clients", len(f.SessionRoots)))
 	setText(v.size, count(f.Size)+" authors")
 
-	depths := make([][]string, len(f.ByDepth))
-	for depth, n := range f.ByDepth {
-		depths[depth] = []string{fmt.Sprint(depth), count(n)}
-	}
-	v.byDepth.setRows(depths)
+	v.byDepth.show(f)
 
 	cuts := make([][]string, len(f.Truncation))
 	for i, t := range f.Truncation {

@@ -53,6 +53,7 @@ type GUI struct {
 	views    []view // the tabs' views, in tab order
 
 	last     status.Snapshot // what the views show; read and written on the UI thread only
+	rates    rateHistory     // ingest counters of the last 15 min, for the Activity chart; UI thread only
 	calls    sync.WaitGroup  // engine commands queued or running
 	queueMu  sync.Mutex
 	queue    []func() // engine commands waiting, run one at a time in order
@@ -89,6 +90,9 @@ func New(a fyne.App, eng Engine, quit func()) *GUI {
 	g.tabs.OnSelected = func(*container.TabItem) { g.views[g.tabs.SelectedIndex()].render(g.last) }
 	g.win.SetContent(container.NewBorder(nil, g.notice.label, nil, nil, g.tabs))
 	g.win.Canvas().AddShortcut(lookupShortcut, func(fyne.Shortcut) { g.focusLookup() })
+	for i := range g.tabs.Items {
+		g.win.Canvas().AddShortcut(tabShortcut(i), func(fyne.Shortcut) { g.tabs.SelectIndex(i) })
+	}
 	g.win.Resize(fyne.NewSize(1040, 720))
 	g.render(status.Snapshot{})
 	return g
@@ -97,6 +101,13 @@ func New(a fyne.App, eng Engine, quit func()) *GUI {
 // lookupShortcut (Ctrl+L) brings up the Look-up tab ready for typing,
 // from any tab.
 var lookupShortcut = &desktop.CustomShortcut{KeyName: fyne.KeyL, Modifier: fyne.KeyModifierShortcutDefault}
+
+// tabShortcut (Alt+1 … Alt+7) selects the i-th tab, as in browsers; the
+// screenshot script and the lag benchmark use it too.
+func tabShortcut(i int) *desktop.CustomShortcut {
+	digits := []fyne.KeyName{fyne.Key1, fyne.Key2, fyne.Key3, fyne.Key4, fyne.Key5, fyne.Key6, fyne.Key7, fyne.Key8, fyne.Key9}
+	return &desktop.CustomShortcut{KeyName: digits[i], Modifier: fyne.KeyModifierAlt}
+}
 
 func (g *GUI) focusLookup() {
 	g.tabs.SelectIndex(tabLookup)
@@ -150,6 +161,7 @@ func (g *GUI) Quit() {
 func (g *GUI) render(s status.Snapshot) {
 	g.last = s
 	g.notifier.observe(s, g.clock)
+	g.rates.add(g.clock.now(), s.Ingest)
 	g.views[g.tabs.SelectedIndex()].render(s)
 	if g.tray != nil {
 		g.tray.render(s)

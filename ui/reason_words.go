@@ -26,6 +26,8 @@ func (f coverageFacts) words(reason string) string {
 		return "no sync relays configured"
 	case status.ReasonSyncRunning:
 		return "a sync pass is running"
+	case status.ReasonDiskFull:
+		return "disk full"
 	case status.ReasonHeapLimit:
 		return "the trust graph reached its memory limit"
 	case status.ReasonClaimsPending:

@@ -20,9 +20,7 @@ type reposView struct {
 	root fyne.CanvasObject
 
 	summary        *widget.Label
-	serviceForm    *addForm
-	services       *textTable
-	removeService  *widget.Button
+	services       *listEditor
 	bootstrap      *syncedEntry
 	bootstrapError *inlineError
 	repos          *textTable
@@ -37,18 +35,8 @@ var (
 func newReposView(g *GUI) *reposView {
 	v := &reposView{g: g, summary: widget.NewLabel(""), bootstrapError: newInlineError()}
 	v.summary.Wrapping = fyne.TextWrapWord
-	v.serviceForm = newAddForm(g, "Add service URL", "wss://relay.example.com (where users reach this server)",
-		"Add service URL", settings.NormalizeRelayURL, func(url string) error { return g.eng.AddRepoService(url) })
-	v.services = newTextTable("Service URL")
-	v.removeService = widget.NewButton("Remove selected URL", v.removeSelectedService)
-	v.removeService.Disable()
-	v.services.onSelect = func(key string) {
-		if key == "" {
-			v.removeService.Disable()
-		} else {
-			v.removeService.Enable()
-		}
-	}
+	v.services = newListEditor(g, "service URL", "Service URL", "wss://relay.example.com (where users reach this server)",
+		settings.NormalizeRelayURL, g.eng.AddRepoService, g.eng.RemoveRepoService)
 	v.bootstrap = newSyncedEntry()
 	v.bootstrap.SetPlaceHolder("wss://relay.example.com (optional: where announcements are discovered)")
 	v.bootstrap.OnSubmitted = func(string) { v.setBootstrap() }
@@ -57,9 +45,7 @@ func newReposView(g *GUI) *reposView {
 		container.NewVBox(
 			v.summary,
 			widget.NewLabel("This server's public URLs"),
-			v.serviceForm.root,
-			fixedHeight(v.services.root, 80),
-			container.NewHBox(v.removeService),
+			v.services.root,
 			widget.NewLabel("Bootstrap relay"),
 			container.NewBorder(nil, nil, nil, container.NewHBox(
 				widget.NewButton("Set", v.setBootstrap),
@@ -79,15 +65,6 @@ func newReposView(g *GUI) *reposView {
 	return v
 }
 
-func (v *reposView) removeSelectedService() {
-	row := v.services.selectedRow()
-	if row == nil {
-		return
-	}
-	url := row[0]
-	v.g.call("Remove service URL", func() error { return v.g.eng.RemoveRepoService(url) }, nil)
-}
-
 func (v *reposView) setBootstrap() {
 	url, err := settings.NormalizeRelayURL(v.bootstrap.Text)
 	callChecked(v.g, "Set bootstrap relay", v.bootstrapError, url, err, v.g.eng.SetRepoBootstrap)
@@ -101,11 +78,7 @@ func (v *reposView) clearBootstrap() {
 func (v *reposView) render(s status.Snapshot) {
 	rs := s.RepoSync
 	setText(v.summary, repoSummary(rs))
-	services := make([][]string, len(s.Settings.RepoSyncServices))
-	for i, u := range s.Settings.RepoSyncServices {
-		services[i] = []string{u}
-	}
-	v.services.setRows(services)
+	v.services.show(s.Settings.RepoSyncServices)
 	v.bootstrap.show(s.Settings.RepoSyncBootstrap)
 
 	repos := make([][]string, len(rs.Repositories))

@@ -43,8 +43,8 @@ func TestReposViewShowsRepositoriesAndSyncRelays(t *testing.T) {
 			}
 		}
 	}
-	if v.bootstrap.Text != "wss://relay.ngit.dev" || len(v.services.rows) != 1 {
-		t.Errorf("bootstrap %q, services %v", v.bootstrap.Text, v.services.rows)
+	if v.bootstrap.Text != "wss://relay.ngit.dev" || len(v.services.table.rows) != 1 {
+		t.Errorf("bootstrap %q, services %v", v.bootstrap.Text, v.services.table.rows)
 	}
 	g.showTab(tabRepos, 1400, 900)
 	assertShows(t, v.root, "Repositories followed", "Sync relays", "ngit", "wss://nos.lol", "This server's public URLs")
@@ -58,11 +58,11 @@ func TestReposViewShowsRepositoriesAndSyncRelays(t *testing.T) {
 func TestReposViewCommandsAndInlineErrors(t *testing.T) {
 	g, eng := newReposGUI(t)
 	v := g.repos
-	v.serviceForm.entry.SetText("https://git.example.org")
-	test.Tap(v.serviceForm.button)
+	v.services.form.entry.SetText("https://git.example.org")
+	test.Tap(v.services.form.button)
 	g.settle()
-	if !strings.Contains(v.serviceForm.err.text(), "ws:// or wss://") {
-		t.Errorf("bad service URL: inline error %q", v.serviceForm.err.text())
+	if !strings.Contains(v.services.form.err.text(), "ws:// or wss://") {
+		t.Errorf("bad service URL: inline error %q", v.services.form.err.text())
 	}
 	v.bootstrap.SetText("not a url")
 	v.setBootstrap()
@@ -72,12 +72,12 @@ func TestReposViewCommandsAndInlineErrors(t *testing.T) {
 	}
 	assertCalls(t, eng)
 
-	v.serviceForm.entry.SetText("WSS://Git.Example.org:443/")
-	test.Tap(v.serviceForm.button)
+	v.services.form.entry.SetText("WSS://Git.Example.org:443/")
+	test.Tap(v.services.form.button)
 	v.bootstrap.SetText("wss://boot.example/")
 	v.setBootstrap()
-	v.services.table.Select(fyneCell(0))
-	test.Tap(v.removeService)
+	v.services.table.table.Select(fyneCell(0))
+	test.Tap(v.services.remove)
 	v.clearBootstrap()
 	g.settle()
 	assertCalls(t, eng, "AddRepoService wss://git.example.org", "SetRepoBootstrap wss://boot.example",

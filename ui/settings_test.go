@@ -179,3 +179,43 @@ func TestStartFollowsEngineSnapshots(t *testing.T) {
 		t.Errorf("graph version shown = %s, want the last pushed 1199", got)
 	}
 }
+
+func TestSettingsAccessRules(t *testing.T) {
+	g, eng := newTestGUI(t, tabSettings)
+	v := g.settings
+	s := fixture()
+	s.Settings.AllowedHosts = []string{"relay.example.com"}
+	s.Settings.AllowedOrigins = []string{"https://app.example"}
+	g.render(s)
+	if len(v.hosts.table.rows) != 1 || len(v.origins.table.rows) != 1 {
+		t.Errorf("hosts %q, origins %q", v.hosts.table.rows, v.origins.table.rows)
+	}
+	g.showTab(tabSettings, 1200, 2400)
+	assertShows(t, v.root, "relay.example.com", "https://app.example", "Allowed host", "Allowed origin")
+
+	// refused inline by the engine's own rules, nothing sent
+	for editor, bad := range map[*listEditor][2]string{
+		v.hosts:   {"https://relay.example.com", "is a URL"},
+		v.origins: {"https://app.example/page", "without path"},
+	} {
+		editor.form.entry.SetText(bad[0])
+		test.Tap(editor.form.button)
+		if got := editor.form.err.text(); !strings.Contains(got, bad[1]) {
+			t.Errorf("%q: inline error %q, want %q", bad[0], got, bad[1])
+		}
+	}
+	g.settle()
+	assertCalls(t, eng)
+
+	v.hosts.form.entry.SetText(" Proxy.Example.ORG. ")
+	test.Tap(v.hosts.form.button)
+	v.origins.form.entry.SetText("HTTPS://Web.Example:443")
+	test.Tap(v.origins.form.button)
+	v.hosts.table.table.Select(fyneCell(0))
+	test.Tap(v.hosts.remove)
+	v.origins.table.table.Select(fyneCell(0))
+	test.Tap(v.origins.remove)
+	g.settle()
+	assertCalls(t, eng, "AllowHost proxy.example.org", "AllowOrigin https://web.example",
+		"DisallowHost relay.example.com", "DisallowOrigin https://app.example")
+}

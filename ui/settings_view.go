@@ -14,7 +14,8 @@ import (
 )
 
 // settingsView is the Settings tab: roots, frontier caps, interval, listen
-// address, scope profile and start at login. Each group applies on its own
+// address, scope profile, start at login, and the access rules (allowed
+// hosts and origins). Each group applies on its own
 // button; a group's bad input is refused inline and nothing is sent.
 type settingsView struct {
 	g    *GUI
@@ -36,6 +37,9 @@ type settingsView struct {
 	scope      *syncedEntry
 	scopeError *inlineError
 
+	hosts   *listEditor
+	origins *listEditor
+
 	startAtLogin *widget.Check
 	notify       *widget.Check
 	repoSync     *widget.Label
@@ -50,15 +54,10 @@ func newSettingsView(g *GUI) *settingsView {
 	v.rootForm = newAddForm(g, "Add root", "npub1… or 64-character hex public key", "Add root", tidyRoot,
 		func(root string) error { return g.eng.AddRoot(root) })
 	v.roots = newTextTable("Root (npub)", "Hex")
-	v.removeRoot = widget.NewButton("Remove selected root", v.removeSelectedRoot)
-	v.removeRoot.Disable()
-	v.roots.onSelect = func(key string) {
-		if key == "" {
-			v.removeRoot.Disable()
-		} else {
-			v.removeRoot.Enable()
-		}
-	}
+	v.removeRoot = selectionButton(v.roots, "Remove selected root", func(row []string) {
+		hexKey := row[1]
+		g.call("Remove root", func() error { return g.eng.RemoveRoot(hexKey) }, nil)
+	})
 	rootsTable := fixedHeight(v.roots.root, 150) // room for a few roots; the table scrolls beyond
 	rootsCard := widget.NewCard("Roots", "Whose web of trust to follow", container.NewVBox(
 		v.rootForm.root,
@@ -114,7 +113,17 @@ func newSettingsView(g *GUI) *settingsView {
 		widget.NewFormItem("", v.notify),
 	))
 
-	v.root = container.NewVScroll(container.NewVBox(rootsCard, capsCard, serverCard))
+	v.hosts = newListEditor(g, "host", "Allowed host", "relay.example.com (a name this server is reached by, e.g. behind a reverse proxy)",
+		settings.ParseHostName, g.eng.AllowHost, g.eng.DisallowHost)
+	v.origins = newListEditor(g, "origin", "Allowed origin", "https://app.example.com (a web page that may use this server)",
+		settings.ParseOrigin, g.eng.AllowOrigin, g.eng.DisallowOrigin)
+	accessCard := widget.NewCard("Access", "This machine's own names, native clients and browser extensions need no rule",
+		container.NewVBox(
+			widget.NewLabel("Host names besides this machine's own"), v.hosts.root,
+			widget.NewLabel("Web pages allowed to read and write"), v.origins.root,
+		))
+
+	v.root = container.NewVScroll(container.NewVBox(rootsCard, capsCard, serverCard, accessCard))
 	return v
 }
 
@@ -125,15 +134,6 @@ func tidyRoot(typed string) (string, error) {
 		return "", err
 	}
 	return strings.ToLower(strings.TrimSpace(typed)), nil
-}
-
-func (v *settingsView) removeSelectedRoot() {
-	row := v.roots.selectedRow()
-	if row == nil {
-		return
-	}
-	hexKey := row[1]
-	v.g.call("Remove root", func() error { return v.g.eng.RemoveRoot(hexKey) }, nil)
 }
 
 // parseLimits reads the caps form; the error names the first bad field.
@@ -213,6 +213,8 @@ func (v *settingsView) render(s status.Snapshot) {
 		showChecked(v.allowLAN, s.Settings.AllowLAN)
 	}
 	v.scope.show(s.Settings.ScopeProfile)
+	v.hosts.show(s.Settings.AllowedHosts)
+	v.origins.show(s.Settings.AllowedOrigins)
 	showChecked(v.startAtLogin, s.Settings.StartAtLogin)
 	showChecked(v.notify, s.Settings.Notify)
 	if len(s.Settings.RepoSyncServices) == 0 {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
 	"dtp-personal/engine/settings"
@@ -198,8 +199,10 @@ func TestFrontierViewShowsRootsDepthsAndTruncation(t *testing.T) {
 	if v.size.Text != "20,000 authors" || v.sessionRoots.Text != "1 from connected clients" {
 		t.Errorf("size %q, session roots %q", v.size.Text, v.sessionRoots.Text)
 	}
-	if got := v.byDepth.rows; len(got) != 4 || got[3][0] != "3" || got[3][1] != "15,048" {
-		t.Errorf("by depth rows = %q", got)
+	if b := v.byDepth; len(b.bars) != 4 || b.labels[3].Text != "depth 3 (cut)" || b.bars[3].Value != 15048 ||
+		b.bars[3].Max != 15048 || b.bars[1].Value != 150 || !b.cut.Visible() {
+		t.Errorf("by depth: %d bars, last %q %v of %v, cut shown %t", len(b.bars), b.labels[3].Text,
+			b.bars[3].Value, b.bars[3].Max, b.cut.Visible())
 	}
 	if got := v.truncation.rows; len(got) != 2 || got[0][0] != "maxTotalAuthors" || got[0][1] != "1,234" {
 		t.Errorf("truncation rows = %q", got)
@@ -208,13 +211,16 @@ func TestFrontierViewShowsRootsDepthsAndTruncation(t *testing.T) {
 		t.Error("'not cut' shown while the walk was cut")
 	}
 	g.showTab(tabFrontier, 1000, 700)
-	assertShows(t, v.root, rootNpub+"\n"+root2, "maxAuthorsPerLevel", "56", "15,048")
+	assertShows(t, v.root, rootNpub+"\n"+root2, "maxAuthorsPerLevel", "56", "15,048 authors", "roots", "depth 3 (cut)")
 
 	s := fixture()
 	s.Frontier = status.Frontier{}
 	g.render(s)
 	if !v.notCut.Visible() || len(v.truncation.rows) != 0 || !strings.HasPrefix(v.roots.Text, "none configured") {
 		t.Errorf("empty frontier: notCut visible %t, rows %q, roots %q", v.notCut.Visible(), v.truncation.rows, v.roots.Text)
+	}
+	if len(v.byDepth.bars) != 0 || len(v.byDepth.rows.Objects) != 0 || v.byDepth.cut.Visible() {
+		t.Errorf("empty frontier: %d bars, cut shown %t", len(v.byDepth.bars), v.byDepth.cut.Visible())
 	}
 }
 
@@ -299,6 +305,10 @@ func TestStateLabel(t *testing.T) {
 			s.State = status.StateError
 			s.Coverage.Reasons = []string{"database locked"}
 		}, "error: database locked"},
+		{"disk full among other reasons", func(s *status.Snapshot) {
+			s.State = status.StateError
+			s.Coverage = status.NewCoverage(status.ReasonClaimsPending, status.ReasonDiskFull, status.ReasonNeverSynced)
+		}, "error: disk full (+2 more)"},
 		{"paused", func(s *status.Snapshot) { s.Paused = true }, "paused"},
 		{"not started", func(s *status.Snapshot) { *s = status.Snapshot{} }, "starting"},
 	}
@@ -333,5 +343,13 @@ func TestTrayCommandFailureShowsInNoticeUntilNextSuccess(t *testing.T) {
 	g.settle()
 	if got := g.notice.text(); got != "" {
 		t.Fatalf("notice after a success = %q", got)
+	}
+}
+
+func TestAltDigitSelectsTab(t *testing.T) {
+	g, _ := newTestGUI(t, tabStatus)
+	g.win.Canvas().(interface{ TypedShortcut(fyne.Shortcut) }).TypedShortcut(tabShortcut(tabActivity))
+	if got := g.tabs.SelectedIndex(); got != tabActivity {
+		t.Errorf("Alt+5 selected tab %d, want Activity (%d)", got, tabActivity)
 	}
 }

@@ -32,7 +32,25 @@ dtp_test_total{relay="wss://a\"b"} 3
 		t.Fatalf("got:\n%s\nwant:\n%s", b.String(), want)
 	}
 	g.Reset()
-	if r.Value("dtp_test_gauge") != 0 || r.Value("dtp_test_total", `wss://a"b`) != 3 {
-		t.Fatal("Reset or Value misbehaves")
+	b.Reset()
+	if err := r.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "dtp_test_gauge 0.5") || !strings.Contains(b.String(), `dtp_test_total{relay="wss://a\"b"} 3`) {
+		t.Fatalf("Reset misbehaves:\n%s", b.String())
+	}
+}
+
+func TestRuntimeCollectors(t *testing.T) {
+	r := New()
+	r.AddRuntimeCollectors()
+	var b strings.Builder
+	if err := r.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"\ngo_goroutines ", "\ngo_memstats_alloc_bytes ", "\nprocess_resident_memory_bytes "} {
+		if !strings.Contains(b.String(), name) {
+			t.Errorf("no %q series", name)
+		}
 	}
 }
