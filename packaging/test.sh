@@ -13,6 +13,8 @@ echo "== go test" >&2
 DTP_GUI_TEST=1 go test -count=1 -timeout 40m $(go list ./... | grep -v /engine)
 echo "== go test -race (engine)" >&2
 go test -race -count=1 -timeout 40m ./engine/...
+echo "== go test engine NIP-77 interop with go-nostr's client (its relay races with itself: no -race)" >&2
+go test -count=1 -run '^TestNIP77ServerWithGoNostrClient$' ./engine
 echo "== go test validation, pure-Go verifier" >&2
 go test -tags= -count=1 ./engine/validation
 echo "== fuzz" >&2

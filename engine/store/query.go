@@ -126,7 +126,7 @@ func (w *whereClause) tag(name string, values []string, drive bool) {
 // At most min(f.Limit, max) events are returned, where an unset f.Limit or a
 // max <= 0 does not cap; "limit":0 (f.LimitZero) returns nothing.
 func (s *Store) Query(ctx context.Context, f nostr.Filter, max int) ([]*nostr.Event, error) {
-	q, args, ok := querySQL(f, max)
+	q, args, ok := querySQL(eventColumns, f, max)
 	if !ok {
 		return nil, nil
 	}
@@ -137,8 +137,9 @@ func (s *Store) Query(ctx context.Context, f nostr.Filter, max int) ([]*nostr.Ev
 	return evs, nil
 }
 
-// querySQL builds Query's statement; ok is false when nothing can match.
-func querySQL(f nostr.Filter, max int) (q string, args []any, ok bool) {
+// querySQL builds Query's statement selecting columns; ok is false when
+// nothing can match.
+func querySQL(columns string, f nostr.Filter, max int) (q string, args []any, ok bool) {
 	limit := -1 // SQLite: no limit
 	if max > 0 {
 		limit = max
@@ -150,7 +151,7 @@ func querySQL(f nostr.Filter, max int) (q string, args []any, ok bool) {
 	if w.none || (f.LimitZero && f.Limit == 0) {
 		return "", nil, false
 	}
-	q = "SELECT " + eventColumns + " FROM " + w.from + w.sql() + " ORDER BY e.created_at DESC, e.id ASC LIMIT ?"
+	q = "SELECT " + columns + " FROM " + w.from + w.sql() + " ORDER BY e.created_at DESC, e.id ASC LIMIT ?"
 	return q, append(w.args, limit), true
 }
 

@@ -218,7 +218,7 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 		{"kinds since", nostr.Filter{Kinds: []int{10011}, Since: new(nostr.Timestamp)}, "events_kind_created (kind=? AND created_at>?)"},
 	} {
 		name, f := c.name, c.f
-		q, args, ok := querySQL(f, 100)
+		q, args, ok := querySQL(eventColumns, f, 100)
 		if !ok {
 			t.Fatalf("%s: no query", name)
 		}
