@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -50,7 +51,8 @@ func TestHTTPEndpoints(t *testing.T) {
 			MaxSubscriptions int `json:"max_subscriptions"`
 		} `json:"limitation"`
 	}
-	if code != 200 || json.Unmarshal([]byte(body), &info) != nil || info.Name != "dtp-personal" || info.Limitation.MaxMessageLength == 0 {
+	if code != 200 || json.Unmarshal([]byte(body), &info) != nil || info.Name != "dtp-personal" || info.Limitation.MaxMessageLength == 0 ||
+		!slices.Contains(info.SupportedNIPs, 77) {
 		t.Fatalf("NIP-11: %d %s", code, body)
 	}
 

@@ -7,6 +7,16 @@ set -euo pipefail
 
 export PATH="$PATH:/usr/local/go/bin:$HOME/go/bin"
 
+# Signatures are verified by go-nostr's bundled libsecp256k1 (C, through cgo,
+# which the Fyne build needs anyway) only under go-nostr's build tag
+# libsecp256k1. A dependency's build tag cannot be set from our source, and
+# `go env -w` would change the user's global Go config, so every documented
+# command (run.sh, test.sh) sources this file, which sets it through GOFLAGS
+# for this process only. DTP_PUREGO=1 keeps go-nostr's pure-Go verifier.
+if [[ ${DTP_PUREGO:-} != 1 ]]; then
+	export GOFLAGS="${GOFLAGS:+$GOFLAGS }-tags=libsecp256k1"
+fi
+
 need_pkgs=()
 have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 for p in gcc pkg-config libgl1-mesa-dev xorg-dev xvfb dbus-x11 xdotool x11-utils imagemagick; do

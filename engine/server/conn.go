@@ -12,6 +12,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip77/negentropy"
 
 	"dtp-personal/engine/ingest"
 )
@@ -37,6 +38,8 @@ type conn struct {
 
 	mu   sync.Mutex
 	subs map[string]*subscription
+
+	negs map[string]*negentropy.Negentropy // NIP-77 sessions; read loop only
 
 	tooSlow atomic.Bool
 }
@@ -86,6 +89,7 @@ func (s *Server) newConn(ws *websocket.Conn) *conn {
 		out:      make(chan []byte, 1024),
 		inflight: make(chan struct{}, l.MaxInflightEvents),
 		subs:     make(map[string]*subscription),
+		negs:     make(map[string]*negentropy.Negentropy),
 	}
 }
 
@@ -179,6 +183,12 @@ func (c *conn) handle(data []byte) {
 		c.mu.Lock()
 		delete(c.subs, subID)
 		c.mu.Unlock()
+	case "NEG-OPEN", "NEG-MSG", "NEG-CLOSE":
+		if oversize {
+			c.negErr(frame, c.oversizeRule(len(data)))
+			return
+		}
+		c.handleNeg(label, frame)
 	case "AUTH":
 		c.notice("invalid: this server does not ask for AUTH")
 	default:

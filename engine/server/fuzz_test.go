@@ -4,14 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/ingest"
+	"dtp-personal/engine/store"
 )
 
-// fuzzPorts answer every port at once: nothing stored, every push refused,
+// fuzzPorts answer every port at once: nothing stored but two stamps, every push refused,
 // every question answered.
 type fuzzPorts struct{}
 
@@ -21,6 +23,9 @@ func (fuzzPorts) Submit(_ context.Context, ev *nostr.Event, _ string, done func(
 }
 func (fuzzPorts) Query(context.Context, nostr.Filter, int) ([]*nostr.Event, error) { return nil, nil }
 func (fuzzPorts) Count(context.Context, nostr.Filter) (int64, error)               { return 0, nil }
+func (fuzzPorts) Stamps(context.Context, nostr.Filter, int) ([]store.Stamp, error) {
+	return []store.Stamp{{CreatedAt: 1, ID: strings.Repeat("ab", 32)}, {CreatedAt: 2, ID: strings.Repeat("cd", 32)}}, nil
+}
 func (fuzzPorts) Resolve(_ context.Context, q ResolveQuery) (any, error) {
 	if q.Subject == "" {
 		return nil, errors.New("invalid: subject is required")
@@ -33,7 +38,7 @@ func (fuzzPorts) DropSession(string)                     {}
 // replyLabels are the messages the server may send.
 var replyLabels = map[string]bool{
 	"OK": true, "EVENT": true, "EOSE": true, "CLOSED": true, "NOTICE": true, "COUNT": true,
-	"RESOLVED": true, "ROOTS": true,
+	"RESOLVED": true, "ROOTS": true, "NEG-MSG": true, "NEG-ERR": true,
 }
 
 // FuzzFrame feeds arbitrary frames to a connection's handler (the frame and
@@ -48,6 +53,8 @@ func FuzzFrame(f *testing.F) {
 		`["CLOSE","s"]`,
 		`["RESOLVE","r",{"subject":"ab","context":"identity","roots":["cd"]}]`,
 		`["ROOTS",["ab"]]`,
+		`["NEG-OPEN","n",{"kinds":[32009]},"6100000200"]`, `["NEG-OPEN","n",{},"61"]`, `["NEG-MSG","n","6100"]`,
+		`["NEG-CLOSE","n"]`, `["NEG-OPEN","n",{},"zz"]`,
 		`["AUTH","x"]`, `[]`, `{}`, `["REQ"]`, `["REQ","",{}]`, `[1,2]`, `["EVENT",null]`,
 	} {
 		f.Add([]byte(seed))

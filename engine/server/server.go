@@ -15,6 +15,7 @@ import (
 
 	"dtp-personal/engine/ingest"
 	"dtp-personal/engine/metrics"
+	"dtp-personal/engine/store"
 )
 
 // Ingester takes pushed events; done runs after the commit (see ingest).
@@ -26,6 +27,8 @@ type Ingester interface {
 type EventReader interface {
 	Query(ctx context.Context, f nostr.Filter, max int) ([]*nostr.Event, error)
 	Count(ctx context.Context, f nostr.Filter) (int64, error)
+	// Stamps are the (created_at, id) pairs NIP-77 reconciles.
+	Stamps(ctx context.Context, f nostr.Filter, max int) ([]store.Stamp, error)
 }
 
 // ResolveQuery is a trust question as clients send it.
@@ -62,6 +65,8 @@ type Limits struct {
 	EventsPerSecond   float64 // pushes per connection, sustained
 	EventsBurst       int     // pushes per connection, burst
 	MaxInflightEvents int     // pushed events awaiting OK per connection
+	MaxNegSessions    int     // open NIP-77 reconciliations per connection; 0 turns NIP-77 off
+	MaxNegItems       int     // events one NIP-77 reconciliation may cover
 }
 
 // DefaultLimits are the limits a personal server ships with.
@@ -70,6 +75,7 @@ func DefaultLimits() Limits {
 		MaxMessageBytes: 128 << 10, MaxFrameBytes: 1 << 20,
 		MaxSubscriptions: 32, MaxFilters: 10, MaxLimit: 5000,
 		EventsPerSecond: 2000, EventsBurst: 20000, MaxInflightEvents: 1024,
+		MaxNegSessions: 4, MaxNegItems: 500_000,
 	}
 }
 
@@ -185,12 +191,16 @@ func (s *Server) serveRoot(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) nip11() map[string]any {
 	l := s.cfg.Limits
+	nips := []int{1, 11, 45}
+	if l.MaxNegSessions > 0 {
+		nips = append(nips, 77)
+	}
 	return map[string]any{
 		"name":           s.cfg.Info.Name,
 		"description":    s.cfg.Info.Description,
 		"software":       s.cfg.Info.Software,
 		"version":        s.cfg.Info.Version,
-		"supported_nips": []int{1, 11, 45},
+		"supported_nips": nips,
 		"limitation": map[string]any{
 			"max_message_length": l.MaxMessageBytes,
 			"max_subscriptions":  l.MaxSubscriptions,

@@ -159,7 +159,7 @@ func (st writeStmts) save(ev *nostr.Event) (SaveResult, error) {
 	if !inserted {
 		return SaveResult{Outcome: Duplicate}, nil
 	}
-	if hashes, ok := tagHashList(ev.Tags); ok {
+	if hashes, ok := tagHashList(ev.Tags, isIndexedTag); ok {
 		if _, err := st.indexTags.Exec(hashes, rid); err != nil {
 			return SaveResult{}, err
 		}
@@ -221,7 +221,9 @@ func (st writeStmts) deleteLoser(id string) error {
 	if err != nil {
 		return fmt.Errorf("stored tags of %s: %w", id, err)
 	}
-	if hashes, ok := tagHashList(tags); ok {
+	// every letter, not only today's indexedTags: files written when all
+	// letters were indexed hold rows for the others too
+	if hashes, ok := tagHashList(tags, isTagLetter); ok {
 		_, err = st.unindexTags.Exec(hashes, rid)
 	}
 	return err
@@ -254,15 +256,14 @@ func Beats(aAt int64, aID string, bAt int64, bID string) bool {
 	return aID < bID
 }
 
-// tagHashList is the JSON array of tagHash of every indexed tag: tags whose
-// name is a single ASCII letter (what NIP-01 '#x' filters select on) and
-// that have a value. ok is false when there is none. Repeats are harmless
+// tagHashList is the JSON array of tagHash of every tag that has a value
+// and whose name is selected by named. ok is false when there is none. Repeats are harmless
 // (INSERT OR IGNORE; deleting twice is a no-op). SQLite's JSON reads every
 // int64 exactly.
-func tagHashList(tags nostr.Tags) (list string, ok bool) {
+func tagHashList(tags nostr.Tags, named func(string) bool) (list string, ok bool) {
 	buf := make([]byte, 0, 256)
 	for _, t := range tags {
-		if len(t) >= 2 && isTagLetter(t[0]) {
+		if len(t) >= 2 && named(t[0]) {
 			if ok {
 				buf = append(buf, ',')
 			} else {
@@ -290,7 +291,8 @@ func tagHash(name, value string) int64 {
 	return int64(h)
 }
 
-// isTagLetter reports a tag name the tag index holds: one ASCII letter.
+// isTagLetter reports a tag name NIP-01 '#x' filters can select: one ASCII
+// letter.
 func isTagLetter(name string) bool {
 	if len(name) != 1 {
 		return false

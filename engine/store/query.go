@@ -58,7 +58,7 @@ func filterWhere(f nostr.Filter) whereClause {
 	if f.Authors != nil {
 		w.in("e.pubkey", anySlice(f.Authors))
 	}
-	tagDriven := f.IDs == nil && f.Authors == nil && hasTagCondition(f.Tags)
+	tagDriven := f.IDs == nil && f.Authors == nil && hasIndexedTagCondition(f.Tags)
 	if f.Kinds != nil {
 		if tagDriven {
 			w.in("+e.kind", anySlice(f.Kinds))
@@ -91,29 +91,32 @@ func filterWhere(f nostr.Filter) whereClause {
 	return w
 }
 
-func hasTagCondition(tags nostr.TagMap) bool {
-	for _, values := range tags {
-		if values != nil {
+func hasIndexedTagCondition(tags nostr.TagMap) bool {
+	for name, values := range tags {
+		if values != nil && isIndexedTag(name) {
 			return true
 		}
 	}
 	return false
 }
 
-// tag adds "has a tag name with one of values": candidates come from the
-// hashed tag index (driving the query, or probed per row), and the event's
-// own tags confirm the match so hash collisions cannot leak through.
+// tag adds "has a tag name with one of values": for an indexed letter
+// candidates come from the hashed tag index (driving the query, or probed per
+// row), and the event's own tags confirm the match so hash collisions cannot
+// leak through; other letters are checked on the tags alone.
 func (w *whereClause) tag(name string, values []string, drive bool) {
-	hashes := make([]any, len(values))
-	for i, v := range values {
-		hashes[i] = tagHash(name, v)
+	if isIndexedTag(name) {
+		hashes := make([]any, len(values))
+		for i, v := range values {
+			hashes[i] = tagHash(name, v)
+		}
+		if drive {
+			w.conds = append(w.conds, "e.rid IN (SELECT t.rid FROM event_tags t WHERE t.hash IN ("+placeholders(len(hashes))+"))")
+		} else {
+			w.conds = append(w.conds, "EXISTS (SELECT 1 FROM event_tags t WHERE t.rid = e.rid AND t.hash IN ("+placeholders(len(hashes))+"))")
+		}
+		w.args = append(w.args, hashes...)
 	}
-	if drive {
-		w.conds = append(w.conds, "e.rid IN (SELECT t.rid FROM event_tags t WHERE t.hash IN ("+placeholders(len(hashes))+"))")
-	} else {
-		w.conds = append(w.conds, "EXISTS (SELECT 1 FROM event_tags t WHERE t.rid = e.rid AND t.hash IN ("+placeholders(len(hashes))+"))")
-	}
-	w.args = append(w.args, hashes...)
 	w.conds = append(w.conds, "EXISTS (SELECT 1 FROM json_each(e.tags) j WHERE j.value ->> 0 = ? AND j.value ->> 1 IN ("+placeholders(len(values))+"))")
 	w.args = append(w.args, name)
 	w.args = append(w.args, anySlice(values)...)
@@ -123,7 +126,7 @@ func (w *whereClause) tag(name string, values []string, drive bool) {
 // At most min(f.Limit, max) events are returned, where an unset f.Limit or a
 // max <= 0 does not cap; "limit":0 (f.LimitZero) returns nothing.
 func (s *Store) Query(ctx context.Context, f nostr.Filter, max int) ([]*nostr.Event, error) {
-	q, args, ok := querySQL(f, max)
+	q, args, ok := querySQL(eventColumns, f, max)
 	if !ok {
 		return nil, nil
 	}
@@ -134,8 +137,9 @@ func (s *Store) Query(ctx context.Context, f nostr.Filter, max int) ([]*nostr.Ev
 	return evs, nil
 }
 
-// querySQL builds Query's statement; ok is false when nothing can match.
-func querySQL(f nostr.Filter, max int) (q string, args []any, ok bool) {
+// querySQL builds Query's statement selecting columns; ok is false when
+// nothing can match.
+func querySQL(columns string, f nostr.Filter, max int) (q string, args []any, ok bool) {
 	limit := -1 // SQLite: no limit
 	if max > 0 {
 		limit = max
@@ -147,7 +151,7 @@ func querySQL(f nostr.Filter, max int) (q string, args []any, ok bool) {
 	if w.none || (f.LimitZero && f.Limit == 0) {
 		return "", nil, false
 	}
-	q = "SELECT " + eventColumns + " FROM " + w.from + w.sql() + " ORDER BY e.created_at DESC, e.id ASC LIMIT ?"
+	q = "SELECT " + columns + " FROM " + w.from + w.sql() + " ORDER BY e.created_at DESC, e.id ASC LIMIT ?"
 	return q, append(w.args, limit), true
 }
 

@@ -13,7 +13,7 @@ import (
 
 // FuzzQueryMatchesReference parses arbitrary filter JSON as a REQ does and
 // checks that the store's SQL answers it as the reference matcher does
-// (NIP-01, newest first), and that Count agrees. Tag keys that are not one
+// (NIP-01, newest first), and that Count and Stamps (NIP-77) agree. Tag keys that are not one
 // letter are left out: they are never indexed and match nothing by design
 // (TestQueryNonLetterTagMatchesNothing).
 func FuzzQueryMatchesReference(f *testing.F) {
@@ -26,6 +26,7 @@ func FuzzQueryMatchesReference(f *testing.F) {
 		`{"#p":["` + a1 + `"],"#s":["x.com"],"limit":3}`,
 		`{"#i":["user:id:0","user:id:2"],"#I":["upper"]}`,
 		`{"kinds":[],"#p":[]}`, `{"since":1008,"until":1001}`, `{"#d":["slot2"],"kinds":[32009]}`,
+		`{"#l":["unindexed"],"kinds":[1]}`,
 	} {
 		f.Add(seed, uint8(0))
 	}
@@ -46,6 +47,15 @@ func FuzzQueryMatchesReference(f *testing.F) {
 		}
 		if want := ids(testutil.Matching(held, fl, int(max))); !slices.Equal(ids(got), want) {
 			t.Fatalf("%s max %d: Query = %v\nwant %v", filterJSON, max, ids(got), want)
+		}
+		stamps, err := s.Stamps(ctx, fl, int(max))
+		if err != nil || len(stamps) != len(got) {
+			t.Fatalf("%s max %d: %d stamps (%v), want %d", filterJSON, max, len(stamps), err, len(got))
+		}
+		for i, ev := range got {
+			if stamps[i] != (Stamp{ev.CreatedAt, ev.ID}) {
+				t.Fatalf("%s max %d: stamp %d = %+v, want %d %s", filterJSON, max, i, stamps[i], ev.CreatedAt, ev.ID)
+			}
 		}
 		all := fl
 		all.Limit, all.LimitZero = 0, false

@@ -28,6 +28,9 @@ func queryFixture(t testing.TB, s *Store) []*nostr.Event {
 		if i%5 == 0 {
 			tags = append(tags, nostr.Tag{"i", fmt.Sprintf("user:id:%d", i%3)}, nostr.Tag{"I", "upper"})
 		}
+		if i%3 == 0 {
+			tags = append(tags, nostr.Tag{"l", "unindexed"}) // a letter outside indexedTags
+		}
 		tags = append(tags, nostr.Tag{"alt", "not indexed"}, nostr.Tag{"t"})
 		switch i % 4 {
 		case 0, 1:
@@ -76,6 +79,9 @@ func TestQueryFilters(t *testing.T) {
 		{"tag OR values", nostr.Filter{Tags: nostr.TagMap{"p": {a1, a2}}}, 0, false},
 		{"tags AND keys", nostr.Filter{Tags: nostr.TagMap{"p": {a1, a2}, "s": {"x.com"}}}, 0, false},
 		{"upper-case tag", nostr.Filter{Tags: nostr.TagMap{"I": {"upper"}}}, 0, false},
+		{"unindexed letter", nostr.Filter{Tags: nostr.TagMap{"l": {"unindexed", "other"}}}, 0, false},
+		{"unindexed and indexed letters", nostr.Filter{Tags: nostr.TagMap{"l": {"unindexed"}, "s": {"x.com"}}}, 0, false},
+		{"unindexed letter and kind", nostr.Filter{Kinds: []int{1}, Tags: nostr.TagMap{"l": {"unindexed"}}, Limit: 4}, 0, false},
 		{"since", nostr.Filter{Since: ts(1005)}, 0, false},
 		{"until", nostr.Filter{Until: ts(1002)}, 0, false},
 		{"since and until", nostr.Filter{Since: ts(1003), Until: ts(1004)}, 0, false},
@@ -212,7 +218,7 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 		{"kinds since", nostr.Filter{Kinds: []int{10011}, Since: new(nostr.Timestamp)}, "events_kind_created (kind=? AND created_at>?)"},
 	} {
 		name, f := c.name, c.f
-		q, args, ok := querySQL(f, 100)
+		q, args, ok := querySQL(eventColumns, f, 100)
 		if !ok {
 			t.Fatalf("%s: no query", name)
 		}

@@ -28,6 +28,7 @@ type Store struct {
 	w     *sql.DB // exactly one connection: every write is serialised through it
 	r     *sql.DB // query_only pool
 	stmts writeStmts
+	ckpt  *checkpointer
 	path  string
 	full  atomic.Bool // the last write failed with SQLITE_FULL (see Full)
 }
@@ -49,7 +50,7 @@ func Open(path string) (*Store, error) {
 	common := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)&_pragma=synchronous(FULL)", busyTimeoutMillis)
 	// WAL is a property of the file, set by the writer before any reader
 	// connects; readers then never need the lock that switching takes.
-	w, err := sql.Open("sqlite", path+"?"+common+"&_pragma=journal_mode(WAL)&_pragma=cache_size(-32768)&_pragma=temp_store(memory)&_txlock=immediate")
+	w, err := sql.Open("sqlite", path+"?"+common+"&_pragma=journal_mode(WAL)&_pragma=cache_size(-32768)&_pragma=temp_store(memory)&_pragma=wal_autocheckpoint(0)&_txlock=immediate")
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
@@ -68,7 +69,14 @@ func Open(path string) (*Store, error) {
 	}
 	r.SetMaxOpenConns(readPoolSize)
 	r.SetMaxIdleConns(readPoolSize)
-	s := &Store{w: w, r: r, path: path}
+	ck, err := sql.Open("sqlite", path+"?"+common)
+	if err != nil {
+		w.Close()
+		r.Close()
+		return nil, fmt.Errorf("store: open %s for checkpoints: %w", path, err)
+	}
+	ck.SetMaxOpenConns(1)
+	s := &Store{w: w, r: r, ckpt: startCheckpointer(ck), path: path}
 	if err := s.stmts.prepare(w); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("store: prepare statements: %w", err)
@@ -76,10 +84,10 @@ func Open(path string) (*Store, error) {
 	return s, nil
 }
 
-// Close releases both pools. The last connection to close checkpoints the WAL.
+// Close releases the pools. The last connection to close checkpoints the WAL.
 func (s *Store) Close() error {
 	s.stmts.close()
-	return errors.Join(s.r.Close(), s.w.Close())
+	return errors.Join(s.ckpt.close(), s.r.Close(), s.w.Close())
 }
 
 // writeTx runs fn inside one write transaction, committing when fn returns nil.
@@ -98,6 +106,7 @@ func (s *Store) writeTx(fn func(tx *sql.Tx) error) error {
 		return err
 	}
 	s.full.Store(false)
+	s.ckpt.committed()
 	return nil
 }
 
