@@ -132,12 +132,8 @@ func (t *Tracker) Recompute() {
 		next = Walk(v, p)
 	})
 
-	t.mu.Lock()
-	t.walked, t.current = next, next
-	close(t.changed)
-	t.changed = make(chan struct{})
-	t.mu.Unlock()
-
+	// leavers are reported before the new frontier is published, so whoever
+	// reacts to the change finds their cursors already gone
 	if t.onLeft != nil && prev != nil {
 		var left []string
 		for _, a := range prev.Authors {
@@ -150,6 +146,12 @@ func (t *Tracker) Recompute() {
 			t.onLeft(left)
 		}
 	}
+
+	t.mu.Lock()
+	t.walked, t.current = next, next
+	close(t.changed)
+	t.changed = make(chan struct{})
+	t.mu.Unlock()
 }
 
 // Current is the frontier readers should use.
