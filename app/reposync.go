@@ -86,6 +86,9 @@ func printRepoSync(w io.Writer, rs status.RepoSync) {
 		fmt.Fprintln(w, "repository sync is off: set this server's public URL with `repo-sync service add URL`")
 		return
 	}
+	if rs.Paused {
+		fmt.Fprintln(w, "paused        the disk is full; connections reopen once a write succeeds")
+	}
 	bootstrap := rs.Bootstrap
 	if bootstrap == "" {
 		bootstrap = "none"

@@ -8,7 +8,7 @@ import (
 // storageProbeEvery is how often a full disk is tried again.
 const storageProbeEvery = time.Second
 
-// watchStorage pauses sync while the disk is full (status: state error,
+// watchStorage pauses both sync profiles while the disk is full (status: state error,
 // reason disk-full) and resumes it once a write succeeds again — a push, or
 // its own probe — without a restart. Reads go on throughout.
 func (e *Engine) watchStorage(ctx context.Context) {
@@ -23,6 +23,7 @@ func (e *Engine) watchStorage(ctx context.Context) {
 			e.log.Info("disk has room again: sync resumes")
 		}
 		e.wakeSync()
+		e.repos.Pause(full)
 		e.notify()
 	})
 }

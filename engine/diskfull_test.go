@@ -72,7 +72,8 @@ func TestFullDiskRefusesWholeBatchesKeepsReadsAndRecovers(t *testing.T) {
 
 	testutil.Eventually(t, "sync paused with state error, disk-full", func() bool {
 		s := eng.Status()
-		return s.State == status.StateError && slices.Contains(s.Coverage.Reasons, status.ReasonDiskFull)
+		return s.State == status.StateError && slices.Contains(s.Coverage.Reasons, status.ReasonDiskFull) &&
+			s.RepoSync.Paused
 	})
 	if got := c.req(nostr.Filter{IDs: kept}); len(got) != len(kept) {
 		t.Fatalf("reads on a full disk: %d of %d acknowledged events", len(got), len(kept))
@@ -91,7 +92,7 @@ func TestFullDiskRefusesWholeBatchesKeepsReadsAndRecovers(t *testing.T) {
 	testutil.Eventually(t, "sync resumed", func() bool {
 		s := eng.Status()
 		return s.State != status.StateError && s.State != status.StateStopped &&
-			!slices.Contains(s.Coverage.Reasons, status.ReasonDiskFull)
+			!slices.Contains(s.Coverage.Reasons, status.ReasonDiskFull) && !s.RepoSync.Paused
 	})
 	if ok, msg := c.push(trust()); !ok {
 		t.Fatalf("push after space returned: %s", msg)

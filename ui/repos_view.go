@@ -121,7 +121,11 @@ func repoSummary(rs status.RepoSync) string {
 	if !rs.Enabled {
 		return "Off. Add the public URL under which users reach this server; repositories whose announcements list it are kept."
 	}
-	s := fmt.Sprintf("%s repositories followed, %s root events, %s sync relays", count(rs.Repos), count(rs.RootEvents), count(len(rs.Relays)))
+	s := ""
+	if rs.Paused {
+		s = "Paused while the disk is full. "
+	}
+	s += fmt.Sprintf("%s repositories followed, %s root events, %s sync relays", count(rs.Repos), count(rs.RootEvents), count(len(rs.Relays)))
 	if rs.KeptAside > 0 {
 		s += fmt.Sprintf(", %s events waiting for what they refer to", count(rs.KeptAside))
 	}
@@ -131,8 +135,11 @@ func repoSummary(rs status.RepoSync) string {
 // repoStateLabel is the repository profile's part of the tray line: "" while
 // it is off, else how many sync relays are connected.
 func repoStateLabel(rs status.RepoSync) string {
-	if !rs.Enabled {
+	switch {
+	case !rs.Enabled:
 		return ""
+	case rs.Paused:
+		return "repos paused (disk full)"
 	}
 	connected := 0
 	for _, r := range rs.Relays {

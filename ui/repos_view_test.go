@@ -93,6 +93,13 @@ func TestRepoStateInTrayLine(t *testing.T) {
 	if got := repoStateLabel(rs); got != "repos 2, 1 of 2 relays connected" {
 		t.Errorf("one down: %q", got)
 	}
+	rs.Paused = true
+	if got := repoStateLabel(rs); got != "repos paused (disk full)" {
+		t.Errorf("paused: %q", got)
+	}
+	if got := repoSummary(rs); !strings.HasPrefix(got, "Paused while the disk is full. ") {
+		t.Errorf("paused summary: %q", got)
+	}
 	if got := repoStateLabel(status.RepoSync{}); got != "" {
 		t.Errorf("off: %q", got)
 	}

@@ -345,3 +345,25 @@ func TestOwnerEndsTheRepository(t *testing.T) {
 		t.Fatal("the older announcement came back after the end")
 	}
 }
+
+// While paused (the disk is full) no sync relay is connected; afterwards the
+// connections reopen and what the relay got meanwhile arrives.
+func TestPauseClosesConnectionsUntilItEnds(t *testing.T) {
+	now := time.Now().Unix()
+	n, b := followToolOn(t, now)
+	n.sync.Pause(true)
+	if st := n.sync.Status(); !st.Paused || len(st.Relays) != 0 {
+		t.Fatalf("paused status %+v: want no connection", st)
+	}
+	issue := stranger.Root(KindIssue, "while paused", now, fixture.RepoRef(owner.Pubkey, "tool"))
+	b.Publish(issue)
+	time.Sleep(200 * time.Millisecond)
+	if n.has(issue.ID) {
+		t.Fatal("fetched while paused")
+	}
+	n.sync.Pause(false)
+	waitStored(t, n, issue)
+	if n.sync.Status().Paused {
+		t.Fatal("still paused")
+	}
+}

@@ -64,6 +64,7 @@ type Syncer struct {
 	plan      *Plan
 	bootstrap string
 	window    *Window
+	paused    bool // Pause: no connection while the disk is full
 	runCtx    context.Context
 	conns     map[string]*relayConn
 	counts    map[string]*relayCounts // per relay, kept across reconnects and reconfigurations
@@ -252,8 +253,12 @@ func (s *Syncer) startAll() {
 	}
 }
 
-// start opens relay's connection with its full filters. Callers hold mu.
+// start opens relay's connection with its full filters, unless the
+// profile is paused. Callers hold mu.
 func (s *Syncer) start(relay string) {
+	if s.paused {
+		return
+	}
 	counts := s.counts[relay]
 	if counts == nil {
 		counts = &relayCounts{}
@@ -262,6 +267,28 @@ func (s *Syncer) start(relay string) {
 	c := newRelayConn(s, relay, counts, RelayFilters(s.plan, s.ix, relay))
 	s.conns[relay] = c
 	go c.run(s.runCtx)
+}
+
+// Pause stops every connection while paused is true (the disk is full:
+// fetched events could not be stored) and reopens them from the plan when it
+// ends. The plan keeps learning meanwhile.
+func (s *Syncer) Pause(paused bool) {
+	s.mu.Lock()
+	if s.paused == paused {
+		s.mu.Unlock()
+		return
+	}
+	s.paused = paused
+	var stopped map[string]*relayConn
+	if paused {
+		stopped, s.conns = s.conns, map[string]*relayConn{}
+	} else if s.window != nil {
+		s.startAll()
+	}
+	s.mu.Unlock()
+	for _, c := range stopped {
+		c.stop()
+	}
 }
 
 // flush is the end of a window: the plan learns the changes and each
@@ -294,7 +321,7 @@ func (s *Syncer) Status() status.RepoSync {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := status.RepoSync{
-		Enabled: s.ix.Enabled(), Services: s.ix.Services(), Bootstrap: s.bootstrap,
+		Enabled: s.ix.Enabled(), Paused: s.paused, Services: s.ix.Services(), Bootstrap: s.bootstrap,
 		Repos: len(s.plan.Repos()), RootEvents: s.plan.RootCount(), KeptAside: s.aside.Len(),
 		Repositories: []status.Repository{}, Relays: []status.RepoRelay{},
 	}

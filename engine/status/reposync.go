@@ -5,6 +5,7 @@ package status
 // window's Repositories tab.
 type RepoSync struct {
 	Enabled      bool         `json:"enabled"` // a service URL is set
+	Paused       bool         `json:"paused"`  // connections stopped while the disk is full
 	Services     []string     `json:"services"`
 	Bootstrap    string       `json:"bootstrap"`  // "" = none
 	Repos        int          `json:"repos"`      // repositories followed
