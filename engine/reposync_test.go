@@ -86,6 +86,10 @@ func TestRepositorySyncBetweenTwoServers(t *testing.T) {
 			t.Errorf("metrics lack %q", line)
 		}
 	}
+	attempts := `dtp_repo_sync_connection_attempts_total{relay="` + urlB + `",result="ok"} `
+	if !strings.Contains(text, attempts) || strings.Contains(text, attempts+"0\n") {
+		t.Error("metrics lack the successful connection attempt")
+	}
 	if !strings.Contains(text, `dtp_repo_sync_events_received_total{relay="`+urlB+`",source="layer1"}`) {
 		t.Error("metrics lack events received by layer")
 	}

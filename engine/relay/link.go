@@ -3,6 +3,7 @@ package relay
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"dtp-personal/engine/health"
@@ -21,7 +22,12 @@ type Link struct {
 	health    health.Health
 	connected bool
 	notifyMu  sync.Mutex
+
+	attemptsOK, attemptsFailed atomic.Int64 // connection attempts by result, for metrics
 }
+
+// Attempts are the connection attempts made through the link, by result.
+func (l *Link) Attempts() (ok, failed int64) { return l.attemptsOK.Load(), l.attemptsFailed.Load() }
 
 // NewLink starts from a relay's stored health. onChange is called after
 // every health change, outside the link's lock.
@@ -75,10 +81,12 @@ func (l *Link) Connect(ctx context.Context) (*Conn, error) {
 	}
 	c, err := Dial(ctx, l.url, opts)
 	if err != nil {
+		l.attemptsFailed.Add(1)
 		t := l.clock.Now()
 		l.update(func(h *health.Health) { h.Failed(t, err) })
 		return nil, err
 	}
+	l.attemptsOK.Add(1)
 	t := l.clock.Now()
 	l.update(func(h *health.Health) {
 		h.Connected(t)

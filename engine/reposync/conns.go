@@ -117,10 +117,8 @@ func (c *relayConn) run(parent context.Context) {
 		c.setState(status.StateConnecting)
 		conn, err := c.link.Connect(ctx)
 		if err != nil {
-			c.counts.attemptsFailed.Add(1)
 			continue
 		}
-		c.counts.attemptsOK.Add(1)
 		failure := c.serve(ctx, conn)
 		if failure != nil && ctx.Err() == nil {
 			c.s.cfg.Log.Warn("repository sync connection failed", "relay", c.url, "err", failure)

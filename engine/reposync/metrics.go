@@ -14,10 +14,9 @@ const (
 // relayCounts are one relay's counters; they live as long as the Syncer,
 // across reconnects.
 type relayCounts struct {
-	attemptsOK, attemptsFailed atomic.Int64
-	byLayer                    [4]atomic.Int64 // live events by Layer (index 1–3)
-	catchup                    atomic.Int64
-	gap                        atomic.Int64 // events re-read after a reconnect
+	byLayer [4]atomic.Int64 // live events by Layer (index 1–3)
+	catchup atomic.Int64
+	gap     atomic.Int64 // events re-read after a reconnect
 }
 
 func (c *relayCounts) received() int64 {
@@ -60,9 +59,10 @@ func (s *Syncer) Metrics() Metrics {
 		if c == nil {
 			continue
 		}
+		ok, failed := s.links.Get(r.URL).Attempts()
 		rm := RelayMetrics{
 			URL: r.URL, Connected: r.Connected, Health: r.Health, ConsecutiveFailures: r.Failures,
-			AttemptsOK: c.attemptsOK.Load(), AttemptsFailed: c.attemptsFailed.Load(),
+			AttemptsOK: ok, AttemptsFailed: failed,
 			GapEvents: c.gap.Load(), Received: map[string]int64{SourceCatchup: c.catchup.Load()},
 		}
 		for _, l := range []Layer{LayerAnnouncements, LayerRepos, LayerRoots} {

@@ -139,7 +139,7 @@ func (l *live) relayLoop(ctx context.Context, url string) {
 			}
 		}
 		l.r.setRelayState(url, status.StateConnecting)
-		conn, err := l.r.connect(ctx, link)
+		conn, err := link.Connect(ctx)
 		if err != nil {
 			continue
 		}

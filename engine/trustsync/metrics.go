@@ -49,7 +49,6 @@ type metrics struct {
 }
 
 type relayCounters struct {
-	attemptsOK, attemptsFailed      atomic.Int64
 	eventsPass, eventsLive, gapFill atomic.Int64
 	garbage, mismatched             atomic.Int64
 }
@@ -87,9 +86,10 @@ func (r *Runner) Metrics() Metrics {
 	}
 	for _, rs := range st.Relays {
 		rc := r.metrics.relay(rs.URL)
+		ok, failed := r.links.Get(rs.URL).Attempts()
 		out.Relays = append(out.Relays, RelayMetrics{
 			URL: rs.URL, Connected: rs.Connected, Health: rs.Health, ConsecutiveFailures: rs.Failures,
-			AttemptsOK: rc.attemptsOK.Load(), AttemptsFailed: rc.attemptsFailed.Load(),
+			AttemptsOK: ok, AttemptsFailed: failed,
 			EventsPass: rc.eventsPass.Load(), EventsLive: rc.eventsLive.Load(), GapEvents: rc.gapFill.Load(),
 			GarbageFrames: rc.garbage.Load(), MismatchedEvents: rc.mismatched.Load(),
 		})

@@ -140,7 +140,7 @@ func (p *pass) connect(ctx context.Context, urls []string) {
 		}
 		wg.Go(func() {
 			p.r.setRelayState(url, status.StateConnecting)
-			pc.conn, pc.failure = p.r.connect(ctx, link)
+			pc.conn, pc.failure = link.Connect(ctx)
 			if pc.failure == nil {
 				p.r.setRelayState(url, status.StateRunning)
 			}

@@ -228,18 +228,6 @@ func (r *Runner) linkOptions(url string) relay.Options {
 		OnNotice: func(msg string) { r.cfg.Log.Info("relay notice", "relay", url, "notice", msg) }}
 }
 
-// connect dials through the link, counting attempts by result.
-func (r *Runner) connect(ctx context.Context, l *relay.Link) (*relay.Conn, error) {
-	c, err := l.Connect(ctx)
-	rc := r.metrics.relay(l.URL())
-	if err != nil {
-		rc.attemptsFailed.Add(1)
-	} else {
-		rc.attemptsOK.Add(1)
-	}
-	return c, err
-}
-
 func (r *Runner) setState(state string) {
 	r.mu.Lock()
 	r.st.State = state
