@@ -100,8 +100,8 @@ func TestOwnersNewerAnnouncementWithoutUsEndsTheRepository(t *testing.T) {
 		t.Fatalf("newer announcement without us: %v, want a refusal that ends the repository", err)
 	}
 	ix.End(r.Ends.Ref())
-	if got := ix.HeldRepos(); len(got) != 0 {
-		t.Fatalf("held after the end: %v", got)
+	if a, held := ix.Announcement(r.Ends.Ref()); held {
+		t.Fatalf("held after the end: %+v", a)
 	}
 	if err := ix.Admit(owner.RepoState("tool", 210)); err == nil {
 		t.Fatal("state of an ended repository accepted")

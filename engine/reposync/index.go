@@ -47,13 +47,6 @@ func (ix *Index) Services() []string {
 	return slices.Clone(ix.services)
 }
 
-// SetServices changes our service URLs; which repositories are held follows.
-func (ix *Index) SetServices(services []string) {
-	ix.mu.Lock()
-	ix.services = slices.Clone(services)
-	ix.mu.Unlock()
-}
-
 // putAnnouncement records a held announcement (the newer one of its slot).
 func (ix *Index) putAnnouncement(a *Announcement) {
 	k := annKey{a.Owner, a.D}
@@ -156,20 +149,6 @@ func (ix *Index) maintainsHeld(pubkey, d, skip string) (maintains, heldAny bool)
 		}
 	}
 	return false, heldAny
-}
-
-// HeldRepos lists the references of every held repository, sorted.
-func (ix *Index) HeldRepos() []RepoRef {
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	var out []RepoRef
-	for k, a := range ix.anns {
-		if a.Lists(ix.services) {
-			out = append(out, MakeRef(k.pubkey, k.d))
-		}
-	}
-	slices.Sort(out)
-	return out
 }
 
 // Announcement is the held announcement of ref, if any.
