@@ -57,6 +57,9 @@ type Relay struct {
 	Failures      int    `json:"consecutiveFailures"`
 	NextRetry     int64  `json:"nextRetry"`
 	LastError     string `json:"lastError"`
+	// Progress is this relay's share of the running pass (keys done of the
+	// current family's total); nil outside a pass or for a relay not in it.
+	Progress *Progress `json:"progress,omitempty"`
 }
 
 // Frontier is the sync frontier: whose events are fetched.

@@ -275,12 +275,16 @@ func (p *pass) fetch(ctx context.Context, f *family, keys []string) error {
 	var done atomic.Int64
 	total := len(keys) * len(live)
 	p.r.setProgress(status.Progress{Pass: f.scope, Total: total})
-	progress := func(n int) {
-		p.r.setProgress(status.Progress{Pass: f.scope, Done: int(done.Add(int64(n))), Total: total})
-	}
 	errs := make(chan error, len(live))
 	var wg sync.WaitGroup
 	for _, pc := range live {
+		url := pc.link.URL()
+		var relayDone atomic.Int64
+		p.r.setRelayProgress(url, status.Progress{Pass: f.scope, Total: len(keys)})
+		progress := func(n int) {
+			p.r.setRelayProgress(url, status.Progress{Pass: f.scope, Done: int(relayDone.Add(int64(n))), Total: len(keys)})
+			p.r.setProgress(status.Progress{Pass: f.scope, Done: int(done.Add(int64(n))), Total: total})
+		}
 		wg.Go(func() { errs <- p.fetchRelay(ctx, pc, f, keys, progress) })
 	}
 	wg.Wait()

@@ -49,6 +49,7 @@ type Runner struct {
 
 	mu         sync.Mutex
 	relayState map[string]string
+	relayProg  map[string]status.Progress // per relay, during a pass
 	st         Status
 }
 
@@ -92,7 +93,7 @@ func New(cfg Config) *Runner {
 	}
 	r := &Runner{
 		cfg: cfg, metrics: metrics{relays: map[string]*relayCounters{}}, syncNow: make(chan struct{}, 1),
-		relayState: map[string]string{}, st: st,
+		relayState: map[string]string{}, relayProg: map[string]status.Progress{}, st: st,
 	}
 	r.links = relay.NewLinks(cfg.Store, r.linkOptions, cfg.Clock, cfg.Log)
 	r.TrackRelays()
@@ -246,8 +247,20 @@ func (r *Runner) setProgress(p status.Progress) {
 	r.mu.Unlock()
 }
 
+// setRelayProgress records one relay's progress in the running pass.
+func (r *Runner) setRelayProgress(url string, p status.Progress) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	// parallel batches report out of order: a family's count only grows
+	if old, ok := r.relayProg[url]; ok && old.Pass == p.Pass && old.Total == p.Total && old.Done > p.Done {
+		return
+	}
+	r.relayProg[url] = p
+}
+
 func (r *Runner) passFinished(cov status.Coverage, err error) {
 	r.mu.Lock()
+	clear(r.relayProg)
 	if err != nil {
 		r.st.State = status.StateError
 		r.mu.Unlock()
@@ -313,12 +326,16 @@ func (r *Runner) Status() Status {
 		if state == "" {
 			state = status.StateIdle
 		}
-		st.Relays = append(st.Relays, status.Relay{
+		row := status.Relay{
 			URL: url, Health: h.State, State: state, Connected: l.Connected(),
 			LastSuccess: h.LastSuccessAt, EventsFetched: h.EventsFetched,
 			OldestReached: h.OldestReached, NewestReached: h.NewestReached,
 			Failures: h.ConsecutiveFailures, NextRetry: h.NextRetryAt, LastError: h.LastError,
-		})
+		}
+		if p, ok := r.relayProg[url]; ok {
+			row.Progress = &p
+		}
+		st.Relays = append(st.Relays, row)
 	}
 	return st
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -262,5 +263,45 @@ func TestFrontierContinuousDeliversNewEvents(t *testing.T) {
 	m := rg.runner.Metrics().Relays[0]
 	if m.GapEvents == 0 || m.EventsLive == 0 {
 		t.Fatalf("metrics %+v: want live events and a back-pressure gap refill", m)
+	}
+}
+
+func TestPassReportsProgressPerRelay(t *testing.T) {
+	now := time.Now().Unix()
+	w := buildWoT(now)
+	relay := faultrelay.StartForTest(t, faultrelay.Mode{CapLimit: 500, AdvertiseCap: true}, w.all...)
+	rg := newRig(t, settings.FrontierInterval, w.root, relay.URL)
+
+	// read the status while the pass stores its batches
+	var mu sync.Mutex
+	var seen []status.Progress
+	recompute := rg.sink.afterIngest
+	rg.sink.afterIngest = func() {
+		for _, r := range rg.runner.Status().Relays {
+			if r.Progress != nil {
+				mu.Lock()
+				seen = append(seen, *r.Progress)
+				mu.Unlock()
+			}
+		}
+		recompute()
+	}
+	if _, err := rg.runner.RunOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) == 0 {
+		t.Fatal("no per-relay progress was visible during the pass")
+	}
+	for _, p := range seen {
+		if p.Pass == "" || p.Total <= 0 || p.Done > p.Total {
+			t.Fatalf("relay progress %+v: want a family with done ≤ total > 0", p)
+		}
+	}
+	for _, r := range rg.runner.Status().Relays {
+		if r.Progress != nil {
+			t.Fatalf("relay %s still shows progress %+v after the pass", r.URL, *r.Progress)
+		}
 	}
 }
