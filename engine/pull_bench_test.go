@@ -13,6 +13,7 @@ import (
 
 	"dtp-personal/engine/fixture"
 	"dtp-personal/engine/ingest"
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
 )
@@ -44,16 +45,7 @@ func BenchmarkPullThroughput(b *testing.B) {
 
 	var pull float64
 	for range b.N {
-		eng, err := Open(Options{DataDir: filepath.Join(b.TempDir(), "local"), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := eng.AddRoot(root.Pubkey); err != nil {
-			b.Fatal(err)
-		}
-		if err := eng.AddRelay(remote); err != nil {
-			b.Fatal(err)
-		}
+		eng := openPullClient(b, filepath.Join(b.TempDir(), "local"), root.Pubkey, remote)
 		start := time.Now()
 		cov, err := eng.SyncOnce(context.Background())
 		elapsed := time.Since(start)
@@ -77,6 +69,26 @@ func BenchmarkPullThroughput(b *testing.B) {
 	b.ReportMetric(save, "store-ev/s")
 	b.ReportMetric(pull/ingest, "pull/ingest")
 	b.ReportMetric(pull/min(verify, save), "pull/min-ceiling")
+}
+
+// openPullClient opens an engine that syncs the pull fixture from remote.
+// The fixture's authors write about 60 events each, so the frontier's total
+// author cap is lowered to its size: the per-author cap (maxEvents /
+// maxTotalAuthors) then keeps every event.
+func openPullClient(b *testing.B, dataDir, root, remote string) *Engine {
+	b.Helper()
+	eng, err := Open(Options{DataDir: dataDir, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		b.Fatal(err)
+	}
+	limits := settings.DefaultLimits()
+	limits.MaxTotalAuthors = 2000
+	for _, err := range []error{eng.SetLimits(limits), eng.AddRoot(root), eng.AddRelay(remote)} {
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	return eng
 }
 
 // ingestCeiling is the whole pipeline's rate with no network: every event
