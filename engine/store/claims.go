@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 
@@ -69,8 +70,12 @@ func (s *Store) RecordClaimsFetched(pubkeys []string, at int64) error {
 	if err != nil {
 		return err
 	}
-	_, err = s.w.Exec(`INSERT INTO claims_fetched (pubkey, fetched_at) SELECT j.value, ?2 FROM json_each(?1) j WHERE true
+	// through writeTx, so a full disk here pauses sync like any other write
+	err = s.writeTx(func(tx *sql.Tx) error {
+		_, err := tx.Exec(`INSERT INTO claims_fetched (pubkey, fetched_at) SELECT j.value, ?2 FROM json_each(?1) j WHERE true
 		ON CONFLICT (pubkey) DO UPDATE SET fetched_at = excluded.fetched_at`, string(list), at)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("store: record fetched claims: %w", err)
 	}

@@ -114,3 +114,30 @@ func TestClaimsFetched(t *testing.T) {
 		t.Fatalf("fetched %v, want %v", got, want)
 	}
 }
+
+func TestClaimsFetchedOnAFullDiskMarksTheStoreFull(t *testing.T) {
+	s, _ := openTemp(t)
+	uncapped, err := s.CapPages(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CapPages(1); err != nil {
+		t.Fatal(err)
+	}
+	many := make([]string, 5000)
+	for i := range many {
+		many[i] = fmt.Sprintf("%064x", i)
+	}
+	if err := s.RecordClaimsFetched(many, 1); err == nil || !IsFull(err) {
+		t.Fatalf("recording on a full disk: %v, want a storage-full error", err)
+	}
+	if !s.Full() {
+		t.Fatal("a full disk met while recording fetched claims left the store not full")
+	}
+	if _, err := s.CapPages(uncapped); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RecordClaimsFetched(many, 1); err != nil || s.Full() {
+		t.Fatalf("after space returned: %v, full %v", err, s.Full())
+	}
+}
