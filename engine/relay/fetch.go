@@ -28,11 +28,11 @@ type ClosedError struct{ Reason string }
 func (e *ClosedError) Error() string { return "closed by relay: " + e.Reason }
 
 // ConnectionError reports whether err means the connection itself failed
-// (dropped, unresponsive, refused) rather than one REQ.
+// (dropped, unresponsive, refused) rather than one REQ or reconciliation.
 func ConnectionError(err error) bool {
 	var closed *ClosedError
 	return err != nil && !errors.Is(err, ErrSaturated) && !errors.Is(err, ErrStalled) &&
-		!errors.As(err, &closed) && !errors.Is(err, context.Canceled)
+		!errors.As(err, &closed) && !IsReconcileRefused(err) && !errors.Is(err, context.Canceled)
 }
 
 // FetchStats describe one completed or failed paged REQ.

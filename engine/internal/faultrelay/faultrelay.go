@@ -7,6 +7,7 @@
 package faultrelay
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,6 +21,8 @@ import (
 	"github.com/coder/websocket"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip42"
+	"github.com/nbd-wtf/go-nostr/nip77/negentropy"
+	"github.com/nbd-wtf/go-nostr/nip77/negentropy/storage/vector"
 
 	"dtp-personal/engine/internal/testutil"
 )
@@ -37,6 +40,9 @@ type Mode struct {
 	// MaxSubscriptions is the most open subscriptions per connection (0 = no
 	// limit); an excess REQ gets only a NOTICE, no EOSE and no CLOSED (strfry).
 	MaxSubscriptions int
+	// NIP-77: answered by default, with go-nostr's negentropy as responder.
+	NegRefuse     bool // answer NEG-OPEN with NEG-ERR
+	NegStallAfter int  // answer this many negentropy messages (NEG-OPEN included), then none (0 = never stall)
 }
 
 // Relay is a running fault-injecting relay.
@@ -55,6 +61,7 @@ type Relay struct {
 
 	reqs       atomic.Int64
 	eventsSent atomic.Int64
+	negAnswers atomic.Int64
 	authed     sync.Map // pubkey -> true
 }
 
@@ -109,10 +116,14 @@ func (r *Relay) Authenticated(pubkey string) bool {
 	return ok
 }
 
-// ResetCounters zeroes Reqs and EventsSent.
+// NegAnswers counts negentropy messages answered (NEG-MSG or NEG-ERR).
+func (r *Relay) NegAnswers() int64 { return r.negAnswers.Load() }
+
+// ResetCounters zeroes Reqs, EventsSent and NegAnswers.
 func (r *Relay) ResetCounters() {
 	r.reqs.Store(0)
 	r.eventsSent.Store(0)
+	r.negAnswers.Store(0)
 }
 
 // DropAll abruptly closes every open connection.
@@ -247,7 +258,7 @@ func (r *Relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		ws.CloseNow()
 		return
 	}
-	c := &conn{r: r, ws: ws, subs: map[string]nostr.Filters{}, challenge: nostr.GeneratePrivateKey()[:32]}
+	c := &conn{r: r, ws: ws, subs: map[string]nostr.Filters{}, negs: map[string]*negentropy.Negentropy{}, challenge: nostr.GeneratePrivateKey()[:32]}
 	r.mu.Lock()
 	r.conns[c] = true
 	r.mu.Unlock()
@@ -269,6 +280,8 @@ type conn struct {
 	mu     sync.Mutex
 	subs   map[string]nostr.Filters // subscriptions past EOSE, for live pushes
 	authed bool
+
+	negs map[string]*negentropy.Negentropy // open reconciliations; read loop only
 }
 
 func (c *conn) send(ctx context.Context, v ...any) error {
@@ -320,6 +333,12 @@ func (c *conn) serve(ctx context.Context, mode Mode) {
 		_, data, err := c.ws.Read(ctx)
 		if err != nil {
 			return
+		}
+		if bytes.HasPrefix(data, []byte(`["NEG-`)) {
+			if c.neg(ctx, data) != nil {
+				return
+			}
+			continue
 		}
 		env, _ := parser.ParseMessage(string(data))
 		switch e := env.(type) {
@@ -380,6 +399,55 @@ func (c *conn) req(ctx context.Context, e *nostr.ReqEnvelope) error {
 	c.subs[e.SubscriptionID] = e.Filters
 	c.mu.Unlock()
 	return c.send(ctx, "EOSE", e.SubscriptionID)
+}
+
+// neg answers NEG-OPEN, NEG-MSG and NEG-CLOSE as go-nostr's responder does,
+// with the mode's refusals and stalls.
+func (c *conn) neg(ctx context.Context, data []byte) error {
+	var frame []json.RawMessage
+	if json.Unmarshal(data, &frame) != nil || len(frame) < 2 {
+		return c.send(ctx, "NOTICE", "invalid: bad negentropy message")
+	}
+	var label, id, msg string
+	_ = json.Unmarshal(frame[0], &label)
+	_ = json.Unmarshal(frame[1], &id)
+	mode := c.r.currentMode()
+	switch label {
+	case "NEG-CLOSE":
+		delete(c.negs, id)
+		return nil
+	case "NEG-OPEN":
+		var f nostr.Filter
+		if len(frame) != 4 || json.Unmarshal(frame[2], &f) != nil || json.Unmarshal(frame[3], &msg) != nil {
+			return c.send(ctx, "NEG-ERR", id, "invalid: NEG-OPEN")
+		}
+		if mode.NegRefuse {
+			c.r.negAnswers.Add(1)
+			return c.send(ctx, "NEG-ERR", id, "blocked: NIP-77 is turned off")
+		}
+		f.Limit = 0
+		vec := vector.New()
+		for _, s := range c.r.query(f, 0) {
+			vec.Insert(s.ev.CreatedAt, s.ev.ID)
+		}
+		vec.Seal()
+		c.negs[id] = negentropy.New(vec, 1<<20)
+	case "NEG-MSG":
+		if len(frame) != 3 || json.Unmarshal(frame[2], &msg) != nil || c.negs[id] == nil {
+			return c.send(ctx, "NEG-ERR", id, "closed: no such reconciliation")
+		}
+	default:
+		return c.send(ctx, "NOTICE", "unknown message type "+label)
+	}
+	if n := c.r.negAnswers.Add(1); mode.NegStallAfter > 0 && n > int64(mode.NegStallAfter) {
+		return nil
+	}
+	out, err := c.negs[id].Reconcile(msg)
+	if err != nil {
+		delete(c.negs, id)
+		return c.send(ctx, "NEG-ERR", id, "invalid: "+err.Error())
+	}
+	return c.send(ctx, "NEG-MSG", id, out)
 }
 
 // full reports whether a REQ for id would pass the subscription limit (a REQ
