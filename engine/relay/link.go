@@ -21,6 +21,8 @@ type Link struct {
 	mu        sync.Mutex
 	health    health.Health
 	connected bool
+	nip77     NIP77Support
+	nip77At   time.Time // when nip77 was learned
 	notifyMu  sync.Mutex
 
 	attemptsOK, attemptsFailed atomic.Int64 // connection attempts by result, for metrics
@@ -127,6 +129,40 @@ func (l *Link) Release(c *Conn, failure error) {
 			h.Closed(t)
 		}
 	})
+}
+
+// NIP77Support is what a relay's answers said about NIP-77.
+type NIP77Support int
+
+const (
+	NIP77Unknown NIP77Support = iota
+	NIP77Supported
+	NIP77Unsupported
+)
+
+// NIP77Reprobe is how long a relay's refusal of NIP-77 is believed: after
+// it, the relay is asked again (it may have been upgraded).
+const NIP77Reprobe = 24 * time.Hour
+
+// NIP77 is the relay's NIP-77 support as last learned; a refusal older than
+// NIP77Reprobe reads as unknown.
+func (l *Link) NIP77() NIP77Support {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.nip77 == NIP77Unsupported && l.clock.Now().Sub(l.nip77At) >= NIP77Reprobe {
+		return NIP77Unknown
+	}
+	return l.nip77
+}
+
+// NoteNIP77 records whether the relay just reconciled or refused to.
+func (l *Link) NoteNIP77(supported bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.nip77, l.nip77At = NIP77Unsupported, l.clock.Now()
+	if supported {
+		l.nip77 = NIP77Supported
+	}
 }
 
 // Fetched adds a REQ's results to the relay's progress figures.
