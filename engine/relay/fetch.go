@@ -138,6 +138,9 @@ func (c *Conn) Fetch(ctx context.Context, f nostr.Filter, onPage func([]*nostr.E
 			}
 			st.add(fresh)
 		}
+		if len(f.IDs) > 0 && len(seen) >= len(f.IDs) {
+			return st, nil // every id asked for arrived: nothing more can come
+		}
 		if confirming > 0 {
 			if len(fresh) == 0 {
 				return st, nil

@@ -30,6 +30,10 @@ type ReconcileRefusedError struct{ Reason string }
 
 func (e *ReconcileRefusedError) Error() string { return "NIP-77 refused: " + e.Reason }
 
+// ErrReconcileStalled is a relay that stopped answering in the middle of a
+// reconciliation: unresponsive, so the batch fails rather than falls back.
+var ErrReconcileStalled = errors.New("reconciliation stalled")
+
 // Reconciliation is the outcome of one NIP-77 reconciliation.
 type Reconciliation struct {
 	Need     []string // ids the relay holds and we lack, sorted
@@ -58,7 +62,7 @@ var noticeWords = []string{"unknown", "unsupported", "not supported", "parse", "
 // returns what each side lacks. We never publish: Lacking is for the
 // caller's accounting only. NEG-CLOSE is always sent. A relay that does not
 // answer NEG-OPEN within the page timeout refuses (ReconcileRefusedError);
-// one that stops answering later has stalled (ErrTimeout).
+// one that stops answering later has stalled (ErrReconcileStalled).
 func (c *Conn) Reconcile(ctx context.Context, f nostr.Filter, local iter.Seq2[nostr.Timestamp, string]) (Reconciliation, error) {
 	vec := vector.New()
 	for ts, id := range local {
@@ -95,11 +99,12 @@ func (c *Conn) Reconcile(ctx context.Context, f nostr.Filter, local iter.Seq2[no
 		_ = c.write(msg)
 	}()
 	err := c.negotiate(ctx, id, s, f, neg, &rec)
-	close(stop)
-	wg.Wait()
 	if err != nil {
+		close(stop) // the channels stay open: the collectors are told to end
+		wg.Wait()
 		return Reconciliation{Messages: rec.Messages, Bytes: rec.Bytes}, err
 	}
+	wg.Wait() // the last Reconcile closed the channels: every id is collected
 	for _, ids := range []*[]string{&rec.Need, &rec.Lacking} {
 		slices.Sort(*ids)
 		*ids = slices.Compact(*ids)
@@ -130,7 +135,7 @@ func (c *Conn) negotiate(ctx context.Context, id string, s *negSession, f nostr.
 			if rec.Messages == 0 {
 				return &ReconcileRefusedError{Reason: "no answer to NEG-OPEN within " + c.opts.PageTimeout.String()}
 			}
-			return fmt.Errorf("%w: reconciliation stalled after %d messages", ErrTimeout, rec.Messages)
+			return fmt.Errorf("%w: no answer within %s after %d messages", ErrReconcileStalled, c.opts.PageTimeout, rec.Messages)
 		}
 		timer.Reset(c.opts.PageTimeout)
 		rec.Bytes += int64(reply.size)
