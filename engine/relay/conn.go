@@ -1,5 +1,5 @@
-// Package relay is the client side of the Nostr wire (NIP-01, NIP-42, NIP-11)
-// for relay sync: a connection with subscriptions, backwards paging with
+// Package relay is the client side of the Nostr wire (NIP-01, NIP-42, NIP-11,
+// NIP-77) for relay sync: a connection with subscriptions, backwards paging with
 // until, and the per-relay health state machine of SPEC §6.5.
 //
 // Events are handed on unverified: the ingest pipeline verifies ids and

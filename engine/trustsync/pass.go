@@ -52,7 +52,7 @@ type passConn struct {
 	mu      sync.Mutex
 	pending []store.Cursor // cursor writes not yet saved
 
-	refresh refreshStats // full batches of this pass, for status
+	refresh refreshStats // reconciliations of this pass, for status
 }
 
 // cursorFlush is how many cursor writes are grouped in one transaction. A
@@ -374,9 +374,6 @@ func (p *pass) runBatch(ctx context.Context, pc *passConn, f *family, b batch, c
 			}
 		}
 		return capErr
-	}
-	if b.since == nil {
-		pc.refresh.batches.Add(1)
 	}
 	err := p.retryTimeouts(ctx, func() error {
 		if b.since == nil {

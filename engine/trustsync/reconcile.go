@@ -20,10 +20,10 @@ var errNotReconciled = errors.New("batch not reconciled")
 // full batch can page (SPEC §6.2); above it paging decides (and saturates).
 const reconcileMax = relay.MaxPages * relay.PageLimit
 
-// refreshStats count one relay's full batches in a pass (issue 12 item 5).
+// refreshStats count one relay's reconciliations in a pass (issue 12 item 5).
 type refreshStats struct {
-	batches    atomic.Int64 // full batches run
-	reconciled atomic.Int64 // of them, reconciled with NIP-77
+	attempts   atomic.Int64 // full batches offered to NIP-77
+	reconciled atomic.Int64 // of them, reconciled
 	ids        atomic.Int64 // ids whose presence reconciliation settled
 	bytes      atomic.Int64 // negentropy frames received
 }
@@ -47,6 +47,7 @@ func (p *pass) reconcile(ctx context.Context, pc *passConn, f *family, filter no
 	if len(local) == 0 || len(local) > reconcileMax {
 		return errNotReconciled // nothing held: paging is cheaper
 	}
+	pc.refresh.attempts.Add(1)
 	rec, err := pc.conn.Reconcile(ctx, filter, func(yield func(nostr.Timestamp, string) bool) {
 		for _, st := range local {
 			if !yield(st.CreatedAt, st.ID) {

@@ -50,7 +50,7 @@ type Runner struct {
 	mu         sync.Mutex
 	relayState map[string]string
 	relayProg  map[string]status.Progress // per relay, during a pass
-	refreshes  map[string]lastRefresh     // per relay, its last pass with full batches
+	refreshes  map[string]lastRefresh     // per relay, its last pass that offered NIP-77
 	st         Status
 }
 
@@ -259,15 +259,15 @@ func (r *Runner) setRelayProgress(url string, p status.Progress) {
 	r.relayProg[url] = p
 }
 
-// lastRefresh is what a relay's last pass with full batches (the daily
-// refresh, first fetches) did with NIP-77.
+// lastRefresh is what NIP-77 did in a relay's last pass that offered it
+// (a full refresh of held events; first fetches are paged and do not count).
 type lastRefresh struct {
 	reconciled bool // at least one full batch was reconciled
 	ids, bytes int64
 }
 
 func (r *Runner) setRefresh(url string, st *refreshStats) {
-	if st.batches.Load() == 0 {
+	if st.attempts.Load() == 0 {
 		return
 	}
 	r.mu.Lock()

@@ -1,8 +1,8 @@
 // Package faultrelay is a real WebSocket Nostr relay on 127.0.0.1 that holds
-// events in memory (NIP-01 REQ/EVENT/EOSE/CLOSE, NIP-11, NIP-42) and can
+// events in memory (NIP-01 REQ/EVENT/EOSE/CLOSE, NIP-11, NIP-42, NIP-77) and can
 // misbehave on demand: cap limit, drop mid-page, stall, send garbage,
 // require AUTH, accept and then drop, refuse REQs past a subscription limit
-// as strfry does. A burst of Publish calls floods live
+// as strfry does, refuse or stall NIP-77. A burst of Publish calls floods live
 // subscribers. Tests only; it never verifies or stores signatures' meaning.
 package faultrelay
 
