@@ -150,7 +150,7 @@ func TestRefreshFallsBackToPagingOnNegErr(t *testing.T) {
 	fr := newRefreshRig(t, 100)
 	fresh := fr.rating(1000, fr.now-30)
 	fr.relay.Publish(fresh)
-	fr.relay.SetMode(faultrelay.Mode{NegRefuse: true})
+	fr.relay.SetMode(faultrelay.Mode{NegRefusal: "NEG-ERR"})
 	fr.dayOld(t)
 	fr.pass(t, status.StateComplete)
 	if fr.relay.NegAnswers() != 1 || !fr.sink.has(fresh.ID) || len(fr.sink.ids()) != 101 {

@@ -41,8 +41,11 @@ type Mode struct {
 	// limit); an excess REQ gets only a NOTICE, no EOSE and no CLOSED (strfry).
 	MaxSubscriptions int
 	// NIP-77: answered by default, with go-nostr's negentropy as responder.
-	NegRefuse     bool // answer NEG-OPEN with NEG-ERR
-	NegStallAfter int  // answer this many negentropy messages (NEG-OPEN included), then none (0 = never stall)
+	// NegRefusal is how NEG-OPEN is refused: "NEG-ERR", "NEG-ERROR" (as
+	// go-nostr writes it), "CLOSED", "NOTICE" (a relay without NIP-77),
+	// "silent" (no answer); "" = not refused.
+	NegRefusal    string
+	NegStallAfter int // answer this many negentropy messages (NEG-OPEN included), then none (0 = never stall)
 }
 
 // Relay is a running fault-injecting relay.
@@ -421,9 +424,9 @@ func (c *conn) neg(ctx context.Context, data []byte) error {
 		if len(frame) != 4 || json.Unmarshal(frame[2], &f) != nil || json.Unmarshal(frame[3], &msg) != nil {
 			return c.send(ctx, "NEG-ERR", id, "invalid: NEG-OPEN")
 		}
-		if mode.NegRefuse {
+		if mode.NegRefusal != "" {
 			c.r.negAnswers.Add(1)
-			return c.send(ctx, "NEG-ERR", id, "blocked: NIP-77 is turned off")
+			return c.refuseNeg(ctx, mode.NegRefusal, id)
 		}
 		f.Limit = 0
 		vec := vector.New()
@@ -448,6 +451,17 @@ func (c *conn) neg(ctx context.Context, data []byte) error {
 		return c.send(ctx, "NEG-ERR", id, "invalid: "+err.Error())
 	}
 	return c.send(ctx, "NEG-MSG", id, out)
+}
+
+func (c *conn) refuseNeg(ctx context.Context, how, id string) error {
+	switch how {
+	case "silent":
+		return nil
+	case "NOTICE":
+		return c.send(ctx, "NOTICE", "ERROR: bad msg: unknown cmd")
+	default:
+		return c.send(ctx, how, id, "blocked: NIP-77 is turned off")
+	}
 }
 
 // full reports whether a REQ for id would pass the subscription limit (a REQ
