@@ -67,7 +67,12 @@ func (p *pass) reconcile(ctx context.Context, pc *passConn, f *family, filter no
 	pc.refresh.reconciled.Add(1)
 	pc.refresh.ids.Add(int64(len(local) + len(rec.Need)))
 
-	set, err := p.fetchIDs(ctx, pc, filter, rec.Need)
+	var set []*nostr.Event
+	st, err := pc.conn.FetchIDs(ctx, filter, rec.Need, func(evs []*nostr.Event) error {
+		set = append(set, evs...)
+		return nil
+	})
+	pc.link.Fetched(st)
 	if err != nil {
 		return err
 	}
@@ -84,24 +89,6 @@ func (p *pass) reconcile(ctx context.Context, pc *passConn, f *family, filter no
 		}
 	}
 	return nil
-}
-
-// fetchIDs fetches the events of ids that match filter, a page of ids per REQ.
-func (p *pass) fetchIDs(ctx context.Context, pc *passConn, filter nostr.Filter, ids []string) ([]*nostr.Event, error) {
-	var out []*nostr.Event
-	for chunk := range slices.Chunk(ids, relay.PageLimit) {
-		byID := filter
-		byID.IDs = chunk
-		st, err := pc.conn.Fetch(ctx, byID, func(evs []*nostr.Event) error {
-			out = append(out, evs...)
-			return nil
-		})
-		pc.link.Fetched(st)
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
 }
 
 // heldStub stands for a held event in the relay's set: enough to count it
