@@ -2,9 +2,12 @@ package relay
 
 import (
 	"context"
+	"iter"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/health"
 )
@@ -155,14 +158,23 @@ func (l *Link) NIP77() NIP77Support {
 	return l.nip77
 }
 
-// NoteNIP77 records whether the relay just reconciled or refused to.
-func (l *Link) NoteNIP77(supported bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.nip77, l.nip77At = NIP77Unsupported, l.clock.Now()
-	if supported {
-		l.nip77 = NIP77Supported
+// Reconcile runs c.Reconcile and remembers whether the relay does NIP-77;
+// a relay that refused within NIP77Reprobe is not asked (a refusal is
+// returned at once).
+func (l *Link) Reconcile(ctx context.Context, c *Conn, f nostr.Filter, local iter.Seq2[nostr.Timestamp, string]) (Reconciliation, error) {
+	if l.NIP77() == NIP77Unsupported {
+		return Reconciliation{}, &ReconcileRefusedError{Reason: "refused within the last " + NIP77Reprobe.String()}
 	}
+	rec, err := c.Reconcile(ctx, f, local)
+	if err == nil || IsReconcileRefused(err) {
+		l.mu.Lock()
+		l.nip77, l.nip77At = NIP77Unsupported, l.clock.Now()
+		if err == nil {
+			l.nip77 = NIP77Supported
+		}
+		l.mu.Unlock()
+	}
+	return rec, err
 }
 
 // Fetched adds a REQ's results to the relay's progress figures.

@@ -48,7 +48,7 @@ func (p *pass) reconcile(ctx context.Context, pc *passConn, f *family, filter no
 		return errNotReconciled // nothing held: paging is cheaper
 	}
 	pc.refresh.attempts.Add(1)
-	rec, err := pc.conn.Reconcile(ctx, filter, func(yield func(nostr.Timestamp, string) bool) {
+	rec, err := pc.link.Reconcile(ctx, pc.conn, filter, func(yield func(nostr.Timestamp, string) bool) {
 		for _, st := range local {
 			if !yield(st.CreatedAt, st.ID) {
 				return
@@ -57,13 +57,11 @@ func (p *pass) reconcile(ctx context.Context, pc *passConn, f *family, filter no
 	})
 	pc.refresh.bytes.Add(rec.Bytes)
 	if relay.IsReconcileRefused(err) {
-		pc.link.NoteNIP77(false)
 		p.r.cfg.Log.Info("relay refused NIP-77; paging", "relay", pc.link.URL(), "err", err)
 	}
 	if err != nil {
 		return err
 	}
-	pc.link.NoteNIP77(true)
 	pc.refresh.reconciled.Add(1)
 	pc.refresh.ids.Add(int64(len(local) + len(rec.Need)))
 
