@@ -22,6 +22,10 @@ import (
 // relays accept per frame.
 const negFrameLimit = 60 << 10
 
+// ReconcileMax is the most held events a filter is worth reconciling with:
+// what one paged REQ can return (SPEC §6.2); above it, paging decides.
+const ReconcileMax = MaxPages * PageLimit
+
 // ReconcileRefusedError means the relay does not do NIP-77 for this filter:
 // it answered NEG-ERR or CLOSED, sent a NOTICE saying it did not understand,
 // sent what is not a negentropy message, or did not answer NEG-OPEN in time.

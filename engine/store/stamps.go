@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"iter"
 
 	"github.com/nbd-wtf/go-nostr"
 )
@@ -12,6 +13,20 @@ import (
 type Stamp struct {
 	CreatedAt nostr.Timestamp
 	ID        string
+}
+
+func (s Stamp) stamp() Stamp { return s }
+
+// StampPairs yields each stamp as (created_at, id): the local side of a
+// NIP-77 reconciliation.
+func StampPairs[S interface{ stamp() Stamp }](stamps []S) iter.Seq2[nostr.Timestamp, string] {
+	return func(yield func(nostr.Timestamp, string) bool) {
+		for _, s := range stamps {
+			if st := s.stamp(); !yield(st.CreatedAt, st.ID) {
+				return
+			}
+		}
+	}
 }
 
 // AuthoredStamp is a stamp with its event's author, for callers that keep

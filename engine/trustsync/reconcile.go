@@ -16,10 +16,6 @@ import (
 // errNotReconciled says reconciliation cannot help a batch: it is paged.
 var errNotReconciled = errors.New("batch not reconciled")
 
-// reconcileMax is the most held events a batch is reconciled with: what a
-// full batch can page (SPEC §6.2); above it paging decides (and saturates).
-const reconcileMax = relay.MaxPages * relay.PageLimit
-
 // refreshStats count one relay's reconciliations in a pass (issue 12 item 5).
 type refreshStats struct {
 	attempts   atomic.Int64 // full batches offered to NIP-77
@@ -40,21 +36,15 @@ func (p *pass) reconcile(ctx context.Context, pc *passConn, f *family, filter no
 	if f.eventKeys != nil || pc.link.NIP77() == relay.NIP77Unsupported {
 		return errNotReconciled
 	}
-	local, err := p.r.cfg.Store.AuthoredStamps(ctx, filter, reconcileMax+1)
+	local, err := p.r.cfg.Store.AuthoredStamps(ctx, filter, relay.ReconcileMax+1)
 	if err != nil {
 		return err
 	}
-	if len(local) == 0 || len(local) > reconcileMax {
+	if len(local) == 0 || len(local) > relay.ReconcileMax {
 		return errNotReconciled // nothing held: paging is cheaper
 	}
 	pc.refresh.attempts.Add(1)
-	rec, err := pc.link.Reconcile(ctx, pc.conn, filter, func(yield func(nostr.Timestamp, string) bool) {
-		for _, st := range local {
-			if !yield(st.CreatedAt, st.ID) {
-				return
-			}
-		}
-	})
+	rec, err := pc.link.Reconcile(ctx, pc.conn, filter, store.StampPairs(local))
 	pc.refresh.bytes.Add(rec.Bytes)
 	if relay.IsReconcileRefused(err) {
 		p.r.cfg.Log.Info("relay refused NIP-77; paging", "relay", pc.link.URL(), "err", err)
