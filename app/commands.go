@@ -300,6 +300,12 @@ func printStatus(w io.Writer, s status.Snapshot) {
 			conn = "connected"
 		}
 		fmt.Fprintf(w, "  %s  %s, %s, %d events", r.URL, r.Health, conn, r.EventsFetched)
+		switch r.NIP77 {
+		case status.NIP77Used:
+			fmt.Fprintf(w, ", refresh by NIP-77 (%d ids, %d bytes)", r.IDsReconciled, r.ReconcileBytes)
+		case status.NIP77Unsupported:
+			fmt.Fprint(w, ", refresh paged (no NIP-77)")
+		}
 		if r.LastError != "" {
 			fmt.Fprintf(w, ", last error: %s", r.LastError)
 		}

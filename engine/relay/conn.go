@@ -1,5 +1,5 @@
-// Package relay is the client side of the Nostr wire (NIP-01, NIP-42, NIP-11)
-// for relay sync: a connection with subscriptions, backwards paging with
+// Package relay is the client side of the Nostr wire (NIP-01, NIP-42, NIP-11,
+// NIP-77) for relay sync: a connection with subscriptions, backwards paging with
 // until, and the per-relay health state machine of SPEC §6.5.
 //
 // Events are handed on unverified: the ingest pipeline verifies ids and
@@ -64,6 +64,7 @@ type Conn struct {
 
 	mu        sync.Mutex
 	subs      map[string]*Sub
+	negs      map[string]*negSession // NIP-77 reconciliations
 	nextSub   uint64
 	challenge string
 	authID    string // AUTH event awaiting its OK
@@ -91,7 +92,7 @@ func Dial(ctx context.Context, url string, opts Options) (*Conn, error) {
 		return nil, fmt.Errorf("connect %s: %w", url, err)
 	}
 	ws.SetReadLimit(16 << 20)
-	c := &Conn{url: url, ws: ws, opts: opts, subs: map[string]*Sub{}}
+	c := &Conn{url: url, ws: ws, opts: opts, subs: map[string]*Sub{}, negs: map[string]*negSession{}}
 	if info.Limitation != nil {
 		c.maxLimit = info.Limitation.MaxLimit
 	}
@@ -199,6 +200,9 @@ func (c *Conn) readLoop() {
 			c.cancel(fmt.Errorf("connection to %s lost: %w", c.url, err))
 			return
 		}
+		if c.negFrame(data) {
+			continue
+		}
 		env, _ := parser.ParseMessage(string(data))
 		if env == nil {
 			c.garbage.Add(1)
@@ -271,6 +275,7 @@ func (c *Conn) closed(id, reason string) {
 	s := c.subs[id]
 	if s == nil {
 		c.mu.Unlock()
+		c.deliverNeg(id, negReply{refused: "closed: " + reason, size: len(reason)})
 		return
 	}
 	if strings.HasPrefix(reason, "auth-required:") && c.opts.AuthKey != "" && !s.retried {

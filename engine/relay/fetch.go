@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
@@ -28,11 +29,11 @@ type ClosedError struct{ Reason string }
 func (e *ClosedError) Error() string { return "closed by relay: " + e.Reason }
 
 // ConnectionError reports whether err means the connection itself failed
-// (dropped, unresponsive, refused) rather than one REQ.
+// (dropped, unresponsive, refused) rather than one REQ or reconciliation.
 func ConnectionError(err error) bool {
 	var closed *ClosedError
 	return err != nil && !errors.Is(err, ErrSaturated) && !errors.Is(err, ErrStalled) &&
-		!errors.As(err, &closed) && !errors.Is(err, context.Canceled)
+		!errors.As(err, &closed) && !IsReconcileRefused(err) && !errors.Is(err, context.Canceled)
 }
 
 // FetchStats describe one completed or failed paged REQ.
@@ -53,6 +54,34 @@ func (st *FetchStats) add(evs []*nostr.Event) {
 		}
 	}
 	st.Events += len(evs)
+}
+
+func (st *FetchStats) merge(o FetchStats) {
+	st.Pages += o.Pages
+	st.Events += o.Events
+	if o.Events > 0 {
+		if st.Oldest == 0 || o.Oldest < st.Oldest {
+			st.Oldest = o.Oldest
+		}
+		st.Newest = max(st.Newest, o.Newest)
+	}
+}
+
+// FetchIDs fetches the events among ids that match f (what a NIP-77
+// reconciliation found missing), a page of ids per REQ, handing them to
+// onPage.
+func (c *Conn) FetchIDs(ctx context.Context, f nostr.Filter, ids []string, onPage func([]*nostr.Event) error) (FetchStats, error) {
+	var st FetchStats
+	for chunk := range slices.Chunk(ids, PageLimit) {
+		byID := f
+		byID.IDs = chunk
+		got, err := c.Fetch(ctx, byID, onPage)
+		st.merge(got)
+		if err != nil {
+			return st, err
+		}
+	}
+	return st, nil
 }
 
 // Page runs one REQ until EOSE and returns its events.
@@ -137,6 +166,9 @@ func (c *Conn) Fetch(ctx context.Context, f nostr.Filter, onPage func([]*nostr.E
 				return st, err
 			}
 			st.add(fresh)
+		}
+		if len(f.IDs) > 0 && len(seen) >= len(f.IDs) {
+			return st, nil // every id asked for arrived: nothing more can come
 		}
 		if confirming > 0 {
 			if len(fresh) == 0 {

@@ -2,9 +2,12 @@ package relay
 
 import (
 	"context"
+	"iter"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/health"
 )
@@ -21,6 +24,8 @@ type Link struct {
 	mu        sync.Mutex
 	health    health.Health
 	connected bool
+	nip77     NIP77Support
+	nip77At   time.Time // when nip77 was learned
 	notifyMu  sync.Mutex
 
 	attemptsOK, attemptsFailed atomic.Int64 // connection attempts by result, for metrics
@@ -127,6 +132,49 @@ func (l *Link) Release(c *Conn, failure error) {
 			h.Closed(t)
 		}
 	})
+}
+
+// NIP77Support is what a relay's answers said about NIP-77.
+type NIP77Support int
+
+const (
+	NIP77Unknown NIP77Support = iota
+	NIP77Supported
+	NIP77Unsupported
+)
+
+// NIP77Reprobe is how long a relay's refusal of NIP-77 is believed: after
+// it, the relay is asked again (it may have been upgraded).
+const NIP77Reprobe = 24 * time.Hour
+
+// NIP77 is the relay's NIP-77 support as last learned; a refusal older than
+// NIP77Reprobe reads as unknown.
+func (l *Link) NIP77() NIP77Support {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.nip77 == NIP77Unsupported && l.clock.Now().Sub(l.nip77At) >= NIP77Reprobe {
+		return NIP77Unknown
+	}
+	return l.nip77
+}
+
+// Reconcile runs c.Reconcile and remembers whether the relay does NIP-77;
+// a relay that refused within NIP77Reprobe is not asked (a refusal is
+// returned at once).
+func (l *Link) Reconcile(ctx context.Context, c *Conn, f nostr.Filter, local iter.Seq2[nostr.Timestamp, string]) (Reconciliation, error) {
+	if l.NIP77() == NIP77Unsupported {
+		return Reconciliation{}, &ReconcileRefusedError{Reason: "refused within the last " + NIP77Reprobe.String()}
+	}
+	rec, err := c.Reconcile(ctx, f, local)
+	if err == nil || IsReconcileRefused(err) {
+		l.mu.Lock()
+		l.nip77, l.nip77At = NIP77Unsupported, l.clock.Now()
+		if err == nil {
+			l.nip77 = NIP77Supported
+		}
+		l.mu.Unlock()
+	}
+	return rec, err
 }
 
 // Fetched adds a REQ's results to the relay's progress figures.

@@ -36,6 +36,7 @@ func (c *Conn) notice(msg string) {
 	if c.opts.OnNotice != nil {
 		c.opts.OnNotice(msg)
 	}
+	c.noticeToNeg(msg)
 	if !IsRefusal(msg) {
 		return
 	}

@@ -11,6 +11,7 @@ import (
 	"dtp-personal/engine/health"
 	"dtp-personal/engine/relay"
 	"dtp-personal/engine/status"
+	"dtp-personal/engine/store"
 )
 
 // ConnConfig configures the sync relays' connections. Zero values take the
@@ -288,25 +289,60 @@ func (c *relayConn) addPending(ctx context.Context, conn *relay.Conn, set *relay
 }
 
 // fetch pages through each filter's history since since (0 = all) and
-// ingests it, counting the events in count.
+// ingests it, counting the events in count. A whole history of which we hold
+// part is reconciled with NIP-77 instead, when the relay does it: only the
+// events we lack are fetched.
 func (c *relayConn) fetch(ctx context.Context, conn *relay.Conn, filters []LayerFilter, since int64, count interface{ Add(int64) int64 }) error {
+	ingest := func(evs []*nostr.Event) error {
+		count.Add(int64(len(evs)))
+		_, err := c.s.cfg.Sink.Ingest(ctx, c.url, evs)
+		return err
+	}
 	for _, lf := range filters {
 		f := lf.Filter
 		if since > 0 {
 			ts := nostr.Timestamp(since)
 			f.Since = &ts
+		} else {
+			err := c.reconcile(ctx, conn, f, ingest)
+			if err == nil {
+				continue
+			}
+			if !errors.Is(err, errNotReconciled) && !relay.IsReconcileRefused(err) {
+				return err
+			}
 		}
-		st, err := conn.Fetch(ctx, f, func(evs []*nostr.Event) error {
-			count.Add(int64(len(evs)))
-			_, err := c.s.cfg.Sink.Ingest(ctx, c.url, evs)
-			return err
-		})
+		st, err := conn.Fetch(ctx, f, ingest)
 		c.link.Fetched(st)
 		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// errNotReconciled says reconciliation cannot help a filter: it is paged.
+var errNotReconciled = errors.New("filter not reconciled")
+
+// reconcile fetches what f's history holds that we lack, found by NIP-77.
+func (c *relayConn) reconcile(ctx context.Context, conn *relay.Conn, f nostr.Filter, ingest func([]*nostr.Event) error) error {
+	if c.link.NIP77() == relay.NIP77Unsupported {
+		return errNotReconciled
+	}
+	local, err := c.s.cfg.Store.Stamps(ctx, f, relay.ReconcileMax+1)
+	if err != nil {
+		return err
+	}
+	if len(local) == 0 || len(local) > relay.ReconcileMax {
+		return errNotReconciled // nothing held: paging is cheaper
+	}
+	rec, err := c.link.Reconcile(ctx, conn, f, store.StampPairs(local))
+	if err != nil {
+		return err
+	}
+	st, err := conn.FetchIDs(ctx, f, rec.Need, ingest)
+	c.link.Fetched(st)
+	return err
 }
 
 // consume ingests live events in batches and answers drain marks.

@@ -2,9 +2,11 @@ package reposync
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -31,7 +33,16 @@ type node struct {
 
 func startNode(t *testing.T, services []string, bootstrap string) *node {
 	t.Helper()
-	st, err := store.Open(filepath.Join(t.TempDir(), "dtp.db"))
+	n, stop := startNodeAt(t, filepath.Join(t.TempDir(), "dtp.db"), services, bootstrap)
+	t.Cleanup(stop)
+	return n
+}
+
+// startNodeAt runs a node on the database at path until stop (which may be
+// called more than once).
+func startNodeAt(t *testing.T, path string, services []string, bootstrap string) (*node, func()) {
+	t.Helper()
+	st, err := store.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,13 +68,15 @@ func startNode(t *testing.T, services []string, bootstrap string) *node {
 		defer close(done)
 		n.sync.Run(ctx)
 	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-		n.pipe.Close()
-		st.Close()
-	})
-	return n
+	var once sync.Once
+	return n, func() {
+		once.Do(func() {
+			cancel()
+			<-done
+			n.pipe.Close()
+			st.Close()
+		})
+	}
 }
 
 // patience bounds every wait: a reconnect after an unstable connection
@@ -365,5 +378,36 @@ func TestPauseClosesConnectionsUntilItEnds(t *testing.T) {
 	waitStored(t, n, issue)
 	if n.sync.Status().Paused {
 		t.Fatal("still paused")
+	}
+}
+
+// The daily catch-up (here: the first connection after a restart) of a
+// history we mostly hold is reconciled with NIP-77: only the issue we lack
+// is sent, and no event we hold.
+func TestCatchUpReconcilesHeldHistory(t *testing.T) {
+	now := time.Now().Unix()
+	b := faultrelay.StartForTest(t, faultrelay.Mode{})
+	// everything is older than the live subscriptions' window (now − 15 min)
+	ann := owner.Announce("tool", []string{ourService, b.URL}, nil, now-8000)
+	ref := fixture.RepoRef(owner.Pubkey, "tool")
+	issues := []*nostr.Event{ann}
+	for i := range 40 {
+		issues = append(issues, stranger.Root(KindIssue, fmt.Sprint("bug ", i), now-7200-int64(i), ref))
+	}
+	b.Publish(issues...)
+	path := filepath.Join(t.TempDir(), "dtp.db")
+	n, stop := startNodeAt(t, path, []string{ourService}, b.URL)
+	waitStored(t, n, issues...)
+	stop()
+
+	missed := stranger.Root(KindIssue, "while we were stopped", now-7300, ref) // older than any reconnect window
+	b.Publish(missed)
+	b.ResetCounters()
+	n, stop = startNodeAt(t, path, []string{ourService}, b.URL)
+	t.Cleanup(stop)
+	waitStored(t, n, missed)
+	waitRelay(t, n, b.URL, "live connection", func(r status.RepoRelay) bool { return r.State == status.StateLive })
+	if b.NegAnswers() == 0 || b.EventsSent() != 1 {
+		t.Fatalf("%d negentropy answers, %d events sent: want reconciliation and only the missed issue", b.NegAnswers(), b.EventsSent())
 	}
 }

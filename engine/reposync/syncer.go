@@ -14,6 +14,7 @@ import (
 
 	"dtp-personal/engine/relay"
 	"dtp-personal/engine/status"
+	"dtp-personal/engine/store"
 )
 
 // SourcePrefix marks events this profile fetched ("reposync:<relay>"): only
@@ -26,6 +27,8 @@ type Store interface {
 	EventSource
 	relay.HealthStore
 	Supersede(ev *nostr.Event) (ended string, err error)
+	// Stamps are the held events matching f, for the daily catch-up's NIP-77.
+	Stamps(ctx context.Context, f nostr.Filter, max int) ([]store.Stamp, error)
 }
 
 // Sink takes fetched events: it returns once they are committed or refused.

@@ -60,7 +60,20 @@ type Relay struct {
 	// Progress is this relay's share of the running pass (keys done of the
 	// current family's total); nil outside a pass or for a relay not in it.
 	Progress *Progress `json:"progress,omitempty"`
+	// NIP77 is how the last daily full refresh went: NIP77Used (reconciled
+	// with NIP-77), NIP77Unsupported (the relay refused it: paged) or
+	// NIP77Unknown (not tried yet).
+	NIP77          string `json:"nip77"`
+	IDsReconciled  int64  `json:"idsReconciled"`  // ids the last refresh's reconciliations settled
+	ReconcileBytes int64  `json:"reconcileBytes"` // negentropy frames the last refresh received
 }
+
+// NIP-77 use of a relay's last full refresh (Relay.NIP77).
+const (
+	NIP77Used        = "used"
+	NIP77Unsupported = "unsupported"
+	NIP77Unknown     = "unknown"
+)
 
 // Frontier is the sync frontier: whose events are fetched.
 type Frontier struct {

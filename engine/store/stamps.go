@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"iter"
 
 	"github.com/nbd-wtf/go-nostr"
 )
@@ -13,26 +15,67 @@ type Stamp struct {
 	ID        string
 }
 
+func (s Stamp) stamp() Stamp { return s }
+
+// StampPairs yields each stamp as (created_at, id): the local side of a
+// NIP-77 reconciliation.
+func StampPairs[S interface{ stamp() Stamp }](stamps []S) iter.Seq2[nostr.Timestamp, string] {
+	return func(yield func(nostr.Timestamp, string) bool) {
+		for _, s := range stamps {
+			if st := s.stamp(); !yield(st.CreatedAt, st.ID) {
+				return
+			}
+		}
+	}
+}
+
+// AuthoredStamp is a stamp with its event's author, for callers that keep
+// cursors per author (the sync's reconciled refresh).
+type AuthoredStamp struct {
+	Stamp
+	PubKey string
+}
+
 // Stamps returns the stamps of the events matching f, newest first, at most
 // min(f.Limit, max) as Query counts them; it reads only the two columns, so
 // a set of hundreds of thousands costs no event decoding.
 func (s *Store) Stamps(ctx context.Context, f nostr.Filter, max int) ([]Stamp, error) {
-	q, args, ok := querySQL("e.created_at, e.id", f, max)
+	var out []Stamp
+	err := s.eachStamp(ctx, "e.created_at, e.id", f, max, func(rows *sql.Rows) error {
+		var st Stamp
+		err := rows.Scan(&st.CreatedAt, &st.ID)
+		out = append(out, st)
+		return err
+	})
+	return out, err
+}
+
+// AuthoredStamps is Stamps with each event's author.
+func (s *Store) AuthoredStamps(ctx context.Context, f nostr.Filter, max int) ([]AuthoredStamp, error) {
+	var out []AuthoredStamp
+	err := s.eachStamp(ctx, "e.created_at, e.id, e.pubkey", f, max, func(rows *sql.Rows) error {
+		var st AuthoredStamp
+		err := rows.Scan(&st.CreatedAt, &st.ID, &st.PubKey)
+		out = append(out, st)
+		return err
+	})
+	return out, err
+}
+
+func (s *Store) eachStamp(ctx context.Context, columns string, f nostr.Filter, max int, scan func(*sql.Rows) error) error {
+	q, args, ok := querySQL(columns, f, max)
 	if !ok {
-		return nil, nil
+		return nil
 	}
 	rows, err := s.r.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("store: stamps %s: %w", f, err)
+		return fmt.Errorf("store: stamps %s: %w", f, err)
 	}
 	defer rows.Close()
-	var out []Stamp
 	for rows.Next() {
-		var st Stamp
-		if err := rows.Scan(&st.CreatedAt, &st.ID); err != nil {
-			return nil, fmt.Errorf("store: stamps %s: %w", f, err)
+		if err := scan(rows); err != nil {
+			return fmt.Errorf("store: stamps %s: %w", f, err)
 		}
-		out = append(out, st)
 	}
-	return out, rows.Err()
+	return rows.Err()
 }

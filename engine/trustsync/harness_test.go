@@ -29,6 +29,9 @@ type memSink struct {
 	// as the engine recomputes its frontier after ingest.
 	afterIngest func()
 	delay       atomic.Int64 // per batch, nanoseconds: a slow pipeline
+	// persist, when set, also stores every batch (for reconciliation,
+	// which reads what is held from the store)
+	persist *store.Store
 }
 
 func newMemSink() *memSink {
@@ -47,6 +50,11 @@ func slotOf(ev *nostr.Event) string {
 
 func (s *memSink) Ingest(_ context.Context, _ string, evs []*nostr.Event) (int, error) {
 	time.Sleep(time.Duration(s.delay.Load()))
+	if s.persist != nil {
+		if _, err := s.persist.SaveBatch(evs); err != nil {
+			return 0, err
+		}
+	}
 	stored := s.keep(evs)
 	if stored > 0 && s.afterIngest != nil {
 		s.afterIngest()

@@ -51,6 +51,8 @@ type passConn struct {
 
 	mu      sync.Mutex
 	pending []store.Cursor // cursor writes not yet saved
+
+	refresh refreshStats // reconciliations of this pass, for status
 }
 
 // cursorFlush is how many cursor writes are grouped in one transaction. A
@@ -159,6 +161,7 @@ func (p *pass) release() {
 			pc.link.Release(pc.conn, failure)
 			p.r.metrics.connEnded(pc.link.URL(), pc.conn)
 		}
+		p.r.setRefresh(pc.link.URL(), &pc.refresh)
 		state := status.StateComplete
 		if pc.failure != nil {
 			state = status.StateError
@@ -354,9 +357,11 @@ func (p *pass) runBatch(ctx context.Context, pc *passConn, f *family, b batch, c
 	reqStart := p.r.cfg.Clock.Now()
 	pages := newPageIngester(ctx, p.r.cfg.Sink, url)
 	seen := newestSeen{}
+	held := map[string]bool{} // reconciled: already stored, counted toward caps as paging would, not ingested again
 	onPage := func(evs []*nostr.Event) error {
 		seen.add(f, evs)
 		evs, capErr := p.admit(f, evs)
+		evs = slices.DeleteFunc(evs, func(ev *nostr.Event) bool { return held[ev.ID] })
 		if len(evs) > 0 {
 			if err := pages.add(evs); err != nil {
 				return err
@@ -371,6 +376,12 @@ func (p *pass) runBatch(ctx context.Context, pc *passConn, f *family, b batch, c
 		return capErr
 	}
 	err := p.retryTimeouts(ctx, func() error {
+		if b.since == nil {
+			err := p.reconcile(ctx, pc, f, filter, held, onPage)
+			if !errors.Is(err, errNotReconciled) && !relay.IsReconcileRefused(err) {
+				return err
+			}
+		}
 		st, err := pc.conn.Fetch(ctx, filter, onPage)
 		pc.link.Fetched(st)
 		return err

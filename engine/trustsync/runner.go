@@ -50,6 +50,7 @@ type Runner struct {
 	mu         sync.Mutex
 	relayState map[string]string
 	relayProg  map[string]status.Progress // per relay, during a pass
+	refreshes  map[string]lastRefresh     // per relay, its last pass that offered NIP-77
 	st         Status
 }
 
@@ -93,7 +94,7 @@ func New(cfg Config) *Runner {
 	}
 	r := &Runner{
 		cfg: cfg, metrics: metrics{relays: map[string]*relayCounters{}}, syncNow: make(chan struct{}, 1),
-		relayState: map[string]string{}, relayProg: map[string]status.Progress{}, st: st,
+		relayState: map[string]string{}, relayProg: map[string]status.Progress{}, refreshes: map[string]lastRefresh{}, st: st,
 	}
 	r.links = relay.NewLinks(cfg.Store, r.linkOptions, cfg.Clock, cfg.Log)
 	r.TrackRelays()
@@ -258,6 +259,22 @@ func (r *Runner) setRelayProgress(url string, p status.Progress) {
 	r.relayProg[url] = p
 }
 
+// lastRefresh is what NIP-77 did in a relay's last pass that offered it
+// (a full refresh of held events; first fetches are paged and do not count).
+type lastRefresh struct {
+	reconciled bool // at least one full batch was reconciled
+	ids, bytes int64
+}
+
+func (r *Runner) setRefresh(url string, st *refreshStats) {
+	if st.attempts.Load() == 0 {
+		return
+	}
+	r.mu.Lock()
+	r.refreshes[url] = lastRefresh{reconciled: st.reconciled.Load() > 0, ids: st.ids.Load(), bytes: st.bytes.Load()}
+	r.mu.Unlock()
+}
+
 func (r *Runner) passFinished(cov status.Coverage, err error) {
 	r.mu.Lock()
 	clear(r.relayProg)
@@ -335,6 +352,14 @@ func (r *Runner) Status() Status {
 		if p, ok := r.relayProg[url]; ok {
 			row.Progress = &p
 		}
+		row.NIP77 = status.NIP77Unknown
+		if l.NIP77() == relay.NIP77Unsupported {
+			row.NIP77 = status.NIP77Unsupported
+		}
+		if last := r.refreshes[url]; last.reconciled {
+			row.NIP77 = status.NIP77Used
+		}
+		row.IDsReconciled, row.ReconcileBytes = r.refreshes[url].ids, r.refreshes[url].bytes
 		st.Relays = append(st.Relays, row)
 	}
 	return st
@@ -352,6 +377,7 @@ func (r *Runner) trackRelays(urls []string) {
 	for url := range r.relayState {
 		if !slices.Contains(urls, url) {
 			delete(r.relayState, url)
+			delete(r.refreshes, url)
 		}
 	}
 }

@@ -1,12 +1,13 @@
 // Package faultrelay is a real WebSocket Nostr relay on 127.0.0.1 that holds
-// events in memory (NIP-01 REQ/EVENT/EOSE/CLOSE, NIP-11, NIP-42) and can
+// events in memory (NIP-01 REQ/EVENT/EOSE/CLOSE, NIP-11, NIP-42, NIP-77) and can
 // misbehave on demand: cap limit, drop mid-page, stall, send garbage,
 // require AUTH, accept and then drop, refuse REQs past a subscription limit
-// as strfry does. A burst of Publish calls floods live
+// as strfry does, refuse or stall NIP-77. A burst of Publish calls floods live
 // subscribers. Tests only; it never verifies or stores signatures' meaning.
 package faultrelay
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,6 +21,8 @@ import (
 	"github.com/coder/websocket"
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip42"
+	"github.com/nbd-wtf/go-nostr/nip77/negentropy"
+	"github.com/nbd-wtf/go-nostr/nip77/negentropy/storage/vector"
 
 	"dtp-personal/engine/internal/testutil"
 )
@@ -37,6 +40,12 @@ type Mode struct {
 	// MaxSubscriptions is the most open subscriptions per connection (0 = no
 	// limit); an excess REQ gets only a NOTICE, no EOSE and no CLOSED (strfry).
 	MaxSubscriptions int
+	// NIP-77: answered by default, with go-nostr's negentropy as responder.
+	// NegRefusal is how NEG-OPEN is refused: "NEG-ERR", "NEG-ERROR" (as
+	// go-nostr writes it), "CLOSED", "NOTICE" (a relay without NIP-77),
+	// "silent" (no answer); "" = not refused.
+	NegRefusal    string
+	NegStallAfter int // answer this many negentropy messages (NEG-OPEN included), then none (0 = never stall)
 }
 
 // Relay is a running fault-injecting relay.
@@ -55,6 +64,7 @@ type Relay struct {
 
 	reqs       atomic.Int64
 	eventsSent atomic.Int64
+	negAnswers atomic.Int64
 	authed     sync.Map // pubkey -> true
 }
 
@@ -109,10 +119,14 @@ func (r *Relay) Authenticated(pubkey string) bool {
 	return ok
 }
 
-// ResetCounters zeroes Reqs and EventsSent.
+// NegAnswers counts negentropy messages answered (NEG-MSG or NEG-ERR).
+func (r *Relay) NegAnswers() int64 { return r.negAnswers.Load() }
+
+// ResetCounters zeroes Reqs, EventsSent and NegAnswers.
 func (r *Relay) ResetCounters() {
 	r.reqs.Store(0)
 	r.eventsSent.Store(0)
+	r.negAnswers.Store(0)
 }
 
 // DropAll abruptly closes every open connection.
@@ -247,7 +261,7 @@ func (r *Relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		ws.CloseNow()
 		return
 	}
-	c := &conn{r: r, ws: ws, subs: map[string]nostr.Filters{}, challenge: nostr.GeneratePrivateKey()[:32]}
+	c := &conn{r: r, ws: ws, subs: map[string]nostr.Filters{}, negs: map[string]*negentropy.Negentropy{}, challenge: nostr.GeneratePrivateKey()[:32]}
 	r.mu.Lock()
 	r.conns[c] = true
 	r.mu.Unlock()
@@ -269,6 +283,8 @@ type conn struct {
 	mu     sync.Mutex
 	subs   map[string]nostr.Filters // subscriptions past EOSE, for live pushes
 	authed bool
+
+	negs map[string]*negentropy.Negentropy // open reconciliations; read loop only
 }
 
 func (c *conn) send(ctx context.Context, v ...any) error {
@@ -320,6 +336,12 @@ func (c *conn) serve(ctx context.Context, mode Mode) {
 		_, data, err := c.ws.Read(ctx)
 		if err != nil {
 			return
+		}
+		if bytes.HasPrefix(data, []byte(`["NEG-`)) {
+			if c.neg(ctx, data) != nil {
+				return
+			}
+			continue
 		}
 		env, _ := parser.ParseMessage(string(data))
 		switch e := env.(type) {
@@ -380,6 +402,66 @@ func (c *conn) req(ctx context.Context, e *nostr.ReqEnvelope) error {
 	c.subs[e.SubscriptionID] = e.Filters
 	c.mu.Unlock()
 	return c.send(ctx, "EOSE", e.SubscriptionID)
+}
+
+// neg answers NEG-OPEN, NEG-MSG and NEG-CLOSE as go-nostr's responder does,
+// with the mode's refusals and stalls.
+func (c *conn) neg(ctx context.Context, data []byte) error {
+	var frame []json.RawMessage
+	if json.Unmarshal(data, &frame) != nil || len(frame) < 2 {
+		return c.send(ctx, "NOTICE", "invalid: bad negentropy message")
+	}
+	var label, id, msg string
+	_ = json.Unmarshal(frame[0], &label)
+	_ = json.Unmarshal(frame[1], &id)
+	mode := c.r.currentMode()
+	switch label {
+	case "NEG-CLOSE":
+		delete(c.negs, id)
+		return nil
+	case "NEG-OPEN":
+		var f nostr.Filter
+		if len(frame) != 4 || json.Unmarshal(frame[2], &f) != nil || json.Unmarshal(frame[3], &msg) != nil {
+			return c.send(ctx, "NEG-ERR", id, "invalid: NEG-OPEN")
+		}
+		if mode.NegRefusal != "" {
+			c.r.negAnswers.Add(1)
+			return c.refuseNeg(ctx, mode.NegRefusal, id)
+		}
+		f.Limit = 0
+		vec := vector.New()
+		for _, s := range c.r.query(f, 0) {
+			vec.Insert(s.ev.CreatedAt, s.ev.ID)
+		}
+		vec.Seal()
+		c.negs[id] = negentropy.New(vec, 1<<20)
+	case "NEG-MSG":
+		if len(frame) != 3 || json.Unmarshal(frame[2], &msg) != nil || c.negs[id] == nil {
+			return c.send(ctx, "NEG-ERR", id, "closed: no such reconciliation")
+		}
+	default:
+		return c.send(ctx, "NOTICE", "unknown message type "+label)
+	}
+	if n := c.r.negAnswers.Add(1); mode.NegStallAfter > 0 && n > int64(mode.NegStallAfter) {
+		return nil
+	}
+	out, err := c.negs[id].Reconcile(msg)
+	if err != nil {
+		delete(c.negs, id)
+		return c.send(ctx, "NEG-ERR", id, "invalid: "+err.Error())
+	}
+	return c.send(ctx, "NEG-MSG", id, out)
+}
+
+func (c *conn) refuseNeg(ctx context.Context, how, id string) error {
+	switch how {
+	case "silent":
+		return nil
+	case "NOTICE":
+		return c.send(ctx, "NOTICE", "ERROR: bad msg: unknown cmd")
+	default:
+		return c.send(ctx, how, id, "blocked: NIP-77 is turned off")
+	}
 }
 
 // full reports whether a REQ for id would pass the subscription limit (a REQ

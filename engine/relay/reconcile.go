@@ -1,0 +1,251 @@
+package relay
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip77/negentropy"
+	"github.com/nbd-wtf/go-nostr/nip77/negentropy/storage/vector"
+)
+
+// negFrameLimit bounds the messages we send: well under the 128 KiB many
+// relays accept per frame.
+const negFrameLimit = 60 << 10
+
+// ReconcileMax is the most held events a filter is worth reconciling with:
+// what one paged REQ can return (SPEC §6.2); above it, paging decides.
+const ReconcileMax = MaxPages * PageLimit
+
+// ReconcileRefusedError means the relay does not do NIP-77 for this filter:
+// it answered NEG-ERR or CLOSED, sent a NOTICE saying it did not understand,
+// sent what is not a negentropy message, or did not answer NEG-OPEN in time.
+// The same data can still be paged.
+type ReconcileRefusedError struct{ Reason string }
+
+func (e *ReconcileRefusedError) Error() string { return "NIP-77 refused: " + e.Reason }
+
+// ErrReconcileStalled is a relay that stopped answering in the middle of a
+// reconciliation: unresponsive, so the batch fails rather than falls back.
+var ErrReconcileStalled = errors.New("reconciliation stalled")
+
+// Reconciliation is the outcome of one NIP-77 reconciliation.
+type Reconciliation struct {
+	Need     []string // ids the relay holds and we lack, sorted
+	Lacking  []string // our ids the relay does not hold, sorted
+	Messages int      // NEG-MSGs received
+	Bytes    int64    // size of the negentropy frames received
+}
+
+// negReply is one negentropy frame for a session, or why it ended.
+type negReply struct {
+	msg     string
+	refused string // NEG-ERR, CLOSED or NOTICE reason; "" for a NEG-MSG
+	size    int
+}
+
+type negSession struct {
+	replies  chan negReply
+	answered bool // a reply arrived; guarded by Conn.mu
+}
+
+// noticeWords mark a NOTICE as the relay not understanding a message, which
+// is how relays without NIP-77 answer NEG-OPEN.
+var noticeWords = []string{"unknown", "unsupported", "not supported", "parse", "bad msg", "invalid", "neg-"}
+
+// Reconcile runs NIP-77 as initiator over f with our stamps local and
+// returns what each side lacks. We never publish: Lacking is for the
+// caller's accounting only. NEG-CLOSE is always sent. A relay that does not
+// answer NEG-OPEN within the page timeout refuses (ReconcileRefusedError);
+// one that stops answering later has stalled (ErrReconcileStalled).
+func (c *Conn) Reconcile(ctx context.Context, f nostr.Filter, local iter.Seq2[nostr.Timestamp, string]) (Reconciliation, error) {
+	vec := vector.New()
+	for ts, id := range local {
+		vec.Insert(ts, id)
+	}
+	vec.Seal()
+	neg := negentropy.New(vec, negFrameLimit)
+
+	var rec Reconciliation
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	collect := func(ch chan string, into *[]string) {
+		wg.Go(func() {
+			for {
+				select {
+				case id, ok := <-ch:
+					if !ok {
+						return
+					}
+					*into = append(*into, id)
+				case <-stop:
+					return
+				}
+			}
+		})
+	}
+	collect(neg.HaveNots, &rec.Need)
+	collect(neg.Haves, &rec.Lacking)
+
+	id, s := c.openNeg()
+	defer func() {
+		c.forgetNeg(id)
+		msg, _ := json.Marshal([]string{"NEG-CLOSE", id})
+		_ = c.write(msg)
+	}()
+	err := c.negotiate(ctx, id, s, f, neg, &rec)
+	if err != nil {
+		close(stop) // the channels stay open: the collectors are told to end
+		wg.Wait()
+		return Reconciliation{Messages: rec.Messages, Bytes: rec.Bytes}, err
+	}
+	wg.Wait() // the last Reconcile closed the channels: every id is collected
+	for _, ids := range []*[]string{&rec.Need, &rec.Lacking} {
+		slices.Sort(*ids)
+		*ids = slices.Compact(*ids)
+	}
+	return rec, nil
+}
+
+// negotiate exchanges messages until the initiator has nothing more to say.
+func (c *Conn) negotiate(ctx context.Context, id string, s *negSession, f nostr.Filter, neg *negentropy.Negentropy, rec *Reconciliation) error {
+	open, err := json.Marshal([]any{"NEG-OPEN", id, f, neg.Start()})
+	if err != nil {
+		return err
+	}
+	if err := c.write(open); err != nil {
+		return err
+	}
+	timer := time.NewTimer(c.opts.PageTimeout)
+	defer timer.Stop()
+	for {
+		var reply negReply
+		select {
+		case reply = <-s.replies:
+		case <-c.ctx.Done():
+			return c.Err()
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-timer.C:
+			if rec.Messages == 0 {
+				return &ReconcileRefusedError{Reason: "no answer to NEG-OPEN within " + c.opts.PageTimeout.String()}
+			}
+			return fmt.Errorf("%w: no answer within %s after %d messages", ErrReconcileStalled, c.opts.PageTimeout, rec.Messages)
+		}
+		timer.Reset(c.opts.PageTimeout)
+		rec.Bytes += int64(reply.size)
+		if reply.refused != "" {
+			return &ReconcileRefusedError{Reason: reply.refused}
+		}
+		rec.Messages++
+		next, err := neg.Reconcile(reply.msg)
+		if err != nil {
+			return &ReconcileRefusedError{Reason: "malformed NEG-MSG: " + err.Error()}
+		}
+		if next == "" {
+			return nil
+		}
+		msg, _ := json.Marshal([]string{"NEG-MSG", id, next})
+		if err := c.write(msg); err != nil {
+			return err
+		}
+	}
+}
+
+func (c *Conn) openNeg() (string, *negSession) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.nextSub++
+	id := "n" + strconv.FormatUint(c.nextSub, 36)
+	s := &negSession{replies: make(chan negReply, 1)}
+	c.negs[id] = s
+	return id, s
+}
+
+func (c *Conn) forgetNeg(id string) {
+	c.mu.Lock()
+	delete(c.negs, id)
+	c.mu.Unlock()
+}
+
+// deliverNeg hands a reply to session id; false when there is none. The
+// relay answers each message once, so a reply that finds the previous one
+// unread is surplus and dropped.
+func (c *Conn) deliverNeg(id string, r negReply) bool {
+	c.mu.Lock()
+	s := c.negs[id]
+	if s != nil {
+		s.answered = true
+	}
+	c.mu.Unlock()
+	if s == nil {
+		return false
+	}
+	select {
+	case s.replies <- r:
+	default:
+	}
+	return true
+}
+
+var negPrefix = []byte(`["NEG-`)
+
+// negFrame routes NEG-MSG and NEG-ERR (NEG-ERROR as go-nostr writes it);
+// false when data is not a negentropy frame.
+func (c *Conn) negFrame(data []byte) bool {
+	if !bytes.HasPrefix(data, negPrefix) {
+		return false
+	}
+	var frame []string
+	if json.Unmarshal(data, &frame) != nil || len(frame) != 3 {
+		c.garbage.Add(1)
+		return true
+	}
+	r := negReply{size: len(data)}
+	switch frame[0] {
+	case "NEG-MSG":
+		r.msg = frame[2]
+	case "NEG-ERR", "NEG-ERROR":
+		r.refused = frame[0] + ": " + frame[2]
+	default:
+		c.garbage.Add(1)
+		return true
+	}
+	c.deliverNeg(frame[1], r)
+	return true
+}
+
+// noticeToNeg ends every reconciliation still waiting for its first answer
+// when a NOTICE says the relay did not understand a message.
+func (c *Conn) noticeToNeg(msg string) {
+	lower := strings.ToLower(msg)
+	if !slices.ContainsFunc(noticeWords, func(w string) bool { return strings.Contains(lower, w) }) {
+		return
+	}
+	c.mu.Lock()
+	var waiting []string
+	for id, s := range c.negs {
+		if !s.answered {
+			waiting = append(waiting, id)
+		}
+	}
+	c.mu.Unlock()
+	for _, id := range waiting {
+		c.deliverNeg(id, negReply{refused: "notice: " + msg, size: len(msg)})
+	}
+}
+
+// IsReconcileRefused reports whether err means the relay does not do NIP-77.
+func IsReconcileRefused(err error) bool {
+	var refused *ReconcileRefusedError
+	return errors.As(err, &refused)
+}

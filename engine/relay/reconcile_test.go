@@ -1,0 +1,88 @@
+package relay_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+
+	"dtp-personal/engine/internal/faultrelay"
+	"dtp-personal/engine/relay"
+)
+
+var trustFilter = nostr.Filter{Kinds: []int{32009}, Authors: []string{author}}
+
+// stampsOf are evs as the local side of a reconciliation.
+func stampsOf(evs []*nostr.Event) func(yield func(nostr.Timestamp, string) bool) {
+	return func(yield func(nostr.Timestamp, string) bool) {
+		for _, ev := range evs {
+			if !yield(ev.CreatedAt, ev.ID) {
+				return
+			}
+		}
+	}
+}
+
+func idsOf(evs []*nostr.Event) []string {
+	var out []string
+	for _, ev := range evs {
+		out = append(out, ev.ID)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Each side learns exactly the other's surplus, over several rounds, and the
+// relay sends no event.
+func TestReconcileFindsBothSurpluses(t *testing.T) {
+	evs := trustEvents(1000, 1_700_000_000)
+	r := faultrelay.StartForTest(t, faultrelay.Mode{}, evs[:990]...)
+	c := dial(t, r.URL, relay.Options{})
+	rec, err := c.Reconcile(context.Background(), trustFilter, stampsOf(evs[5:]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(rec.Need, idsOf(evs[:5])) || !slices.Equal(rec.Lacking, idsOf(evs[990:])) {
+		t.Fatalf("need %d, lacking %d; want 5 and 10", len(rec.Need), len(rec.Lacking))
+	}
+	if rec.Messages < 2 || rec.Bytes == 0 || r.EventsSent() != 0 {
+		t.Fatalf("%d messages, %d bytes, %d events sent: want several rounds, bytes counted, no events", rec.Messages, rec.Bytes, r.EventsSent())
+	}
+}
+
+// Every way a relay says it does not do NIP-77 is a refusal, not a
+// connection failure, and the connection stays usable for paging.
+func TestReconcileRefusals(t *testing.T) {
+	evs := trustEvents(10, 1_700_000_000)
+	for how, why := range map[string]string{
+		"NEG-ERR": "NEG-ERR:", "NEG-ERROR": "NEG-ERROR:", "CLOSED": "closed:", "NOTICE": "notice:", "silent": "no answer",
+	} {
+		t.Run(how, func(t *testing.T) {
+			r := faultrelay.StartForTest(t, faultrelay.Mode{NegRefusal: how}, evs...)
+			c := dial(t, r.URL, relay.Options{PageTimeout: 300 * time.Millisecond})
+			_, err := c.Reconcile(context.Background(), trustFilter, stampsOf(evs[:5]))
+			if !relay.IsReconcileRefused(err) || relay.ConnectionError(err) || !strings.Contains(err.Error(), why) {
+				t.Fatalf("err %v: want a refusal (%s) that is not a connection failure", err, why)
+			}
+			if got, _, err := fetchAll(c); err != nil || len(got) != len(evs) {
+				t.Fatalf("paging after the refusal: %d events, %v", len(got), err)
+			}
+		})
+	}
+}
+
+// A relay that stops answering after its first reply has stalled: the
+// connection is unresponsive, not a refusal (no fallback to paging).
+func TestReconcileStall(t *testing.T) {
+	evs := trustEvents(1000, 1_700_000_000)
+	r := faultrelay.StartForTest(t, faultrelay.Mode{NegStallAfter: 1}, evs[:990]...)
+	c := dial(t, r.URL, relay.Options{PageTimeout: 300 * time.Millisecond})
+	_, err := c.Reconcile(context.Background(), trustFilter, stampsOf(evs[5:]))
+	if !errors.Is(err, relay.ErrReconcileStalled) || relay.IsReconcileRefused(err) || !relay.ConnectionError(err) {
+		t.Fatalf("err %v: want a stall counted as a connection failure", err)
+	}
+}
