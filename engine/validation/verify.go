@@ -2,7 +2,6 @@ package validation
 
 import (
 	"crypto/sha256"
-	"encoding/hex"
 
 	"dtp-personal/engine/validation/schnorr"
 
@@ -18,22 +17,19 @@ func invalid(rule string) *Rejection { return &Rejection{Prefix: "invalid", Rule
 // recomputed from the NIP-01 serialization, and the Schnorr signature.
 // It is the expensive step; callers run it off the socket read loop.
 func VerifyEvent(ev *nostr.Event) error {
-	switch {
-	case !isLowerHex(ev.ID, 64):
-		return invalid("event id is not 64 lowercase hex characters")
-	case !isLowerHex(ev.PubKey, 64):
-		return invalid("pubkey is not 64 lowercase hex characters")
-	case !isLowerHex(ev.Sig, 128):
-		return invalid("signature is not 128 lowercase hex characters")
-	}
-	// The hex was checked above, so these decodes cannot fail. Hashing once
-	// here and signing over that hash binds the signature to the id we store
-	// (what go-nostr's CheckID then CheckSignature do, serializing twice).
 	var id, pubkey [32]byte
 	var sig [64]byte
-	hex.Decode(id[:], []byte(ev.ID))
-	hex.Decode(pubkey[:], []byte(ev.PubKey))
-	hex.Decode(sig[:], []byte(ev.Sig))
+	switch {
+	case !decodeLowerHex(id[:], ev.ID):
+		return invalid("event id is not 64 lowercase hex characters")
+	case !decodeLowerHex(pubkey[:], ev.PubKey):
+		return invalid("pubkey is not 64 lowercase hex characters")
+	case !decodeLowerHex(sig[:], ev.Sig):
+		return invalid("signature is not 128 lowercase hex characters")
+	}
+	// Hashing once here and verifying the signature over that hash binds it
+	// to the id we store (what go-nostr's CheckID then CheckSignature do,
+	// serializing the event twice).
 	hash := sha256.Sum256(ev.Serialize())
 	if hash != id {
 		return invalid("event id does not match its content")
@@ -42,4 +38,21 @@ func VerifyEvent(ev *nostr.Event) error {
 		return invalid("bad signature")
 	}
 	return nil
+}
+
+// decodeLowerHex decodes s into dst in one pass, reporting whether s is
+// exactly 2*len(dst) lowercase hex characters.
+func decodeLowerHex(dst []byte, s string) bool {
+	if len(s) != 2*len(dst) {
+		return false
+	}
+	for i := range dst {
+		hi, ok1 := lowerHexValue(s[2*i])
+		lo, ok2 := lowerHexValue(s[2*i+1])
+		if !ok1 || !ok2 {
+			return false
+		}
+		dst[i] = hi<<4 | lo
+	}
+	return true
 }
