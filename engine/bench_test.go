@@ -52,9 +52,8 @@ func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
 // verify-only ceiling V (id + Schnorr in a pool of one worker per CPU), the
 // store-only ceiling S (SaveBatch of 1000, one writer), and push as a share of
 // the machine's CPU limit n/(n/V + 1/S) on n cores: every event costs n/V
-// core-seconds of verifying plus 1/S of storing. Run with -benchtime 1x and
-// -tags libsecp256k1 (the default build's C verifier); -cpuprofile shows
-// where the time goes.
+// core-seconds of verifying plus 1/S of storing. Run with -benchtime 1x;
+// -cpuprofile shows where the time goes.
 func BenchmarkIngestThroughput(b *testing.B) {
 	evs := benchEvents()
 	var push, verify, save float64

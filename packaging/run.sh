@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and starts dtp-personal: the tray app by default, or whatever
 # arguments are given (e.g. `serve --headless`). It verifies signatures with
-# libsecp256k1 (setup.sh sets the tag); DTP_PUREGO=1 builds the pure-Go one.
+# the system's libsecp256k1; DTP_PUREGO=1 builds the pure-Go one (setup.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source packaging/setup.sh

@@ -1,25 +1,24 @@
 #!/usr/bin/env bash
 # Installs what building, running and testing dtp-personal needs on Debian:
-# cgo and the GL/X11 headers for the Fyne build, Xvfb + D-Bus + xdotool +
+# cgo, libsecp256k1 and the GL/X11 headers for the Fyne build, Xvfb + D-Bus + xdotool +
 # ImageMagick for the real-window tests. As root it installs them with
 # apt-get; otherwise it prints the exact command and stops.
 set -euo pipefail
 
 export PATH="$PATH:/usr/local/go/bin:$HOME/go/bin"
 
-# Signatures are verified by go-nostr's bundled libsecp256k1 (C, through cgo,
-# which the Fyne build needs anyway) only under go-nostr's build tag
-# libsecp256k1. A dependency's build tag cannot be set from our source, and
-# `go env -w` would change the user's global Go config, so every documented
-# command (run.sh, test.sh) sources this file, which sets it through GOFLAGS
-# for this process only. DTP_PUREGO=1 keeps go-nostr's pure-Go verifier.
-if [[ ${DTP_PUREGO:-} != 1 ]]; then
-	export GOFLAGS="${GOFLAGS:+$GOFLAGS }-tags=libsecp256k1"
+# Signatures are verified by the system's libsecp256k1 (C, through cgo, which
+# the Fyne build needs anyway; engine/validation/schnorr links it with
+# pkg-config), so a plain `go build` gets it and libsecp256k1-dev is needed to
+# build. DTP_PUREGO=1 builds the pure-Go verifier instead (our build tag
+# purego), through GOFLAGS for this process only (never `go env -w`).
+if [[ ${DTP_PUREGO:-} == 1 ]]; then
+	export GOFLAGS="${GOFLAGS:+$GOFLAGS }-tags=purego"
 fi
 
 need_pkgs=()
 have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
-for p in gcc pkg-config libgl1-mesa-dev xorg-dev xvfb dbus-x11 xdotool x11-utils imagemagick; do
+for p in gcc pkg-config libsecp256k1-dev libgl1-mesa-dev xorg-dev xvfb dbus-x11 xdotool x11-utils imagemagick; do
 	have "$p" || need_pkgs+=("$p")
 done
 

@@ -3,7 +3,7 @@
 # real-window GUI test under Xvfb; the engine's under the race detector),
 # then each fuzz target for a few seconds beyond its seed corpus, and the
 # .deb package's build and contents. All of it with the C verifier
-# (setup.sh), plus one short run of the validation tests with the pure-Go
+# (the default build), plus one short run of the validation tests with the pure-Go
 # verifier so that build does not rot.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,7 +17,7 @@ go test -race -count=1 -timeout 40m ./engine/...
 echo "== go test engine NIP-77 interop with go-nostr's client (its relay races with itself: no -race)" >&2
 go test -count=1 -run '^TestNIP77ServerWithGoNostrClient$' ./engine
 echo "== go test validation, pure-Go verifier" >&2
-go test -tags= -count=1 ./engine/validation
+go test -tags=purego -count=1 ./engine/validation/...
 echo "== fuzz" >&2
 for target in validation:FuzzParseStatement validation:FuzzParseClaims server:FuzzFrame \
 	store:FuzzQueryMatchesReference store:FuzzDecodeTags; do

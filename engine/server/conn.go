@@ -144,8 +144,8 @@ func (c *conn) send(v ...any) {
 func (c *conn) notice(msg string) { c.send("NOTICE", msg) }
 
 func (c *conn) handle(data []byte) {
-	var frame []json.RawMessage
-	if err := json.Unmarshal(data, &frame); err != nil || len(frame) == 0 {
+	frame, ok := splitFrame(data)
+	if !ok || len(frame) == 0 {
 		c.s.refused.Inc("unparseable-frame")
 		c.notice("invalid: frame is not a JSON array of a NIP-01 message")
 		return
@@ -206,8 +206,10 @@ func (c *conn) handleEvent(frame []json.RawMessage, size int, oversize bool) {
 		c.notice("invalid: EVENT needs exactly one event")
 		return
 	}
+	// go-nostr's easyjson decoder, which json.Unmarshal would reach only
+	// after validating frame[1] again (splitFrame did) and via reflection
 	var ev nostr.Event
-	if err := json.Unmarshal(frame[1], &ev); err != nil {
+	if err := ev.UnmarshalJSON(frame[1]); err != nil {
 		c.notice("invalid: event is not a NIP-01 event object: " + err.Error())
 		return
 	}
@@ -237,9 +239,8 @@ func (c *conn) handleEvent(frame []json.RawMessage, size int, oversize bool) {
 // ok queues an OK reply. Callers hold an in-flight slot or run on the read
 // loop, so the queue has room.
 func (c *conn) ok(id string, accepted bool, msg string) {
-	b, _ := json.Marshal([]any{"OK", id, accepted, msg})
 	select {
-	case c.oks <- b:
+	case c.oks <- okFrame(id, accepted, msg):
 	case <-c.ctx.Done():
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -56,11 +57,13 @@ func FuzzFrame(f *testing.F) {
 		`["NEG-OPEN","n",{"kinds":[32009]},"6100000200"]`, `["NEG-OPEN","n",{},"61"]`, `["NEG-MSG","n","6100"]`,
 		`["NEG-CLOSE","n"]`, `["NEG-OPEN","n",{},"zz"]`,
 		`["AUTH","x"]`, `[]`, `{}`, `["REQ"]`, `["REQ","",{}]`, `[1,2]`, `["EVENT",null]`,
+		" [ \"CLOSE\" , \"<&>\\u2028\\ud800\xff\" ] ",
 	} {
 		f.Add([]byte(seed))
 	}
 	s := New(Config{Ingest: fuzzPorts{}, Events: fuzzPorts{}, Resolver: fuzzPorts{}, Sessions: fuzzPorts{}})
 	f.Fuzz(func(t *testing.T, frame []byte) {
+		checkSplitFrame(t, frame)
 		c := s.newConn(nil)
 		defer c.cancel()
 		c.handle(frame)
@@ -75,4 +78,37 @@ func FuzzFrame(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkSplitFrame holds splitFrame to encoding/json's reading of the same
+// frame, and okFrame to encoding, as JSON that reads back the same, an OK
+// for each string element.
+func checkSplitFrame(t *testing.T, data []byte) {
+	var want []json.RawMessage
+	wantOK := json.Unmarshal(data, &want) == nil && len(want) > 0
+	got, ok := splitFrame(data)
+	ok = ok && len(got) > 0
+	if ok != wantOK {
+		t.Fatalf("splitFrame(%q) ok=%v, encoding/json ok=%v", data, ok, wantOK)
+	}
+	if !ok {
+		return
+	}
+	if len(got) != len(want) {
+		t.Fatalf("splitFrame(%q): %d elements, encoding/json %d", data, len(got), len(want))
+	}
+	for i := range got {
+		if string(got[i]) != string(want[i]) {
+			t.Fatalf("splitFrame(%q)[%d] = %s, encoding/json %s", data, i, got[i], want[i])
+		}
+		var id string
+		if json.Unmarshal(got[i], &id) != nil {
+			continue
+		}
+		accepted, msg := i%2 == 0, "invalid: "+id
+		var reply []any
+		if b := okFrame(id, accepted, msg); json.Unmarshal(b, &reply) != nil || !reflect.DeepEqual(reply, []any{"OK", id, accepted, msg}) {
+			t.Fatalf("okFrame(%q) = %s", id, b)
+		}
+	}
 }

@@ -37,10 +37,20 @@ func isLowerHex(s string, n int) bool {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+		if _, ok := lowerHexValue(s[i]); !ok {
 			return false
 		}
 	}
 	return true
+}
+
+// lowerHexValue is the value of c as a lowercase hex digit.
+func lowerHexValue(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	}
+	return 0, false
 }

@@ -1,6 +1,15 @@
 package validation
 
-import "github.com/nbd-wtf/go-nostr"
+import (
+	"crypto/sha256"
+
+	"dtp-personal/engine/validation/schnorr"
+
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// VerifierName names the Schnorr implementation this binary was built with.
+const VerifierName = schnorr.Implementation
 
 func invalid(rule string) *Rejection { return &Rejection{Prefix: "invalid", Rule: rule} }
 
@@ -8,20 +17,42 @@ func invalid(rule string) *Rejection { return &Rejection{Prefix: "invalid", Rule
 // recomputed from the NIP-01 serialization, and the Schnorr signature.
 // It is the expensive step; callers run it off the socket read loop.
 func VerifyEvent(ev *nostr.Event) error {
+	var id, pubkey [32]byte
+	var sig [64]byte
 	switch {
-	case !isLowerHex(ev.ID, 64):
+	case !decodeLowerHex(id[:], ev.ID):
 		return invalid("event id is not 64 lowercase hex characters")
-	case !isLowerHex(ev.PubKey, 64):
+	case !decodeLowerHex(pubkey[:], ev.PubKey):
 		return invalid("pubkey is not 64 lowercase hex characters")
-	case !isLowerHex(ev.Sig, 128):
+	case !decodeLowerHex(sig[:], ev.Sig):
 		return invalid("signature is not 128 lowercase hex characters")
-	case !ev.CheckID():
+	}
+	// Hashing once here and verifying the signature over that hash binds it
+	// to the id we store (what go-nostr's CheckID then CheckSignature do,
+	// serializing the event twice).
+	hash := sha256.Sum256(ev.Serialize())
+	if hash != id {
 		return invalid("event id does not match its content")
 	}
-	// CheckSignature does not look at ID; together with CheckID above the
-	// signature is bound to the id we store.
-	if ok, err := ev.CheckSignature(); err != nil || !ok {
+	if !schnorr.Verify(&pubkey, &hash, &sig) {
 		return invalid("bad signature")
 	}
 	return nil
+}
+
+// decodeLowerHex decodes s into dst in one pass, reporting whether s is
+// exactly 2*len(dst) lowercase hex characters.
+func decodeLowerHex(dst []byte, s string) bool {
+	if len(s) != 2*len(dst) {
+		return false
+	}
+	for i := range dst {
+		hi, ok1 := lowerHexValue(s[2*i])
+		lo, ok2 := lowerHexValue(s[2*i+1])
+		if !ok1 || !ok2 {
+			return false
+		}
+		dst[i] = hi<<4 | lo
+	}
+	return true
 }
