@@ -49,6 +49,7 @@ func TestWindowScreenshots(t *testing.T) {
 		{"roots", "add", root.Pubkey},
 		{"relays", "add", "ws://" + remote.addr},
 		{"relays", "add", "ws://" + freeAddr(t)}, // nobody listens: a relay in backoff, with its error
+		wholeWebOfTrust,
 	} {
 		if out, err := cliRun(t, local, args...); err != nil {
 			t.Fatalf("%v: %v %s", args, err, out)
