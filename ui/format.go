@@ -28,6 +28,11 @@ func (c clock) stamp(unix int64, none string) string {
 	return time.Unix(unix, 0).In(c.zone).Format("2006-01-02 15:04")
 }
 
+// day shows a unix time as a local date.
+func (c clock) day(unix int64) string {
+	return time.Unix(unix, 0).In(c.zone).Format("2006-01-02")
+}
+
 // relative shows a unix time as "5 min ago" / "in 5 min"; 0 shows none.
 func (c clock) relative(unix int64, none string) string {
 	if unix == 0 {
