@@ -48,6 +48,16 @@ func (c clock) relative(unix int64, none string) string {
 	return "now"
 }
 
+// retry says when a failed relay is tried again: "retry in 20 s", or
+// "retry due" once that time has come (the engine is about to try, or
+// trying: "2 s ago" would read as a retry that happened).
+func (c clock) retry(unix int64) string {
+	if time.Unix(unix, 0).Sub(c.now()) <= time.Second {
+		return "retry due"
+	}
+	return "retry " + c.relative(unix, "")
+}
+
 func roughDuration(d time.Duration) string {
 	switch {
 	case d < time.Minute:

@@ -51,6 +51,8 @@ type GUI struct {
 	tray     *tray
 	notifier *notifier
 	views    []view // the tabs' views, in tab order
+	// shortcuts are the window's shortcuts by name, for entries to pass on
+	shortcuts map[string]func()
 
 	last     status.Snapshot // what the views show; read and written on the UI thread only
 	rates    rateHistory     // ingest counters of the last 15 min, for the Activity chart; UI thread only
@@ -66,7 +68,7 @@ type GUI struct {
 // until Start. quit, if not nil, is called once when the user chooses Quit,
 // before the app stops.
 func New(a fyne.App, eng Engine, quit func()) *GUI {
-	g := &GUI{app: a, eng: eng, quit: quit, clock: systemClock(), onUI: fyne.Do}
+	g := &GUI{app: a, eng: eng, quit: quit, clock: systemClock(), onUI: fyne.Do, shortcuts: map[string]func(){}}
 	g.win = a.NewWindow("DTP Personal Server")
 	g.notifier = newNotifier(a.SendNotification, time.Now)
 	g.notice = newInlineError()
@@ -89,13 +91,20 @@ func New(a fyne.App, eng Engine, quit func()) *GUI {
 	g.views = []view{g.status, g.lookup, g.relays, g.frontier, g.activity, g.settings, g.repos}
 	g.tabs.OnSelected = func(*container.TabItem) { g.views[g.tabs.SelectedIndex()].render(g.last) }
 	g.win.SetContent(container.NewBorder(nil, g.notice.label, nil, nil, g.tabs))
-	g.win.Canvas().AddShortcut(lookupShortcut, func(fyne.Shortcut) { g.focusLookup() })
+	g.addShortcut(lookupShortcut, g.focusLookup)
 	for i := range g.tabs.Items {
-		g.win.Canvas().AddShortcut(tabShortcut(i), func(fyne.Shortcut) { g.tabs.SelectIndex(i) })
+		g.addShortcut(tabShortcut(i), func() { g.tabs.SelectIndex(i) })
 	}
 	g.win.Resize(fyne.NewSize(1040, 720))
 	g.render(status.Snapshot{})
 	return g
+}
+
+// addShortcut binds a window shortcut, which works whichever widget has
+// the focus (entries pass it on).
+func (g *GUI) addShortcut(s fyne.Shortcut, run func()) {
+	g.shortcuts[s.ShortcutName()] = run
+	g.win.Canvas().AddShortcut(s, func(fyne.Shortcut) { run() })
 }
 
 // lookupShortcut (Ctrl+L) brings up the Look-up tab ready for typing,

@@ -75,7 +75,7 @@ func (v *relaysView) render(s status.Snapshot) {
 		}
 		health := r.Health
 		if r.NextRetry != 0 && !r.Connected {
-			health += ", retry " + c.relative(r.NextRetry, "")
+			health += ", " + c.retry(r.NextRetry)
 		}
 		lastError := r.LastError
 		if lastError == "" {

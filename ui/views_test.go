@@ -408,3 +408,47 @@ func TestAltDigitSelectsTab(t *testing.T) {
 		t.Errorf("Alt+5 selected tab %d, want Activity (%d)", got, tabActivity)
 	}
 }
+
+// Alt+N and Ctrl+L work while an entry has the focus, where the desktop
+// driver hands every shortcut to the focused widget; the entry keeps its
+// own shortcuts.
+func TestWindowShortcutsWorkFromAnEntry(t *testing.T) {
+	g, _ := newTestGUI(t, tabRelays)
+	c := g.win.Canvas()
+	typeShortcut := func(s fyne.Shortcut) { c.Focused().(fyne.Shortcutable).TypedShortcut(s) }
+
+	c.Focus(g.relays.form.entry)
+	typeShortcut(tabShortcut(tabActivity))
+	if got := g.tabs.SelectedIndex(); got != tabActivity {
+		t.Errorf("Alt+5 in the relay entry selected tab %d, want Activity (%d)", got, tabActivity)
+	}
+
+	g.tabs.SelectIndex(tabSettings)
+	c.Focus(g.settings.listen.entry)
+	typeShortcut(lookupShortcut)
+	if got := g.tabs.SelectedIndex(); got != tabLookup || c.Focused() != g.lookup.subject {
+		t.Errorf("Ctrl+L in the listen entry: tab %d, focus on %T, want the look-up entry", got, c.Focused())
+	}
+
+	g.lookup.subject.SetText("npub1abc")
+	typeShortcut(&fyne.ShortcutSelectAll{})
+	if got := g.lookup.subject.SelectedText(); got != "npub1abc" {
+		t.Errorf("Ctrl+A in the look-up entry selected %q", got)
+	}
+}
+
+// A relay whose retry time has come says "retry due", not "retry 2 s ago".
+func TestRetryTimeThatPassedIsDue(t *testing.T) {
+	g, _ := newTestGUI(t, tabRelays)
+	s := fixture()
+	s.Relays[1].NextRetry = fixtureNow.Unix() - 2
+	g.render(s)
+	if got := g.relays.table.rows[1][1]; got != "backoff, retry due" {
+		t.Errorf("health of a relay past its retry time = %q", got)
+	}
+	facts := coverageFacts{clock: g.clock, relays: s.Relays}
+	if got, want := facts.words(status.RelayFailed("wss://gone.example")),
+		"relay wss://gone.example failed: dial tcp: connection refused, retry due"; got != want {
+		t.Errorf("coverage reason = %q, want %q", got, want)
+	}
+}
