@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
 
 	"dtp-personal/engine/status"
@@ -38,8 +39,9 @@ type GUI struct {
 	onUI func(func())
 
 	win    fyne.Window
-	notice *inlineError // failures of commands given from the tray or tabs
-	tabs   *container.AppTabs
+	notice *inlineError       // failures of commands given from the tray or tabs
+	tabs   *container.AppTabs // the tab bar
+	pages  *fyne.Container    // the tabs' views, the selected one shown
 
 	status   *statusView
 	lookup   *lookupView
@@ -79,18 +81,19 @@ func New(a fyne.App, eng Engine, quit func()) *GUI {
 	g.activity = newActivityView(g)
 	g.settings = newSettingsView(g)
 	g.repos = newReposView(g)
-	g.tabs = container.NewAppTabs(
-		container.NewTabItem("Status", g.status.root),
-		container.NewTabItem("Look-up", g.lookup.root),
-		container.NewTabItem("Relays", g.relays.root),
-		container.NewTabItem("Frontier", g.frontier.root),
-		container.NewTabItem("Activity", g.activity.root),
-		container.NewTabItem("Settings", g.settings.root),
-		container.NewTabItem("Repositories", g.repos.root),
-	)
 	g.views = []view{g.status, g.lookup, g.relays, g.frontier, g.activity, g.settings, g.repos}
-	g.tabs.OnSelected = func(*container.TabItem) { g.views[g.tabs.SelectedIndex()].render(g.last) }
-	g.win.SetContent(container.NewBorder(nil, g.notice.label, nil, nil, g.tabs))
+	g.pages = container.NewStack(g.status.root, g.lookup.root, g.relays.root, g.frontier.root,
+		g.activity.root, g.settings.root, g.repos.root)
+	// The tabs hold no content: selecting a tab refreshes every tab's
+	// content, which for these pages costs the UI thread tens of
+	// milliseconds per switch; the selected page shows in pages instead.
+	g.tabs = container.NewAppTabs()
+	for _, name := range []string{"Status", "Look-up", "Relays", "Frontier", "Activity", "Settings", "Repositories"} {
+		g.tabs.Append(container.NewTabItem(name, layout.NewSpacer()))
+	}
+	g.tabs.OnSelected = func(*container.TabItem) { g.showPage(g.tabs.SelectedIndex()) }
+	g.showPage(tabStatus)
+	g.win.SetContent(container.NewBorder(g.tabs, g.notice.label, nil, nil, g.pages))
 	g.addShortcut(lookupShortcut, g.focusLookup)
 	for i := range g.tabs.Items {
 		g.addShortcut(tabShortcut(i), func() { g.tabs.SelectIndex(i) })
@@ -105,6 +108,17 @@ func New(a fyne.App, eng Engine, quit func()) *GUI {
 func (g *GUI) addShortcut(s fyne.Shortcut, run func()) {
 	g.shortcuts[s.ShortcutName()] = run
 	g.win.Canvas().AddShortcut(s, func(fyne.Shortcut) { run() })
+}
+
+// showPage shows the i-th tab's view, with the latest snapshot.
+func (g *GUI) showPage(i int) {
+	g.views[i].render(g.last)
+	for j, page := range g.pages.Objects {
+		if j != i {
+			page.Hide()
+		}
+	}
+	g.pages.Objects[i].Show()
 }
 
 // lookupShortcut (Ctrl+L) brings up the Look-up tab ready for typing,
