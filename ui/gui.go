@@ -57,8 +57,10 @@ type GUI struct {
 	shortcuts map[string]func()
 
 	last     status.Snapshot // what the views show; read and written on the UI thread only
-	rates    rateHistory     // ingest counters of the last 15 min, for the Activity chart; UI thread only
-	calls    sync.WaitGroup  // engine commands queued or running
+	nextMu   sync.Mutex
+	next     *status.Snapshot // the latest snapshot from the engine not yet rendered, see follow
+	rates    rateHistory      // ingest counters of the last 15 min, for the Activity chart; UI thread only
+	calls    sync.WaitGroup   // engine commands queued or running
 	queueMu  sync.Mutex
 	queue    []func() // engine commands waiting, run one at a time in order
 	draining bool     // a goroutine is running the queue
@@ -143,11 +145,29 @@ func (g *GUI) Window() fyne.Window { return g.win }
 // Start shows the engine's current status and follows its updates, which
 // the engine already coalesces to a few per second.
 func (g *GUI) Start() {
-	show := func(s status.Snapshot) { g.onUI(func() { g.render(s) }) }
-	// Current status first: the UI thread runs work in order, so a later
-	// snapshot from the engine is shown after it and wins.
-	show(g.eng.Status())
-	g.cancel = g.eng.Subscribe(show)
+	// Current status first: a later snapshot from the engine replaces it.
+	g.follow(g.eng.Status())
+	g.cancel = g.eng.Subscribe(g.follow)
+}
+
+// follow hands s to the UI thread, replacing a snapshot still waiting
+// there: when the UI thread falls behind (a busy machine), it renders the
+// latest snapshot once instead of each one it missed in turn.
+func (g *GUI) follow(s status.Snapshot) {
+	g.nextMu.Lock()
+	waiting := g.next != nil
+	g.next = &s
+	g.nextMu.Unlock()
+	if waiting {
+		return
+	}
+	g.onUI(func() {
+		g.nextMu.Lock()
+		latest := *g.next
+		g.next = nil
+		g.nextMu.Unlock()
+		g.render(latest)
+	})
 }
 
 // Stop ends the subscription started by Start; no snapshot is handed to

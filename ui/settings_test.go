@@ -168,10 +168,16 @@ func TestStartFollowsEngineSnapshots(t *testing.T) {
 	if push == nil {
 		t.Fatal("Start did not subscribe")
 	}
-	for i := range 200 { // a burst (the engine coalesces them): the UI shows the latest
+	for i := range 200 { // a burst while the UI thread is busy: it renders the latest, once
 		s := fixture()
 		s.Heap.GraphVersion = uint64(1000 + i)
 		push(s)
+	}
+	uiQueue.mu.Lock()
+	queued := len(uiQueue.pending)
+	uiQueue.mu.Unlock()
+	if queued != 1 {
+		t.Errorf("%d renders handed to the UI thread for a burst it had not caught up with, want 1", queued)
 	}
 	g.Stop()
 	g.settle()
