@@ -56,16 +56,18 @@ type GUI struct {
 	// shortcuts are the window's shortcuts by name, for entries to pass on
 	shortcuts map[string]func()
 
-	last     status.Snapshot // what the views show; read and written on the UI thread only
-	nextMu   sync.Mutex
-	next     *status.Snapshot // the latest snapshot from the engine not yet rendered, see follow
-	rates    rateHistory      // ingest counters of the last 15 min, for the Activity chart; UI thread only
-	calls    sync.WaitGroup   // engine commands queued or running
-	queueMu  sync.Mutex
-	queue    []func() // engine commands waiting, run one at a time in order
-	draining bool     // a goroutine is running the queue
-	cancel   func()
-	quitOnce sync.Once
+	last       status.Snapshot // what the views show; read and written on the UI thread only
+	nextMu     sync.Mutex
+	next       *status.Snapshot // the latest snapshot from the engine not yet rendered, see follow
+	renderedAt time.Time        // when follow's last snapshot was rendered
+	stopped    bool             // Stop was called
+	rates      rateHistory      // ingest counters of the last 15 min, for the Activity chart; UI thread only
+	calls      sync.WaitGroup   // engine commands queued or running
+	queueMu    sync.Mutex
+	queue      []func() // engine commands waiting, run one at a time in order
+	draining   bool     // a goroutine is running the queue
+	cancel     func()
+	quitOnce   sync.Once
 }
 
 // New builds the window for eng in app a; nothing is shown or subscribed
@@ -142,32 +144,56 @@ func (g *GUI) focusLookup() {
 // Window is the main window.
 func (g *GUI) Window() fyne.Window { return g.win }
 
-// Start shows the engine's current status and follows its updates, which
-// the engine already coalesces to a few per second.
+// Start shows the engine's current status and follows its updates, at
+// most two a second (see follow).
 func (g *GUI) Start() {
 	// Current status first: a later snapshot from the engine replaces it.
 	g.follow(g.eng.Status())
 	g.cancel = g.eng.Subscribe(g.follow)
 }
 
-// follow hands s to the UI thread, replacing a snapshot still waiting
-// there: when the UI thread falls behind (a busy machine), it renders the
-// latest snapshot once instead of each one it missed in turn.
+// renderInterval is the least time between two renders of the engine's
+// snapshots (the engine sends up to four a second during a sync): each
+// render repaints the whole window, which on a busy machine can hold the
+// UI thread for tens of milliseconds.
+const renderInterval = 500 * time.Millisecond
+
+// follow hands s to the UI thread, at most once per renderInterval,
+// replacing a snapshot still waiting: the UI thread renders the latest
+// snapshot once instead of each one in turn.
 func (g *GUI) follow(s status.Snapshot) {
+	// onUI runs its function at once on the main goroutine before the app
+	// loop starts, so it is called without holding nextMu.
 	g.nextMu.Lock()
 	waiting := g.next != nil
 	g.next = &s
+	wait := time.Until(g.renderedAt.Add(renderInterval))
 	g.nextMu.Unlock()
 	if waiting {
 		return
 	}
-	g.onUI(func() {
+	if wait <= 0 {
+		g.onUI(g.renderNext)
+		return
+	}
+	time.AfterFunc(wait, func() {
 		g.nextMu.Lock()
-		latest := *g.next
-		g.next = nil
+		stopped := g.stopped
 		g.nextMu.Unlock()
-		g.render(latest)
+		if !stopped {
+			g.onUI(g.renderNext)
+		}
 	})
+}
+
+// renderNext renders the snapshot follow left waiting.
+func (g *GUI) renderNext() {
+	g.nextMu.Lock()
+	latest := *g.next
+	g.next = nil
+	g.renderedAt = time.Now()
+	g.nextMu.Unlock()
+	g.render(latest)
 }
 
 // Stop ends the subscription started by Start; no snapshot is handed to
@@ -176,6 +202,9 @@ func (g *GUI) Stop() {
 	if g.cancel != nil {
 		g.cancel()
 	}
+	g.nextMu.Lock()
+	g.stopped = true // a render follow delayed is not handed over
+	g.nextMu.Unlock()
 }
 
 // ShowWindow brings the main window up.
