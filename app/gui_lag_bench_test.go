@@ -41,8 +41,8 @@ func BenchmarkGUILagDuringSync(b *testing.B) {
 	defer cancel()
 	work := b.TempDir()
 
-	// 1 root, 40 authors it trusts, 1,600 they trust: well inside the
-	// default frontier caps, so the whole set is in the frontier.
+	// 1 root, 40 authors it trusts, 1,600 they trust: inside the frontier
+	// caps (wholeWebOfTrust), so the whole set is in the frontier.
 	const total, fanout = 100_000, 40
 	start := time.Now()
 	root, evs := fixture.WebOfTrust(total, fanout, time.Now().Unix())
@@ -71,6 +71,7 @@ func BenchmarkGUILagDuringSync(b *testing.B) {
 			{"roots", "add", root.Pubkey},
 			{"relays", "add", "ws://" + remote.addr},
 			{"strategy", settings.FrontierInterval},
+			wholeWebOfTrust,
 		} {
 			if out, err := cliRun(b, local, args...); err != nil {
 				b.Fatalf("%v: %v %s", args, err, out)
@@ -144,6 +145,12 @@ func syncWithWindow(ctx context.Context, b *testing.B, display, busAddr, local s
 		lag.Samples, lag.MaxMs, lag.MaxAtS, lag.P99Ms, lag.P50Ms)
 	return lag, float64(snap.Ingest.Accepted) / elapsed.Seconds()
 }
+
+// wholeWebOfTrust sets limits under which a pass keeps every event of a
+// fixture.WebOfTrust of up to 2,000 authors: under the defaults the
+// per-author cap (maxEvents / maxTotalAuthors = 20 statements) cuts its
+// authors, who hold more.
+var wholeWebOfTrust = []string{"limits", "--max-total-authors", "2000"}
 
 // writeJSONL writes one event per line, as `import` reads them.
 func writeJSONL(b testing.TB, path string, evs []*nostr.Event) {

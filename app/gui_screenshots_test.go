@@ -6,7 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -22,9 +24,11 @@ var windowTabs = []string{"status", "look-up", "relays", "frontier", "activity",
 
 // TestWindowScreenshots writes docs/screenshots/TAB.png, one per tab, from
 // the real window on Xvfb: the app syncs a 20,000-event web of trust from a
-// second (headless) instance, plus a relay that refuses connections, then
-// each tab is selected with Alt+N and the window captured. The Look-up tab
-// shows an author at depth 2. Run by packaging/screenshots.sh.
+// second (headless) instance, plus a relay that refuses connections. The
+// Relays tab is captured during that start-up pass (its bars show), the
+// others after it, each selected with Alt+N; settings-access.png is the
+// Settings tab scrolled to its end, and the Look-up tab shows an author at
+// depth 2. Run by packaging/screenshots.sh.
 func TestWindowScreenshots(t *testing.T) {
 	if os.Getenv("DTP_SCREENSHOTS") != "1" {
 		t.Skip("set DTP_SCREENSHOTS=1 (packaging/screenshots.sh) to write docs/screenshots")
@@ -49,6 +53,7 @@ func TestWindowScreenshots(t *testing.T) {
 		{"roots", "add", root.Pubkey},
 		{"relays", "add", "ws://" + remote.addr},
 		{"relays", "add", "ws://" + freeAddr(t)}, // nobody listens: a relay in backoff, with its error
+		wholeWebOfTrust,
 	} {
 		if out, err := cliRun(t, local, args...); err != nil {
 			t.Fatalf("%v: %v %s", args, err, out)
@@ -63,13 +68,34 @@ func TestWindowScreenshots(t *testing.T) {
 	_, stop := startApp(t, app, filepath.Join(work, "app.log"))
 	defer stop()
 	waitForWindow(t, display, "DTP Personal Server")
-
-	var snap status.Snapshot
-	waitFor(t, 4*time.Minute, "the start-up pass to store the fixture", func() bool {
-		time.Sleep(time.Second)
+	xdotool(ctx, t, display, "search", "--sync", "--name", "DTP Personal Server", "windowfocus", "--sync")
+	shot := func(name string) {
+		windowShot(ctx, t, display, filepath.Join("..", "docs", "screenshots", name+".png"))
+	}
+	snapshot := func() (snap status.Snapshot) {
 		out, err := cliRun(t, local, "status", "--json")
-		return err == nil && json.Unmarshal([]byte(out), &snap) == nil &&
-			snap.Ingest.Accepted == total && snap.LastSync > 0 && snap.State != status.StateRunning
+		if err != nil || json.Unmarshal([]byte(out), &snap) != nil {
+			t.Logf("status: %v %s", err, out)
+		}
+		return snap
+	}
+
+	// The Relays tab during the start-up pass, with its bar per relay.
+	xdotool(ctx, t, display, "key", "alt+"+strconv.Itoa(slices.Index(windowTabs, "relays")+1))
+	waitFor(t, 2*time.Minute, "a relay's share of the start-up pass", func() bool {
+		for _, r := range snapshot().Relays {
+			if r.Progress != nil && r.Progress.Done > 0 {
+				return true
+			}
+		}
+		return false
+	})
+	time.Sleep(500 * time.Millisecond) // the window shows the snapshots a few times a second
+	shot("relays")
+
+	waitFor(t, 4*time.Minute, "the start-up pass to store the fixture", func() bool {
+		snap := snapshot()
+		return snap.Ingest.Accepted == total && snap.LastSync > 0 && snap.State != status.StateRunning
 	})
 
 	// the last author WebOfTrust puts at depth 2
@@ -77,26 +103,37 @@ func TestWindowScreenshots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	xdotool(ctx, t, display, "search", "--sync", "--name", "DTP Personal Server", "windowfocus", "--sync")
-	shot := func(name string) {
-		time.Sleep(2 * time.Second) // the next snapshot, or the look-up's answer
-		windowShot(ctx, t, display, filepath.Join("..", "docs", "screenshots", name+".png"))
-	}
+	settle := func() { time.Sleep(2 * time.Second) } // the next snapshot, or the look-up's answer
 	for i, name := range windowTabs {
-		if name != "look-up" {
+		if name != "look-up" && name != "relays" {
 			xdotool(ctx, t, display, "key", "alt+"+strconv.Itoa(i+1))
+			settle()
 			shot(name)
 		}
 	}
-	// last: the look-up entry keeps the focus, and with it the Alt keys
+	// The Settings tab scrolled to its end, where the access rules are.
+	xdotool(ctx, t, display, "key", "alt+"+strconv.Itoa(slices.Index(windowTabs, "settings")+1))
+	// The wheel scrolls the innermost scrollable under the pointer, and
+	// entries and tables are scrollables: the pointer stays over the form
+	// labels, first low, then (once an entry reaches it) high, where by then
+	// only labels pass until the end.
+	window := windowID(ctx, t, display)
+	for _, y := range []string{"470", "100"} {
+		xdotool(ctx, t, display, "mousemove", "--window", window, "60", y, "sleep", "0.2",
+			"click", "--repeat", "40", "--delay", "100", "5")
+	}
+	settle()
+	shot("settings-access")
+	// last: the look-up entry keeps the focus, and the answer stays on screen
 	xdotool(ctx, t, display, "key", "ctrl+l")
 	xdotool(ctx, t, display, "type", "--delay", "10", subject)
 	xdotool(ctx, t, display, "key", "Return")
+	settle()
 	shot("look-up")
 }
 
-// windowShot captures the app's window alone.
-func windowShot(ctx context.Context, t *testing.T, display, path string) {
+// windowID is the X window id of the app's window.
+func windowID(ctx context.Context, t *testing.T, display string) string {
 	t.Helper()
 	cmd := exec.CommandContext(ctx, "xdotool", "search", "--name", "DTP Personal Server")
 	cmd.Env = append(os.Environ(), "DISPLAY="+display)
@@ -104,9 +141,14 @@ func windowShot(ctx context.Context, t *testing.T, display, path string) {
 	if err != nil {
 		t.Fatalf("find the window: %v", err)
 	}
-	id := string(ids[:len(ids)-1])
-	shot := exec.CommandContext(ctx, "import", "-window", id, path)
-	shot.Env = cmd.Env
+	return strings.TrimSpace(string(ids))
+}
+
+// windowShot captures the app's window alone.
+func windowShot(ctx context.Context, t *testing.T, display, path string) {
+	t.Helper()
+	shot := exec.CommandContext(ctx, "import", "-window", windowID(ctx, t, display), path)
+	shot.Env = append(os.Environ(), "DISPLAY="+display)
 	if out, err := shot.CombinedOutput(); err != nil {
 		t.Fatalf("capture %s: %v\n%s", path, err, out)
 	}

@@ -16,7 +16,7 @@ type addForm struct {
 	what   string
 	parse  func(string) (string, error)
 	add    func(string) error
-	entry  *widget.Entry
+	entry  *entry
 	button *widget.Button
 	err    *inlineError
 	root   fyne.CanvasObject
@@ -24,7 +24,7 @@ type addForm struct {
 
 func newAddForm(g *GUI, what, placeholder, label string, parse func(string) (string, error), add func(string) error) *addForm {
 	f := &addForm{g: g, what: what, parse: parse, add: add, err: newInlineError()}
-	f.entry = widget.NewEntry()
+	f.entry = newEntry(g)
 	f.entry.SetPlaceHolder(placeholder)
 	f.entry.OnSubmitted = func(string) { f.submit() }
 	f.button = widget.NewButton(label, f.submit)

@@ -28,6 +28,11 @@ func (c clock) stamp(unix int64, none string) string {
 	return time.Unix(unix, 0).In(c.zone).Format("2006-01-02 15:04")
 }
 
+// day shows a unix time as a local date.
+func (c clock) day(unix int64) string {
+	return time.Unix(unix, 0).In(c.zone).Format("2006-01-02")
+}
+
 // relative shows a unix time as "5 min ago" / "in 5 min"; 0 shows none.
 func (c clock) relative(unix int64, none string) string {
 	if unix == 0 {
@@ -41,6 +46,16 @@ func (c clock) relative(unix int64, none string) string {
 		return "in " + roughDuration(d)
 	}
 	return "now"
+}
+
+// retry says when a failed relay is tried again: "retry in 20 s", or
+// "retry due" once that time has come (the engine is about to try, or
+// trying: "2 s ago" would read as a retry that happened).
+func (c clock) retry(unix int64) string {
+	if time.Unix(unix, 0).Sub(c.now()) <= time.Second {
+		return "retry due"
+	}
+	return "retry " + c.relative(unix, "")
 }
 
 func roughDuration(d time.Duration) string {

@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
 
 	"dtp-personal/engine/status"
@@ -38,8 +39,9 @@ type GUI struct {
 	onUI func(func())
 
 	win    fyne.Window
-	notice *inlineError // failures of commands given from the tray or tabs
-	tabs   *container.AppTabs
+	notice *inlineError       // failures of commands given from the tray or tabs
+	tabs   *container.AppTabs // the tab bar
+	pages  *fyne.Container    // the tabs' views, the selected one shown
 
 	status   *statusView
 	lookup   *lookupView
@@ -51,22 +53,28 @@ type GUI struct {
 	tray     *tray
 	notifier *notifier
 	views    []view // the tabs' views, in tab order
+	// shortcuts are the window's shortcuts by name, for entries to pass on
+	shortcuts map[string]func()
 
-	last     status.Snapshot // what the views show; read and written on the UI thread only
-	rates    rateHistory     // ingest counters of the last 15 min, for the Activity chart; UI thread only
-	calls    sync.WaitGroup  // engine commands queued or running
-	queueMu  sync.Mutex
-	queue    []func() // engine commands waiting, run one at a time in order
-	draining bool     // a goroutine is running the queue
-	cancel   func()
-	quitOnce sync.Once
+	last       status.Snapshot // what the views show; read and written on the UI thread only
+	nextMu     sync.Mutex
+	next       *status.Snapshot // the latest snapshot from the engine not yet rendered, see follow
+	renderedAt time.Time        // when follow's last snapshot was rendered
+	stopped    bool             // Stop was called
+	rates      rateHistory      // ingest counters of the last 15 min, for the Activity chart; UI thread only
+	calls      sync.WaitGroup   // engine commands queued or running
+	queueMu    sync.Mutex
+	queue      []func() // engine commands waiting, run one at a time in order
+	draining   bool     // a goroutine is running the queue
+	cancel     func()
+	quitOnce   sync.Once
 }
 
 // New builds the window for eng in app a; nothing is shown or subscribed
 // until Start. quit, if not nil, is called once when the user chooses Quit,
 // before the app stops.
 func New(a fyne.App, eng Engine, quit func()) *GUI {
-	g := &GUI{app: a, eng: eng, quit: quit, clock: systemClock(), onUI: fyne.Do}
+	g := &GUI{app: a, eng: eng, quit: quit, clock: systemClock(), onUI: fyne.Do, shortcuts: map[string]func(){}}
 	g.win = a.NewWindow("DTP Personal Server")
 	g.notifier = newNotifier(a.SendNotification, time.Now)
 	g.notice = newInlineError()
@@ -77,25 +85,44 @@ func New(a fyne.App, eng Engine, quit func()) *GUI {
 	g.activity = newActivityView(g)
 	g.settings = newSettingsView(g)
 	g.repos = newReposView(g)
-	g.tabs = container.NewAppTabs(
-		container.NewTabItem("Status", g.status.root),
-		container.NewTabItem("Look-up", g.lookup.root),
-		container.NewTabItem("Relays", g.relays.root),
-		container.NewTabItem("Frontier", g.frontier.root),
-		container.NewTabItem("Activity", g.activity.root),
-		container.NewTabItem("Settings", g.settings.root),
-		container.NewTabItem("Repositories", g.repos.root),
-	)
 	g.views = []view{g.status, g.lookup, g.relays, g.frontier, g.activity, g.settings, g.repos}
-	g.tabs.OnSelected = func(*container.TabItem) { g.views[g.tabs.SelectedIndex()].render(g.last) }
-	g.win.SetContent(container.NewBorder(nil, g.notice.label, nil, nil, g.tabs))
-	g.win.Canvas().AddShortcut(lookupShortcut, func(fyne.Shortcut) { g.focusLookup() })
+	g.pages = container.NewStack(g.status.root, g.lookup.root, g.relays.root, g.frontier.root,
+		g.activity.root, g.settings.root, g.repos.root)
+	// The tabs hold no content: selecting a tab refreshes every tab's
+	// content, which for these pages costs the UI thread tens of
+	// milliseconds per switch; the selected page shows in pages instead.
+	g.tabs = container.NewAppTabs()
+	for _, name := range []string{"Status", "Look-up", "Relays", "Frontier", "Activity", "Settings", "Repositories"} {
+		g.tabs.Append(container.NewTabItem(name, layout.NewSpacer()))
+	}
+	g.tabs.OnSelected = func(*container.TabItem) { g.showPage(g.tabs.SelectedIndex()) }
+	g.showPage(tabStatus)
+	g.win.SetContent(container.NewBorder(g.tabs, g.notice.label, nil, nil, g.pages))
+	g.addShortcut(lookupShortcut, g.focusLookup)
 	for i := range g.tabs.Items {
-		g.win.Canvas().AddShortcut(tabShortcut(i), func(fyne.Shortcut) { g.tabs.SelectIndex(i) })
+		g.addShortcut(tabShortcut(i), func() { g.tabs.SelectIndex(i) })
 	}
 	g.win.Resize(fyne.NewSize(1040, 720))
 	g.render(status.Snapshot{})
 	return g
+}
+
+// addShortcut binds a window shortcut, which works whichever widget has
+// the focus (entries pass it on).
+func (g *GUI) addShortcut(s fyne.Shortcut, run func()) {
+	g.shortcuts[s.ShortcutName()] = run
+	g.win.Canvas().AddShortcut(s, func(fyne.Shortcut) { run() })
+}
+
+// showPage shows the i-th tab's view, with the latest snapshot.
+func (g *GUI) showPage(i int) {
+	g.views[i].render(g.last)
+	for j, page := range g.pages.Objects {
+		if j != i {
+			page.Hide()
+		}
+	}
+	g.pages.Objects[i].Show()
 }
 
 // lookupShortcut (Ctrl+L) brings up the Look-up tab ready for typing,
@@ -117,14 +144,56 @@ func (g *GUI) focusLookup() {
 // Window is the main window.
 func (g *GUI) Window() fyne.Window { return g.win }
 
-// Start shows the engine's current status and follows its updates, which
-// the engine already coalesces to a few per second.
+// Start shows the engine's current status and follows its updates, at
+// most two a second (see follow).
 func (g *GUI) Start() {
-	show := func(s status.Snapshot) { g.onUI(func() { g.render(s) }) }
-	// Current status first: the UI thread runs work in order, so a later
-	// snapshot from the engine is shown after it and wins.
-	show(g.eng.Status())
-	g.cancel = g.eng.Subscribe(show)
+	// Current status first: a later snapshot from the engine replaces it.
+	g.follow(g.eng.Status())
+	g.cancel = g.eng.Subscribe(g.follow)
+}
+
+// renderInterval is the least time between two renders of the engine's
+// snapshots (the engine sends up to four a second during a sync): each
+// render repaints the whole window, which on a busy machine can hold the
+// UI thread for tens of milliseconds.
+const renderInterval = 500 * time.Millisecond
+
+// follow hands s to the UI thread, at most once per renderInterval,
+// replacing a snapshot still waiting: the UI thread renders the latest
+// snapshot once instead of each one in turn.
+func (g *GUI) follow(s status.Snapshot) {
+	// onUI runs its function at once on the main goroutine before the app
+	// loop starts, so it is called without holding nextMu.
+	g.nextMu.Lock()
+	waiting := g.next != nil
+	g.next = &s
+	wait := time.Until(g.renderedAt.Add(renderInterval))
+	g.nextMu.Unlock()
+	if waiting {
+		return
+	}
+	if wait <= 0 {
+		g.onUI(g.renderNext)
+		return
+	}
+	time.AfterFunc(wait, func() {
+		g.nextMu.Lock()
+		stopped := g.stopped
+		g.nextMu.Unlock()
+		if !stopped {
+			g.onUI(g.renderNext)
+		}
+	})
+}
+
+// renderNext renders the snapshot follow left waiting.
+func (g *GUI) renderNext() {
+	g.nextMu.Lock()
+	latest := *g.next
+	g.next = nil
+	g.renderedAt = time.Now()
+	g.nextMu.Unlock()
+	g.render(latest)
 }
 
 // Stop ends the subscription started by Start; no snapshot is handed to
@@ -133,6 +202,9 @@ func (g *GUI) Stop() {
 	if g.cancel != nil {
 		g.cancel()
 	}
+	g.nextMu.Lock()
+	g.stopped = true // a render follow delayed is not handed over
+	g.nextMu.Unlock()
 }
 
 // ShowWindow brings the main window up.

@@ -29,7 +29,7 @@ type lookupView struct {
 	g    *GUI
 	root fyne.CanvasObject
 
-	subject, context *widget.Entry
+	subject, context *entry
 	ask              *widget.Button
 	err              *inlineError
 	recent           []string // subjects as typed, newest first
@@ -45,10 +45,10 @@ type lookupView struct {
 
 func newLookupView(g *GUI) *lookupView {
 	v := &lookupView{g: g, err: newInlineError(), badge: newVerdictBadge()}
-	v.subject = widget.NewEntry()
+	v.subject = newEntry(g)
 	v.subject.SetPlaceHolder("npub1…, hex pubkey or event id, user:id:N, x.com/i/user/N")
 	v.subject.OnSubmitted = func(string) { v.lookUp() }
-	v.context = widget.NewEntry()
+	v.context = newEntry(g)
 	v.context.SetPlaceHolder("context (optional)")
 	v.context.OnSubmitted = func(string) { v.lookUp() }
 	v.ask = widget.NewButton("Look up", v.lookUp)

@@ -67,7 +67,7 @@ func (f coverageFacts) relayFailed(url string) string {
 		}
 		out := fmt.Sprintf("relay %s failed: %s", url, r.LastError)
 		if r.NextRetry != 0 {
-			out += ", retry " + f.clock.relative(r.NextRetry, "")
+			out += ", " + f.clock.retry(r.NextRetry)
 		}
 		return out
 	}

@@ -11,13 +11,15 @@ import (
 	"dtp-personal/engine/status"
 )
 
-// relaysView is the Relays tab: add and remove sync relays, and each
-// relay's health and progress.
+// relaysView is the Relays tab: add and remove sync relays, each relay's
+// share of the running pass as a bar, and each relay's health and progress.
 type relaysView struct {
 	g    *GUI
 	root fyne.CanvasObject
 
 	form   *addForm
+	pass   *barList
+	inPass *widget.Card // the bars, shown during a pass only
 	table  *textTable
 	remove *widget.Button
 }
@@ -46,7 +48,10 @@ func newRelaysView(g *GUI) *relaysView {
 		v.remove.SetText("Remove " + key)
 		v.remove.Enable()
 	}
-	v.root = container.NewBorder(v.form.root, container.NewHBox(v.remove), nil, nil, v.table.root)
+	v.pass = newBarList()
+	v.inPass = widget.NewCard("Sync pass", "", v.pass.root)
+	v.inPass.Hide()
+	v.root = container.NewBorder(container.NewVBox(v.form.root, v.inPass), container.NewHBox(v.remove), nil, nil, v.table.root)
 	return v
 }
 
@@ -70,7 +75,7 @@ func (v *relaysView) render(s status.Snapshot) {
 		}
 		health := r.Health
 		if r.NextRetry != 0 && !r.Connected {
-			health += ", retry " + c.relative(r.NextRetry, "")
+			health += ", " + c.retry(r.NextRetry)
 		}
 		lastError := r.LastError
 		if lastError == "" {
@@ -85,4 +90,37 @@ func (v *relaysView) render(s status.Snapshot) {
 	}
 	v.table.setExact(exact)
 	v.table.setRows(rows)
+	v.showPass(s.Relays)
+}
+
+// showPass shows a bar per relay taking part in the running pass:
+// "trust 12 of 40 authors · oldest reached 2024-03-01".
+func (v *relaysView) showPass(relays []status.Relay) {
+	var bars []bar
+	for _, r := range relays {
+		p := r.Progress
+		if p == nil {
+			continue
+		}
+		text := fmt.Sprintf("%s %s of %s", p.Pass, count(p.Done), plural(p.Total, passKey(p.Pass)))
+		if r.OldestReached != 0 {
+			text += " · oldest reached " + v.g.clock.day(r.OldestReached)
+		}
+		bars = append(bars, bar{label: r.URL, value: float64(min(p.Done, p.Total)), max: float64(max(p.Total, 1)), text: text})
+	}
+	v.pass.show(bars)
+	if len(bars) == 0 {
+		v.inPass.Hide()
+	} else {
+		v.inPass.Show()
+	}
+}
+
+// passKey names what a pass family counts: X accounts for discovery,
+// authors for the others.
+func passKey(family string) string {
+	if family == "discovery" {
+		return "X account"
+	}
+	return "author"
 }

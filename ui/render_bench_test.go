@@ -31,3 +31,17 @@ func BenchmarkRenderDuringSync(b *testing.B) {
 		g.render(s)
 	}
 }
+
+// BenchmarkTabSwitch is the UI thread's work to bring up another tab.
+func BenchmarkTabSwitch(b *testing.B) {
+	app := test.NewTempApp(b)
+	g := New(app, &fakeEngine{}, nil)
+	g.win.Resize(fyne.NewSize(1040, 720))
+	g.win.Show()
+	g.render(fixture())
+	i := 0
+	for b.Loop() {
+		i++
+		g.tabs.SelectIndex([]int{tabActivity, tabSettings, tabStatus}[i%3])
+	}
+}

@@ -37,7 +37,7 @@ func newReposView(g *GUI) *reposView {
 	v.summary.Wrapping = fyne.TextWrapWord
 	v.services = newListEditor(g, "service URL", "Service URL", "wss://relay.example.com (where users reach this server)",
 		settings.NormalizeRelayURL, g.eng.AddRepoService, g.eng.RemoveRepoService)
-	v.bootstrap = newSyncedEntry()
+	v.bootstrap = newSyncedEntry(g)
 	v.bootstrap.SetPlaceHolder("wss://relay.example.com (optional: where announcements are discovered)")
 	v.bootstrap.OnSubmitted = func(string) { v.setBootstrap() }
 
@@ -50,7 +50,7 @@ func newReposView(g *GUI) *reposView {
 			container.NewBorder(nil, nil, nil, container.NewHBox(
 				widget.NewButton("Set", v.setBootstrap),
 				widget.NewButton("Clear", v.clearBootstrap),
-			), v.bootstrap.Entry),
+			), v.bootstrap.entry),
 			v.bootstrapError.label,
 		))
 	v.repos = newTextTable(repoColumns...)
@@ -104,7 +104,7 @@ func (v *reposView) render(s status.Snapshot) {
 		if r.CoolingUntil != 0 {
 			health += ", cooling down " + v.g.clock.relative(r.CoolingUntil, "")
 		} else if r.NextRetry != 0 && !r.Connected {
-			health += ", retry " + v.g.clock.relative(r.NextRetry, "")
+			health += ", " + v.g.clock.retry(r.NextRetry)
 		}
 		if lastError == "" {
 			lastError = "—"

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2/test"
 
@@ -168,15 +169,62 @@ func TestStartFollowsEngineSnapshots(t *testing.T) {
 	if push == nil {
 		t.Fatal("Start did not subscribe")
 	}
-	for i := range 200 { // a burst (the engine coalesces them): the UI shows the latest
+	for i := range 200 { // a burst while the UI thread is busy: it renders the latest, once
 		s := fixture()
 		s.Heap.GraphVersion = uint64(1000 + i)
 		push(s)
+	}
+	uiQueue.mu.Lock()
+	queued := len(uiQueue.pending)
+	uiQueue.mu.Unlock()
+	if queued != 1 {
+		t.Errorf("%d renders handed to the UI thread for a burst it had not caught up with, want 1", queued)
 	}
 	g.Stop()
 	g.settle()
 	if got := g.status.graphVersion.Text; got != "1199" {
 		t.Errorf("graph version shown = %s, want the last pushed 1199", got)
+	}
+}
+
+// Before the app loop runs, fyne.Do runs its function at once, as this
+// onUI does: Start renders the current status then (and does not deadlock).
+func TestStartBeforeTheAppLoopRuns(t *testing.T) {
+	g, _ := newTestGUI(t, tabStatus)
+	g.onUI = func(f func()) { f() }
+	s := fixture()
+	s.Heap.GraphVersion = 1
+	g.render(s)
+	g.Start()
+	defer g.Stop()
+	if got := g.status.graphVersion.Text; got != "77" {
+		t.Errorf("graph version %s shown after Start, want the engine's 77", got)
+	}
+}
+
+// Snapshots closer together than renderInterval wait: the next render,
+// of the latest of them, comes an interval after the one before.
+func TestRendersAtMostOncePerInterval(t *testing.T) {
+	g, eng := newTestGUI(t, tabStatus)
+	g.Start()
+	defer g.Stop()
+	uiQueue.run()
+	eng.mu.Lock()
+	push := eng.subscriber
+	eng.mu.Unlock()
+	started := time.Now()
+	for _, version := range []uint64{5, 6} {
+		s := fixture()
+		s.Heap.GraphVersion = version
+		push(s)
+	}
+	uiQueue.run()
+	if got := g.status.graphVersion.Text; got != "77" {
+		t.Errorf("graph version %s rendered right after the render before", got)
+	}
+	waitForUI(t, "the latest snapshot", func() bool { return g.status.graphVersion.Text == "6" })
+	if waited := time.Since(started); waited < renderInterval/2 {
+		t.Errorf("the latest snapshot was rendered after %v, want about %v", waited, renderInterval)
 	}
 }
 

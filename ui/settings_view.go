@@ -67,9 +67,9 @@ func newSettingsView(g *GUI) *settingsView {
 
 	limitsForm := widget.NewForm()
 	for _, f := range settings.LimitFields {
-		e := newSyncedEntry()
+		e := newSyncedEntry(g)
 		v.limits = append(v.limits, e)
-		limitsForm.Append(f.Label, e.Entry)
+		limitsForm.Append(f.Label, e.entry)
 	}
 	capsCard := widget.NewCard("Frontier caps and heap limits", "", container.NewVBox(
 		limitsForm,
@@ -86,10 +86,10 @@ func newSettingsView(g *GUI) *settingsView {
 	}
 	v.interval = widget.NewSelect(choices, v.chooseInterval)
 
-	v.listen = newSyncedEntry()
+	v.listen = newSyncedEntry(g)
 	v.listen.SetPlaceHolder("127.0.0.1:7447")
 	v.allowLAN = widget.NewCheck("Allow connections from the local network", nil)
-	v.scope = newSyncedEntry()
+	v.scope = newSyncedEntry(g)
 	v.scope.SetPlaceHolder("x.com")
 	v.startAtLogin = v.newSettingCheck("Start at login",
 		func(s settings.Settings) bool { return s.StartAtLogin }, g.eng.SetStartAtLogin)
@@ -100,12 +100,12 @@ func newSettingsView(g *GUI) *settingsView {
 	serverCard := widget.NewCard("Sync and server", "", widget.NewForm(
 		widget.NewFormItem("Sync interval", v.interval),
 		widget.NewFormItem("Listen address", container.NewVBox(
-			container.NewBorder(nil, nil, nil, widget.NewButton("Apply", v.applyListen), v.listen.Entry),
+			container.NewBorder(nil, nil, nil, widget.NewButton("Apply", v.applyListen), v.listen.entry),
 			v.allowLAN,
 			v.listenError.label,
 		)),
 		widget.NewFormItem("Scope profile", container.NewVBox(
-			container.NewBorder(nil, nil, nil, widget.NewButton("Apply", v.applyScope), v.scope.Entry),
+			container.NewBorder(nil, nil, nil, widget.NewButton("Apply", v.applyScope), v.scope.entry),
 			v.scopeError.label,
 		)),
 		widget.NewFormItem("Repository sync", v.repoSync),
@@ -227,11 +227,11 @@ func (v *settingsView) render(s status.Snapshot) {
 // syncedEntry is a form entry that follows the engine's value until the
 // user edits it, so an update does not overwrite typing in progress.
 type syncedEntry struct {
-	*widget.Entry
+	*entry
 	shown string // the engine value last put in the entry
 }
 
-func newSyncedEntry() *syncedEntry { return &syncedEntry{Entry: widget.NewEntry()} }
+func newSyncedEntry(g *GUI) *syncedEntry { return &syncedEntry{entry: newEntry(g)} }
 
 // show puts the engine's value in the entry unless the user has changed it
 // (to something else than the new value); it reports whether the entry

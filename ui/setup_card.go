@@ -27,7 +27,7 @@ type setupCard struct {
 
 	npub      *addForm
 	npubStep  fyne.CanvasObject
-	relays    *widget.Entry
+	relays    *entry
 	useRelays *widget.Button
 	relaysErr *inlineError
 	relayStep fyne.CanvasObject
@@ -37,7 +37,7 @@ func newSetupCard(g *GUI) *setupCard {
 	c := &setupCard{g: g, relaysErr: newInlineError()}
 	c.npub = newAddForm(g, "Your npub", "npub1… (yours: the web of trust starts from the accounts you trust)",
 		"Use as my root", tidyRoot, func(root string) error { return g.eng.AddRoot(root) })
-	c.relays = widget.NewMultiLineEntry()
+	c.relays = newMultiLineEntry(g)
 	c.relays.SetText(strings.Join(suggestedRelays, "\n"))
 	c.relays.SetMinRowsVisible(len(suggestedRelays))
 	c.useRelays = widget.NewButton("Use these relays", c.addRelays)

@@ -116,6 +116,61 @@ func TestRelaysViewShowsHealthAndProgress(t *testing.T) {
 	}
 }
 
+// During a pass each relay in it has a bar (authors done of the family's
+// total, oldest reached); the bars follow the snapshots and go when the
+// pass ends.
+func TestRelaysViewShowsPassProgressPerRelay(t *testing.T) {
+	g, _ := newTestGUI(t, tabRelays)
+	v := g.relays
+	g.showTab(tabRelays, 1040, 600)
+	s := fixture()
+	for _, step := range []struct {
+		name     string
+		progress []*status.Progress // per fixture relay
+		texts    []string
+		done, of []float64
+	}{
+		{name: "no pass"},
+		{
+			name:     "trust pass on both relays",
+			progress: []*status.Progress{{Pass: "trust", Done: 12, Total: 40}, {Pass: "trust", Total: 40}},
+			texts:    []string{"trust 12 of 40 authors · oldest reached 2023-01-01", "trust 0 of 40 authors"},
+			done:     []float64{12, 0}, of: []float64{40, 40},
+		},
+		{
+			name:     "one relay left the pass, the other moved on",
+			progress: []*status.Progress{{Pass: "discovery", Done: 30, Total: 120}, nil},
+			texts:    []string{"discovery 30 of 120 X accounts · oldest reached 2023-01-01"},
+			done:     []float64{30}, of: []float64{120},
+		},
+		{name: "pass over"},
+	} {
+		for i := range s.Relays {
+			s.Relays[i].Progress = nil
+			if i < len(step.progress) {
+				s.Relays[i].Progress = step.progress[i]
+			}
+		}
+		g.render(s)
+		bars := v.pass.bars
+		if v.inPass.Visible() != (len(step.texts) > 0) || len(bars) != len(step.texts) {
+			t.Fatalf("%s: pass card shown %t with %d bars, want %d", step.name, v.inPass.Visible(), len(bars), len(step.texts))
+		}
+		for i, want := range step.texts {
+			if got := bars[i].TextFormatter(); got != want || bars[i].Value != step.done[i] || bars[i].Max != step.of[i] {
+				t.Errorf("%s: bar %d shows %q at %v of %v, want %q at %v of %v",
+					step.name, i, got, bars[i].Value, bars[i].Max, want, step.done[i], step.of[i])
+			}
+			if got := v.pass.labels[i].Text; got != s.Relays[i].URL {
+				t.Errorf("%s: bar %d is labelled %q, want %q", step.name, i, got, s.Relays[i].URL)
+			}
+		}
+		if len(step.texts) > 0 {
+			assertShows(t, v.root, step.texts...)
+		}
+	}
+}
+
 func TestAddInvalidRelayShowsErrorAndCallsNothing(t *testing.T) {
 	g, eng := newTestGUI(t, tabRelays)
 	v := g.relays
@@ -199,10 +254,10 @@ func TestFrontierViewShowsRootsDepthsAndTruncation(t *testing.T) {
 	if v.size.Text != "20,000 authors" || v.sessionRoots.Text != "1 from connected clients" {
 		t.Errorf("size %q, session roots %q", v.size.Text, v.sessionRoots.Text)
 	}
-	if b := v.byDepth; len(b.bars) != 4 || b.labels[3].Text != "depth 3 (cut)" || b.bars[3].Value != 15048 ||
-		b.bars[3].Max != 15048 || b.bars[1].Value != 150 || !b.cut.Visible() {
+	if b := v.byDepth.rows; len(b.bars) != 4 || b.labels[3].Text != "depth 3 (cut)" || b.bars[3].Value != 15048 ||
+		b.bars[3].Max != 15048 || b.bars[1].Value != 150 || !v.byDepth.cut.Visible() {
 		t.Errorf("by depth: %d bars, last %q %v of %v, cut shown %t", len(b.bars), b.labels[3].Text,
-			b.bars[3].Value, b.bars[3].Max, b.cut.Visible())
+			b.bars[3].Value, b.bars[3].Max, v.byDepth.cut.Visible())
 	}
 	if got := v.truncation.rows; len(got) != 2 || got[0][0] != "maxTotalAuthors" || got[0][1] != "1,234" {
 		t.Errorf("truncation rows = %q", got)
@@ -219,8 +274,8 @@ func TestFrontierViewShowsRootsDepthsAndTruncation(t *testing.T) {
 	if !v.notCut.Visible() || len(v.truncation.rows) != 0 || !strings.HasPrefix(v.roots.Text, "none configured") {
 		t.Errorf("empty frontier: notCut visible %t, rows %q, roots %q", v.notCut.Visible(), v.truncation.rows, v.roots.Text)
 	}
-	if len(v.byDepth.bars) != 0 || len(v.byDepth.rows.Objects) != 0 || v.byDepth.cut.Visible() {
-		t.Errorf("empty frontier: %d bars, cut shown %t", len(v.byDepth.bars), v.byDepth.cut.Visible())
+	if len(v.byDepth.rows.bars) != 0 || len(v.byDepth.rows.root.Objects) != 0 || v.byDepth.cut.Visible() {
+		t.Errorf("empty frontier: %d bars, cut shown %t", len(v.byDepth.rows.bars), v.byDepth.cut.Visible())
 	}
 }
 
@@ -351,5 +406,49 @@ func TestAltDigitSelectsTab(t *testing.T) {
 	g.win.Canvas().(interface{ TypedShortcut(fyne.Shortcut) }).TypedShortcut(tabShortcut(tabActivity))
 	if got := g.tabs.SelectedIndex(); got != tabActivity {
 		t.Errorf("Alt+5 selected tab %d, want Activity (%d)", got, tabActivity)
+	}
+}
+
+// Alt+N and Ctrl+L work while an entry has the focus, where the desktop
+// driver hands every shortcut to the focused widget; the entry keeps its
+// own shortcuts.
+func TestWindowShortcutsWorkFromAnEntry(t *testing.T) {
+	g, _ := newTestGUI(t, tabRelays)
+	c := g.win.Canvas()
+	typeShortcut := func(s fyne.Shortcut) { c.Focused().(fyne.Shortcutable).TypedShortcut(s) }
+
+	c.Focus(g.relays.form.entry)
+	typeShortcut(tabShortcut(tabActivity))
+	if got := g.tabs.SelectedIndex(); got != tabActivity {
+		t.Errorf("Alt+5 in the relay entry selected tab %d, want Activity (%d)", got, tabActivity)
+	}
+
+	g.tabs.SelectIndex(tabSettings)
+	c.Focus(g.settings.listen.entry)
+	typeShortcut(lookupShortcut)
+	if got := g.tabs.SelectedIndex(); got != tabLookup || c.Focused() != g.lookup.subject {
+		t.Errorf("Ctrl+L in the listen entry: tab %d, focus on %T, want the look-up entry", got, c.Focused())
+	}
+
+	g.lookup.subject.SetText("npub1abc")
+	typeShortcut(&fyne.ShortcutSelectAll{})
+	if got := g.lookup.subject.SelectedText(); got != "npub1abc" {
+		t.Errorf("Ctrl+A in the look-up entry selected %q", got)
+	}
+}
+
+// A relay whose retry time has come says "retry due", not "retry 2 s ago".
+func TestRetryTimeThatPassedIsDue(t *testing.T) {
+	g, _ := newTestGUI(t, tabRelays)
+	s := fixture()
+	s.Relays[1].NextRetry = fixtureNow.Unix() - 2
+	g.render(s)
+	if got := g.relays.table.rows[1][1]; got != "backoff, retry due" {
+		t.Errorf("health of a relay past its retry time = %q", got)
+	}
+	facts := coverageFacts{clock: g.clock, relays: s.Relays}
+	if got, want := facts.words(status.RelayFailed("wss://gone.example")),
+		"relay wss://gone.example failed: dial tcp: connection refused, retry due"; got != want {
+		t.Errorf("coverage reason = %q, want %q", got, want)
 	}
 }
