@@ -50,7 +50,8 @@ type relayConn struct {
 	lastGood  time.Time // last moment everything received was committed
 	coolUntil time.Time // a failed batch: the relay is left alone until then
 	coolWhy   string
-	caughtUp  int64 // UTC day of the last full catch-up
+	caughtUp  int64        // UTC day of the last full catch-up
+	refresh   refreshStats // what NIP-77 did in it
 
 	wake   chan struct{}
 	cancel context.CancelFunc
@@ -256,12 +257,14 @@ func (c *relayConn) catchUp(ctx context.Context, conn *relay.Conn, filters []Lay
 	if daily {
 		count = &c.counts.catchup
 	}
-	if err := c.fetch(ctx, conn, filters, since, count); err != nil {
+	var refresh refreshStats
+	if err := c.fetch(ctx, conn, filters, since, count, &refresh); err != nil {
 		return err
 	}
 	if daily {
 		c.mu.Lock()
 		c.caughtUp = utcDay(now)
+		c.refresh = refresh
 		c.mu.Unlock()
 	}
 	c.good(now)
@@ -277,7 +280,7 @@ func (c *relayConn) addPending(ctx context.Context, conn *relay.Conn, set *relay
 	for _, filters := range pending {
 		start := c.s.cfg.Clock.Now()
 		for _, lf := range filters {
-			if err := c.fetch(ctx, conn, []LayerFilter{lf}, 0, &c.counts.byLayer[lf.Layer]); err != nil {
+			if err := c.fetch(ctx, conn, []LayerFilter{lf}, 0, &c.counts.byLayer[lf.Layer], nil); err != nil {
 				return err
 			}
 		}
@@ -291,8 +294,8 @@ func (c *relayConn) addPending(ctx context.Context, conn *relay.Conn, set *relay
 // fetch pages through each filter's history since since (0 = all) and
 // ingests it, counting the events in count. A whole history of which we hold
 // part is reconciled with NIP-77 instead, when the relay does it: only the
-// events we lack are fetched.
-func (c *relayConn) fetch(ctx context.Context, conn *relay.Conn, filters []LayerFilter, since int64, count interface{ Add(int64) int64 }) error {
+// events we lack are fetched. refresh, when not nil, gathers what NIP-77 did.
+func (c *relayConn) fetch(ctx context.Context, conn *relay.Conn, filters []LayerFilter, since int64, count interface{ Add(int64) int64 }, refresh *refreshStats) error {
 	ingest := func(evs []*nostr.Event) error {
 		count.Add(int64(len(evs)))
 		_, err := c.s.cfg.Sink.Ingest(ctx, c.url, evs)
@@ -304,7 +307,7 @@ func (c *relayConn) fetch(ctx context.Context, conn *relay.Conn, filters []Layer
 			ts := nostr.Timestamp(since)
 			f.Since = &ts
 		} else {
-			err := c.reconcile(ctx, conn, f, ingest)
+			err := c.reconcile(ctx, conn, f, ingest, refresh)
 			if err == nil {
 				continue
 			}
@@ -325,7 +328,7 @@ func (c *relayConn) fetch(ctx context.Context, conn *relay.Conn, filters []Layer
 var errNotReconciled = errors.New("filter not reconciled")
 
 // reconcile fetches what f's history holds that we lack, found by NIP-77.
-func (c *relayConn) reconcile(ctx context.Context, conn *relay.Conn, f nostr.Filter, ingest func([]*nostr.Event) error) error {
+func (c *relayConn) reconcile(ctx context.Context, conn *relay.Conn, f nostr.Filter, ingest func([]*nostr.Event) error, refresh *refreshStats) error {
 	if c.link.NIP77() == relay.NIP77Unsupported {
 		return errNotReconciled
 	}
@@ -337,12 +340,25 @@ func (c *relayConn) reconcile(ctx context.Context, conn *relay.Conn, f nostr.Fil
 		return errNotReconciled // nothing held: paging is cheaper
 	}
 	rec, err := c.link.Reconcile(ctx, conn, f, store.StampPairs(local))
+	if refresh != nil {
+		refresh.bytes += rec.Bytes
+	}
 	if err != nil {
 		return err
+	}
+	if refresh != nil {
+		refresh.reconciled = true
+		refresh.ids += int64(len(local) + len(rec.Need))
 	}
 	st, err := conn.FetchIDs(ctx, f, rec.Need, ingest)
 	c.link.Fetched(st)
 	return err
+}
+
+// refreshStats are what NIP-77 did in one daily catch-up.
+type refreshStats struct {
+	reconciled bool
+	ids, bytes int64
 }
 
 // consume ingests live events in batches and answers drain marks.
@@ -427,6 +443,7 @@ func (c *relayConn) status() status.RepoRelay {
 		URL: c.url, Health: h.State, State: c.state, Connected: c.link.Connected(),
 		Filters: len(c.full), EventsReceived: c.counts.received(), LastError: h.LastError,
 		Failures: h.ConsecutiveFailures, NextRetry: h.NextRetryAt,
+		Refresh: c.link.RefreshStatus(c.refresh.reconciled, c.refresh.ids, c.refresh.bytes),
 	}
 	if !c.coolUntil.IsZero() {
 		r.CoolingUntil = c.coolUntil.Unix()

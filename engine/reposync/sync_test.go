@@ -406,8 +406,28 @@ func TestCatchUpReconcilesHeldHistory(t *testing.T) {
 	n, stop = startNodeAt(t, path, []string{ourService}, b.URL)
 	t.Cleanup(stop)
 	waitStored(t, n, missed)
-	waitRelay(t, n, b.URL, "live connection", func(r status.RepoRelay) bool { return r.State == status.StateLive })
+	r := waitRelay(t, n, b.URL, "live connection", func(r status.RepoRelay) bool { return r.State == status.StateLive })
 	if b.NegAnswers() == 0 || b.EventsSent() != 1 {
 		t.Fatalf("%d negentropy answers, %d events sent: want reconciliation and only the missed issue", b.NegAnswers(), b.EventsSent())
+	}
+	if r.NIP77 != status.NIP77Used || r.IDsReconciled < int64(len(issues)) || r.ReconcileBytes == 0 {
+		t.Fatalf("relay status %+v: want nip77 used, at least %d ids and some bytes", r.Refresh, len(issues))
+	}
+
+	// a relay that refuses NIP-77 is paged: the same events stored, shown as such
+	stop()
+	refused := stranger.Root(KindIssue, "while stopped again", now-7400, ref)
+	b.Publish(refused)
+	b.SetMode(faultrelay.Mode{NegRefusal: "NEG-ERR"})
+	b.ResetCounters()
+	n, stop = startNodeAt(t, path, []string{ourService}, b.URL)
+	t.Cleanup(stop)
+	waitStored(t, n, refused)
+	r = waitRelay(t, n, b.URL, "live connection", func(r status.RepoRelay) bool { return r.State == status.StateLive })
+	if sent := b.EventsSent(); sent < int64(len(issues)+2) {
+		t.Fatalf("the paged catch-up received %d events, want the whole history (%d)", sent, len(issues)+2)
+	}
+	if r.NIP77 != status.NIP77Unsupported {
+		t.Fatalf("relay status nip77 %q after a refusal, want %q", r.NIP77, status.NIP77Unsupported)
 	}
 }

@@ -42,4 +42,5 @@ type RepoRelay struct {
 	CoolingUntil int64 `json:"coolingUntil,omitempty"`
 	Failures     int   `json:"consecutiveFailures"`
 	NextRetry    int64 `json:"nextRetry"`
+	Refresh            // the last daily catch-up
 }

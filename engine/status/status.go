@@ -60,9 +60,13 @@ type Relay struct {
 	// Progress is this relay's share of the running pass (keys done of the
 	// current family's total); nil outside a pass or for a relay not in it.
 	Progress *Progress `json:"progress,omitempty"`
-	// NIP77 is how the last daily full refresh went: NIP77Used (reconciled
-	// with NIP-77), NIP77Unsupported (the relay refused it: paged) or
-	// NIP77Unknown (not tried yet).
+	Refresh
+}
+
+// Refresh is how a relay's last daily full refresh went (both sync profiles).
+type Refresh struct {
+	// NIP77 is NIP77Used (reconciled with NIP-77), NIP77Unsupported (the
+	// relay refused it: paged) or NIP77Unknown (not tried yet).
 	NIP77          string `json:"nip77"`
 	IDsReconciled  int64  `json:"idsReconciled"`  // ids the last refresh's reconciliations settled
 	ReconcileBytes int64  `json:"reconcileBytes"` // negentropy frames the last refresh received

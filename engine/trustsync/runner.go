@@ -278,6 +278,7 @@ func (r *Runner) setRefresh(url string, st *refreshStats) {
 func (r *Runner) passFinished(cov status.Coverage, err error) {
 	r.mu.Lock()
 	clear(r.relayProg)
+	r.st.Progress = status.Progress{} // progress is of a running pass only
 	if err != nil {
 		r.st.State = status.StateError
 		r.mu.Unlock()
@@ -352,14 +353,8 @@ func (r *Runner) Status() Status {
 		if p, ok := r.relayProg[url]; ok {
 			row.Progress = &p
 		}
-		row.NIP77 = status.NIP77Unknown
-		if l.NIP77() == relay.NIP77Unsupported {
-			row.NIP77 = status.NIP77Unsupported
-		}
-		if last := r.refreshes[url]; last.reconciled {
-			row.NIP77 = status.NIP77Used
-		}
-		row.IDsReconciled, row.ReconcileBytes = r.refreshes[url].ids, r.refreshes[url].bytes
+		last := r.refreshes[url]
+		row.Refresh = l.RefreshStatus(last.reconciled, last.ids, last.bytes)
 		st.Relays = append(st.Relays, row)
 	}
 	return st

@@ -299,6 +299,9 @@ func TestPassReportsProgressPerRelay(t *testing.T) {
 			t.Fatalf("relay progress %+v: want a family with done ≤ total > 0", p)
 		}
 	}
+	if p := rg.runner.Status().Progress; p != (status.Progress{}) {
+		t.Fatalf("pass progress %+v still shown after the pass", p)
+	}
 	for _, r := range rg.runner.Status().Relays {
 		if r.Progress != nil {
 			t.Fatalf("relay %s still shows progress %+v after the pass", r.URL, *r.Progress)
