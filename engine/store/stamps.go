@@ -29,11 +29,13 @@ func StampPairs[S interface{ stamp() Stamp }](stamps []S) iter.Seq2[nostr.Timest
 	}
 }
 
-// AuthoredStamp is a stamp with its event's author, for callers that keep
-// cursors per author (the sync's reconciled refresh).
+// AuthoredStamp is a stamp with its event's author and tags, for callers
+// that keep cursors per author or per tag value (the sync's reconciled
+// refresh).
 type AuthoredStamp struct {
 	Stamp
 	PubKey string
+	Tags   nostr.Tags
 }
 
 // Stamps returns the stamps of the events matching f, newest first, at most
@@ -50,12 +52,17 @@ func (s *Store) Stamps(ctx context.Context, f nostr.Filter, max int) ([]Stamp, e
 	return out, err
 }
 
-// AuthoredStamps is Stamps with each event's author.
+// AuthoredStamps is Stamps with each event's author and tags.
 func (s *Store) AuthoredStamps(ctx context.Context, f nostr.Filter, max int) ([]AuthoredStamp, error) {
 	var out []AuthoredStamp
-	err := s.eachStamp(ctx, "e.created_at, e.id, e.pubkey", f, max, func(rows *sql.Rows) error {
+	err := s.eachStamp(ctx, "e.created_at, e.id, e.pubkey, e.tags", f, max, func(rows *sql.Rows) error {
 		var st AuthoredStamp
-		err := rows.Scan(&st.CreatedAt, &st.ID, &st.PubKey)
+		var tags string
+		if err := rows.Scan(&st.CreatedAt, &st.ID, &st.PubKey, &tags); err != nil {
+			return err
+		}
+		var err error
+		st.Tags, err = decodeTags(tags)
 		out = append(out, st)
 		return err
 	})

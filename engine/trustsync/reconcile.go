@@ -32,8 +32,7 @@ type refreshStats struct {
 // errNotReconciled or a refusal (the relay is remembered as not doing
 // NIP-77) leave the batch to paging, with nothing handed to onPage.
 func (p *pass) reconcile(ctx context.Context, pc *passConn, f *family, filter nostr.Filter, held map[string]bool, onPage func([]*nostr.Event) error) error {
-	// discovery's cursor keys are tag values, which stamps do not carry
-	if f.eventKeys != nil || pc.link.NIP77() == relay.NIP77Unsupported {
+	if pc.link.NIP77() == relay.NIP77Unsupported {
 		return errNotReconciled
 	}
 	local, err := p.r.cfg.Store.AuthoredStamps(ctx, filter, relay.ReconcileMax+1)
@@ -80,9 +79,9 @@ func (p *pass) reconcile(ctx context.Context, pc *passConn, f *family, filter no
 }
 
 // heldStub stands for a held event in the relay's set: enough to count it
-// (id, author, created_at), never ingested.
+// and find its cursor keys (id, author, created_at, tags), never ingested.
 func heldStub(st store.AuthoredStamp) *nostr.Event {
-	return &nostr.Event{ID: st.ID, PubKey: st.PubKey, CreatedAt: st.CreatedAt}
+	return &nostr.Event{ID: st.ID, PubKey: st.PubKey, CreatedAt: st.CreatedAt, Tags: st.Tags}
 }
 
 // newestFirst is NIP-01's order: created_at descending, then id ascending.
