@@ -30,18 +30,7 @@ var pullFixture = sync.OnceValues(func() (fixture.Author, []*nostr.Event) {
 // same events. Run with -benchtime 1x.
 func BenchmarkPullThroughput(b *testing.B) {
 	root, evs := pullFixture()
-	remoteDir := b.TempDir()
-	seed, err := store.Open(DatabasePath(remoteDir))
-	if err != nil {
-		b.Fatal(err)
-	}
-	for i := 0; i < len(evs); i += 1000 {
-		if _, err := seed.SaveBatch(evs[i:min(i+1000, len(evs))]); err != nil {
-			b.Fatal(err)
-		}
-	}
-	seed.Close()
-	_, remote := startEngine(b, Options{DataDir: remoteDir})
+	_, remote := startEngine(b, Options{DataDir: seededDataDir(b, evs)})
 
 	var pull float64
 	for range b.N {
@@ -69,6 +58,23 @@ func BenchmarkPullThroughput(b *testing.B) {
 	b.ReportMetric(save, "store-ev/s")
 	b.ReportMetric(pull/ingest, "pull/ingest")
 	b.ReportMetric(pull/min(verify, save), "pull/min-ceiling")
+}
+
+// seededDataDir is a new data directory whose store holds evs.
+func seededDataDir(b *testing.B, evs []*nostr.Event) string {
+	b.Helper()
+	dir := b.TempDir()
+	seed, err := store.Open(DatabasePath(dir))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer seed.Close()
+	for i := 0; i < len(evs); i += 1000 {
+		if _, err := seed.SaveBatch(evs[i:min(i+1000, len(evs))]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return dir
 }
 
 // openPullClient opens an engine that syncs the pull fixture from remote.

@@ -18,7 +18,6 @@ import (
 	"dtp-personal/engine/fixture"
 	"dtp-personal/engine/server"
 	"dtp-personal/engine/status"
-	"dtp-personal/engine/store"
 )
 
 // BenchmarkDailyRefresh measures the daily full refresh of a 100,000-event
@@ -29,17 +28,7 @@ import (
 // same way. Run with -benchtime 1x.
 func BenchmarkDailyRefresh(b *testing.B) {
 	root, evs := pullFixture()
-	seedDir := b.TempDir()
-	seed, err := store.Open(DatabasePath(seedDir))
-	if err != nil {
-		b.Fatal(err)
-	}
-	for i := 0; i < len(evs); i += 1000 {
-		if _, err := seed.SaveBatch(evs[i:min(i+1000, len(evs))]); err != nil {
-			b.Fatal(err)
-		}
-	}
-	seed.Close()
+	seedDir := seededDataDir(b, evs)
 
 	pagedLimits := server.DefaultLimits()
 	pagedLimits.MaxNegSessions = 0

@@ -438,29 +438,11 @@ func appendKey(dst []byte, tag byte, value string) ([]byte, bool) {
 	default:
 		return nil, false
 	}
-	if len(value) != 64 {
+	var raw [32]byte
+	if !validation.DecodeLowerHex(raw[:], value) {
 		return nil, false
 	}
-	for i := 0; i < 64; i += 2 {
-		hi, ok1 := unhex(value[i])
-		lo, ok2 := unhex(value[i+1])
-		if !ok1 || !ok2 {
-			return nil, false
-		}
-		dst = append(dst, hi<<4|lo)
-	}
-	return dst, true
-}
-
-// unhex decodes one lowercase hex digit.
-func unhex(c byte) (byte, bool) {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0', true
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10, true
-	}
-	return 0, false
+	return append(dst, raw[:]...), true
 }
 
 // keyText renders a node key as its public form: hex for pubkeys and event

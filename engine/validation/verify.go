@@ -20,11 +20,11 @@ func VerifyEvent(ev *nostr.Event) error {
 	var id, pubkey [32]byte
 	var sig [64]byte
 	switch {
-	case !decodeLowerHex(id[:], ev.ID):
+	case !DecodeLowerHex(id[:], ev.ID):
 		return invalid("event id is not 64 lowercase hex characters")
-	case !decodeLowerHex(pubkey[:], ev.PubKey):
+	case !DecodeLowerHex(pubkey[:], ev.PubKey):
 		return invalid("pubkey is not 64 lowercase hex characters")
-	case !decodeLowerHex(sig[:], ev.Sig):
+	case !DecodeLowerHex(sig[:], ev.Sig):
 		return invalid("signature is not 128 lowercase hex characters")
 	}
 	// Hashing once here and verifying the signature over that hash binds it
@@ -40,9 +40,9 @@ func VerifyEvent(ev *nostr.Event) error {
 	return nil
 }
 
-// decodeLowerHex decodes s into dst in one pass, reporting whether s is
+// DecodeLowerHex decodes s into dst in one pass, reporting whether s is
 // exactly 2*len(dst) lowercase hex characters.
-func decodeLowerHex(dst []byte, s string) bool {
+func DecodeLowerHex(dst []byte, s string) bool {
 	if len(s) != 2*len(dst) {
 		return false
 	}
