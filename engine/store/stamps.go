@@ -52,17 +52,28 @@ func (s *Store) Stamps(ctx context.Context, f nostr.Filter, max int) ([]Stamp, e
 	return out, err
 }
 
-// AuthoredStamps is Stamps with each event's author and tags.
-func (s *Store) AuthoredStamps(ctx context.Context, f nostr.Filter, max int) ([]AuthoredStamp, error) {
+// AuthoredStamps is Stamps with each event's author, and its tags when
+// withTags is set (reading and decoding them is most of the query's cost).
+func (s *Store) AuthoredStamps(ctx context.Context, f nostr.Filter, max int, withTags bool) ([]AuthoredStamp, error) {
+	columns := "e.created_at, e.id, e.pubkey"
+	if withTags {
+		columns += ", e.tags"
+	}
 	var out []AuthoredStamp
-	err := s.eachStamp(ctx, "e.created_at, e.id, e.pubkey, e.tags", f, max, func(rows *sql.Rows) error {
+	err := s.eachStamp(ctx, columns, f, max, func(rows *sql.Rows) error {
 		var st AuthoredStamp
 		var tags string
-		if err := rows.Scan(&st.CreatedAt, &st.ID, &st.PubKey, &tags); err != nil {
+		dest := []any{&st.CreatedAt, &st.ID, &st.PubKey}
+		if withTags {
+			dest = append(dest, &tags)
+		}
+		if err := rows.Scan(dest...); err != nil {
 			return err
 		}
 		var err error
-		st.Tags, err = decodeTags(tags)
+		if withTags {
+			st.Tags, err = decodeTags(tags)
+		}
 		out = append(out, st)
 		return err
 	})

@@ -35,7 +35,8 @@ func (p *pass) reconcile(ctx context.Context, pc *passConn, f *family, filter no
 	if pc.link.NIP77() == relay.NIP77Unsupported {
 		return errNotReconciled
 	}
-	local, err := p.r.cfg.Store.AuthoredStamps(ctx, filter, relay.ReconcileMax+1)
+	// only families keyed by tag values need the tags to find cursor keys
+	local, err := p.r.cfg.Store.AuthoredStamps(ctx, filter, relay.ReconcileMax+1, f.eventKeys != nil)
 	if err != nil {
 		return err
 	}
