@@ -10,7 +10,6 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/health"
-	"dtp-personal/engine/status"
 )
 
 // Link is one relay's connection life: it dials when health allows, feeds
@@ -192,17 +191,4 @@ func (l *Link) Fetched(st FetchStats) {
 			h.NewestReached = st.Newest
 		}
 	})
-}
-
-// RefreshStatus is the status of a relay's last daily full refresh: whether
-// it reconciled (else whether the relay refused NIP-77), with its figures.
-func (l *Link) RefreshStatus(reconciled bool, ids, bytes int64) status.Refresh {
-	r := status.Refresh{NIP77: status.NIP77Unknown, IDsReconciled: ids, ReconcileBytes: bytes}
-	switch {
-	case reconciled:
-		r.NIP77 = status.NIP77Used
-	case l.NIP77() == NIP77Unsupported:
-		r.NIP77 = status.NIP77Unsupported
-	}
-	return r
 }

@@ -50,8 +50,8 @@ type relayConn struct {
 	lastGood  time.Time // last moment everything received was committed
 	coolUntil time.Time // a failed batch: the relay is left alone until then
 	coolWhy   string
-	caughtUp  int64        // UTC day of the last full catch-up
-	refresh   refreshStats // what NIP-77 did in it
+	caughtUp  int64                // UTC day of the last full catch-up
+	refresh   relay.RefreshFigures // what NIP-77 did in it
 
 	wake   chan struct{}
 	cancel context.CancelFunc
@@ -257,14 +257,14 @@ func (c *relayConn) catchUp(ctx context.Context, conn *relay.Conn, filters []Lay
 	if daily {
 		count = &c.counts.catchup
 	}
-	var refresh refreshStats
+	var refresh relay.RefreshTally
 	if err := c.fetch(ctx, conn, filters, since, count, &refresh); err != nil {
 		return err
 	}
 	if daily {
 		c.mu.Lock()
 		c.caughtUp = utcDay(now)
-		c.refresh = refresh
+		c.refresh, _ = refresh.Figures()
 		c.mu.Unlock()
 	}
 	c.good(now)
@@ -295,7 +295,7 @@ func (c *relayConn) addPending(ctx context.Context, conn *relay.Conn, set *relay
 // ingests it, counting the events in count. A whole history of which we hold
 // part is reconciled with NIP-77 instead, when the relay does it: only the
 // events we lack are fetched. refresh, when not nil, gathers what NIP-77 did.
-func (c *relayConn) fetch(ctx context.Context, conn *relay.Conn, filters []LayerFilter, since int64, count interface{ Add(int64) int64 }, refresh *refreshStats) error {
+func (c *relayConn) fetch(ctx context.Context, conn *relay.Conn, filters []LayerFilter, since int64, count interface{ Add(int64) int64 }, refresh *relay.RefreshTally) error {
 	ingest := func(evs []*nostr.Event) error {
 		count.Add(int64(len(evs)))
 		_, err := c.s.cfg.Sink.Ingest(ctx, c.url, evs)
@@ -311,7 +311,7 @@ func (c *relayConn) fetch(ctx context.Context, conn *relay.Conn, filters []Layer
 			if err == nil {
 				continue
 			}
-			if !errors.Is(err, errNotReconciled) && !relay.IsReconcileRefused(err) {
+			if !errors.Is(err, relay.ErrNotReconciled) && !relay.IsReconcileRefused(err) {
 				return err
 			}
 		}
@@ -324,41 +324,26 @@ func (c *relayConn) fetch(ctx context.Context, conn *relay.Conn, filters []Layer
 	return nil
 }
 
-// errNotReconciled says reconciliation cannot help a filter: it is paged.
-var errNotReconciled = errors.New("filter not reconciled")
-
 // reconcile fetches what f's history holds that we lack, found by NIP-77.
-func (c *relayConn) reconcile(ctx context.Context, conn *relay.Conn, f nostr.Filter, ingest func([]*nostr.Event) error, refresh *refreshStats) error {
+func (c *relayConn) reconcile(ctx context.Context, conn *relay.Conn, f nostr.Filter, ingest func([]*nostr.Event) error, refresh *relay.RefreshTally) error {
 	if c.link.NIP77() == relay.NIP77Unsupported {
-		return errNotReconciled
+		return relay.ErrNotReconciled
 	}
 	local, err := c.s.cfg.Store.Stamps(ctx, f, relay.ReconcileMax+1)
 	if err != nil {
 		return err
 	}
 	if len(local) == 0 || len(local) > relay.ReconcileMax {
-		return errNotReconciled // nothing held: paging is cheaper
+		return relay.ErrNotReconciled // nothing held: paging is cheaper
 	}
 	rec, err := c.link.Reconcile(ctx, conn, f, store.StampPairs(local))
-	if refresh != nil {
-		refresh.bytes += rec.Bytes
-	}
+	refresh.Note(rec, len(local), err)
 	if err != nil {
 		return err
-	}
-	if refresh != nil {
-		refresh.reconciled = true
-		refresh.ids += int64(len(local) + len(rec.Need))
 	}
 	st, err := conn.FetchIDs(ctx, f, rec.Need, ingest)
 	c.link.Fetched(st)
 	return err
-}
-
-// refreshStats are what NIP-77 did in one daily catch-up.
-type refreshStats struct {
-	reconciled bool
-	ids, bytes int64
 }
 
 // consume ingests live events in batches and answers drain marks.
@@ -443,7 +428,7 @@ func (c *relayConn) status() status.RepoRelay {
 		URL: c.url, Health: h.State, State: c.state, Connected: c.link.Connected(),
 		Filters: len(c.full), EventsReceived: c.counts.received(), LastError: h.LastError,
 		Failures: h.ConsecutiveFailures, NextRetry: h.NextRetryAt,
-		Refresh: c.link.RefreshStatus(c.refresh.reconciled, c.refresh.ids, c.refresh.bytes),
+		Refresh: c.link.RefreshStatus(c.refresh),
 	}
 	if !c.coolUntil.IsZero() {
 		r.CoolingUntil = c.coolUntil.Unix()

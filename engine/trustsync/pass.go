@@ -52,7 +52,7 @@ type passConn struct {
 	mu      sync.Mutex
 	pending []store.Cursor // cursor writes not yet saved
 
-	refresh refreshStats // reconciliations of this pass, for status
+	refresh relay.RefreshTally // reconciliations of this pass, for status
 }
 
 // cursorFlush is how many cursor writes are grouped in one transaction. A
@@ -378,7 +378,7 @@ func (p *pass) runBatch(ctx context.Context, pc *passConn, f *family, b batch, c
 	err := p.retryTimeouts(ctx, func() error {
 		if b.since == nil {
 			err := p.reconcile(ctx, pc, f, filter, held, onPage)
-			if !errors.Is(err, errNotReconciled) && !relay.IsReconcileRefused(err) {
+			if !errors.Is(err, relay.ErrNotReconciled) && !relay.IsReconcileRefused(err) {
 				return err
 			}
 		}

@@ -3,9 +3,7 @@ package trustsync
 import (
 	"cmp"
 	"context"
-	"errors"
 	"slices"
-	"sync/atomic"
 
 	"github.com/nbd-wtf/go-nostr"
 
@@ -13,27 +11,16 @@ import (
 	"dtp-personal/engine/store"
 )
 
-// errNotReconciled says reconciliation cannot help a batch: it is paged.
-var errNotReconciled = errors.New("batch not reconciled")
-
-// refreshStats count one relay's reconciliations in a pass (issue 12 item 5).
-type refreshStats struct {
-	attempts   atomic.Int64 // full batches offered to NIP-77
-	reconciled atomic.Int64 // of them, reconciled
-	ids        atomic.Int64 // ids whose presence reconciliation settled
-	bytes      atomic.Int64 // negentropy frames received
-}
-
 // reconcile runs a full batch with NIP-77 (daily refresh): the relay's set
 // is our held events minus those it lacks plus the ones we lack, which alone
 // are fetched (by id). The set is then handed to onPage newest first in
 // pages, as paging would send it, so dedupe, caps and cursors work alike;
 // the ids put in held are already stored and are not ingested again.
-// errNotReconciled or a refusal (the relay is remembered as not doing
+// relay.ErrNotReconciled or a refusal (the relay is remembered as not doing
 // NIP-77) leave the batch to paging, with nothing handed to onPage.
 func (p *pass) reconcile(ctx context.Context, pc *passConn, f *family, filter nostr.Filter, held map[string]bool, onPage func([]*nostr.Event) error) error {
 	if pc.link.NIP77() == relay.NIP77Unsupported {
-		return errNotReconciled
+		return relay.ErrNotReconciled
 	}
 	// only families keyed by tag values need the tags to find cursor keys
 	local, err := p.r.cfg.Store.AuthoredStamps(ctx, filter, relay.ReconcileMax+1, f.eventKeys != nil)
@@ -41,19 +28,16 @@ func (p *pass) reconcile(ctx context.Context, pc *passConn, f *family, filter no
 		return err
 	}
 	if len(local) == 0 || len(local) > relay.ReconcileMax {
-		return errNotReconciled // nothing held: paging is cheaper
+		return relay.ErrNotReconciled // nothing held: paging is cheaper
 	}
-	pc.refresh.attempts.Add(1)
 	rec, err := pc.link.Reconcile(ctx, pc.conn, filter, store.StampPairs(local))
-	pc.refresh.bytes.Add(rec.Bytes)
+	pc.refresh.Note(rec, len(local), err)
 	if relay.IsReconcileRefused(err) {
 		p.r.cfg.Log.Info("relay refused NIP-77; paging", "relay", pc.link.URL(), "err", err)
 	}
 	if err != nil {
 		return err
 	}
-	pc.refresh.reconciled.Add(1)
-	pc.refresh.ids.Add(int64(len(local) + len(rec.Need)))
 
 	var set []*nostr.Event
 	st, err := pc.conn.FetchIDs(ctx, filter, rec.Need, func(evs []*nostr.Event) error {

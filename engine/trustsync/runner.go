@@ -49,8 +49,8 @@ type Runner struct {
 
 	mu         sync.Mutex
 	relayState map[string]string
-	relayProg  map[string]status.Progress // per relay, during a pass
-	refreshes  map[string]lastRefresh     // per relay, its last pass that offered NIP-77
+	relayProg  map[string]status.Progress      // per relay, during a pass
+	refreshes  map[string]relay.RefreshFigures // per relay, its last pass that offered NIP-77
 	st         Status
 }
 
@@ -94,7 +94,7 @@ func New(cfg Config) *Runner {
 	}
 	r := &Runner{
 		cfg: cfg, metrics: metrics{relays: map[string]*relayCounters{}}, syncNow: make(chan struct{}, 1),
-		relayState: map[string]string{}, relayProg: map[string]status.Progress{}, refreshes: map[string]lastRefresh{}, st: st,
+		relayState: map[string]string{}, relayProg: map[string]status.Progress{}, refreshes: map[string]relay.RefreshFigures{}, st: st,
 	}
 	r.links = relay.NewLinks(cfg.Store, r.linkOptions, cfg.Clock, cfg.Log)
 	r.TrackRelays()
@@ -259,19 +259,15 @@ func (r *Runner) setRelayProgress(url string, p status.Progress) {
 	r.relayProg[url] = p
 }
 
-// lastRefresh is what NIP-77 did in a relay's last pass that offered it
+// setRefresh keeps what NIP-77 did in a relay's pass, if the pass offered it
 // (a full refresh of held events; first fetches are paged and do not count).
-type lastRefresh struct {
-	reconciled bool // at least one full batch was reconciled
-	ids, bytes int64
-}
-
-func (r *Runner) setRefresh(url string, st *refreshStats) {
-	if st.attempts.Load() == 0 {
+func (r *Runner) setRefresh(url string, t *relay.RefreshTally) {
+	f, offered := t.Figures()
+	if !offered {
 		return
 	}
 	r.mu.Lock()
-	r.refreshes[url] = lastRefresh{reconciled: st.reconciled.Load() > 0, ids: st.ids.Load(), bytes: st.bytes.Load()}
+	r.refreshes[url] = f
 	r.mu.Unlock()
 }
 
@@ -353,8 +349,7 @@ func (r *Runner) Status() Status {
 		if p, ok := r.relayProg[url]; ok {
 			row.Progress = &p
 		}
-		last := r.refreshes[url]
-		row.Refresh = l.RefreshStatus(last.reconciled, last.ids, last.bytes)
+		row.Refresh = l.RefreshStatus(r.refreshes[url])
 		st.Relays = append(st.Relays, row)
 	}
 	return st

@@ -1,0 +1,58 @@
+package relay
+
+import (
+	"errors"
+	"sync/atomic"
+
+	"dtp-personal/engine/status"
+)
+
+// ErrNotReconciled says reconciliation cannot help (nothing held, too much
+// held, or the relay refused NIP-77 lately): the history is paged.
+var ErrNotReconciled = errors.New("not reconciled")
+
+// RefreshTally counts what NIP-77 did over one daily full refresh of a
+// relay (either sync profile); batches may note concurrently. A nil tally
+// notes nothing.
+type RefreshTally struct {
+	offered, reconciled, ids, bytes atomic.Int64
+}
+
+// Note records one reconciliation of held events: its bytes, and on success
+// the ids it settled.
+func (t *RefreshTally) Note(rec Reconciliation, held int, err error) {
+	if t == nil {
+		return
+	}
+	t.offered.Add(1)
+	t.bytes.Add(rec.Bytes)
+	if err == nil {
+		t.reconciled.Add(1)
+		t.ids.Add(int64(held + len(rec.Need)))
+	}
+}
+
+// RefreshFigures are a tally's totals.
+type RefreshFigures struct {
+	Reconciled bool // at least one reconciliation succeeded
+	IDs, Bytes int64
+}
+
+// Figures are the tally's totals; offered is false when no reconciliation
+// was tried (a refresh of nothing held).
+func (t *RefreshTally) Figures() (f RefreshFigures, offered bool) {
+	return RefreshFigures{Reconciled: t.reconciled.Load() > 0, IDs: t.ids.Load(), Bytes: t.bytes.Load()}, t.offered.Load() > 0
+}
+
+// RefreshStatus is the status of a relay's last daily full refresh: whether
+// it reconciled (else whether the relay refused NIP-77), with its figures.
+func (l *Link) RefreshStatus(f RefreshFigures) status.Refresh {
+	r := status.Refresh{NIP77: status.NIP77Unknown, IDsReconciled: f.IDs, ReconcileBytes: f.Bytes}
+	switch {
+	case f.Reconciled:
+		r.NIP77 = status.NIP77Used
+	case l.NIP77() == NIP77Unsupported:
+		r.NIP77 = status.NIP77Unsupported
+	}
+	return r
+}
