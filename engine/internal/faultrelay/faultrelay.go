@@ -261,7 +261,7 @@ func (r *Relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		ws.CloseNow()
 		return
 	}
-	c := &conn{r: r, ws: ws, subs: map[string]nostr.Filters{}, negs: map[string]*negentropy.Negentropy{}, challenge: nostr.GeneratePrivateKey()[:32]}
+	c := &conn{r: r, ws: ws, subs: map[string]*liveSub{}, negs: map[string]*negentropy.Negentropy{}, challenge: nostr.GeneratePrivateKey()[:32]}
 	r.mu.Lock()
 	r.conns[c] = true
 	r.mu.Unlock()
@@ -281,10 +281,30 @@ type conn struct {
 	sent      atomic.Int64
 
 	mu     sync.Mutex
-	subs   map[string]nostr.Filters // subscriptions past EOSE, for live pushes
+	subs   map[string]*liveSub // open subscriptions, registered before their query
 	authed bool
 
 	negs map[string]*negentropy.Negentropy // open reconciliations; read loop only
+}
+
+// liveSub is one open subscription. It is registered before its stored
+// events are read, as a real relay does, so an event published meanwhile is
+// pushed rather than missed; sent keeps it from going out twice.
+type liveSub struct {
+	filters nostr.Filters
+	sent    map[string]bool
+}
+
+// claim reports whether ev should go out on sub id now (open, not yet sent).
+func (c *conn) claim(id, evID string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	sub := c.subs[id]
+	if sub == nil || sub.sent[evID] {
+		return false
+	}
+	sub.sent[evID] = true
+	return true
 }
 
 func (c *conn) send(ctx context.Context, v ...any) error {
@@ -386,21 +406,19 @@ func (c *conn) req(ctx context.Context, e *nostr.ReqEnvelope) error {
 	if c.full(e.SubscriptionID, mode.MaxSubscriptions) {
 		return c.send(ctx, "NOTICE", "ERROR: too many concurrent REQs")
 	}
-	seen := map[string]bool{}
+	c.mu.Lock()
+	c.subs[e.SubscriptionID] = &liveSub{filters: e.Filters, sent: map[string]bool{}}
+	c.mu.Unlock()
 	for _, f := range e.Filters {
 		for _, s := range c.r.query(f, mode.CapLimit) {
-			if seen[s.ev.ID] {
+			if !c.claim(e.SubscriptionID, s.ev.ID) {
 				continue
 			}
-			seen[s.ev.ID] = true
 			if err := c.sendEvent(ctx, e.SubscriptionID, s); err != nil {
 				return err
 			}
 		}
 	}
-	c.mu.Lock()
-	c.subs[e.SubscriptionID] = e.Filters
-	c.mu.Unlock()
 	return c.send(ctx, "EOSE", e.SubscriptionID)
 }
 
@@ -477,14 +495,14 @@ func (c *conn) full(id string, limit int) bool {
 func (c *conn) push(added []*stored) {
 	c.mu.Lock()
 	subs := make(map[string]nostr.Filters, len(c.subs))
-	for id, fs := range c.subs {
-		subs[id] = fs
+	for id, sub := range c.subs {
+		subs[id] = sub.filters
 	}
 	c.mu.Unlock()
 	ctx := context.Background()
 	for _, s := range added {
 		for id, fs := range subs {
-			if fs.Match(s.ev) {
+			if fs.Match(s.ev) && c.claim(id, s.ev.ID) {
 				if c.sendEvent(ctx, id, s) != nil {
 					return
 				}
