@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/fixture"
+	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/server"
 	"dtp-personal/engine/store"
 	"dtp-personal/engine/validation"
@@ -56,16 +58,23 @@ func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
 // -cpuprofile shows where the time goes.
 func BenchmarkIngestThroughput(b *testing.B) {
 	evs := benchEvents()
-	var push, verify, save float64
+	// Each figure is the best of three interleaved trials: other work on a
+	// shared machine only ever slows a trial, and one slowed figure would
+	// skew the ratio either way.
+	var push, busy, verify, save float64
 	for range b.N {
-		verify = verifyCeiling(evs)
-		save = storeCeiling(b, evs)
-		push = pushThroughput(b, evs)
+		for range 3 {
+			verify = max(verify, verifyCeiling(evs))
+			save = max(save, storeCeiling(b, evs))
+			if rate, cpu := pushThroughput(b, evs); rate > push {
+				push, busy = rate, cpu
+			}
+		}
 	}
 	n := float64(runtime.GOMAXPROCS(0))
 	limit := n / (n/verify + 1/save)
-	b.Logf("verifier %s, %d cores: push %.0f ev/s, V %.0f, S %.0f, CPU limit %.0f, push/limit %.2f",
-		validation.VerifierName, int(n), push, verify, save, limit, push/limit)
+	b.Logf("verifier %s, %d cores: push %.0f ev/s (cores %.0f%% busy), V %.0f, S %.0f, CPU limit %.0f, push/limit %.2f",
+		validation.VerifierName, int(n), push, 100*busy, verify, save, limit, push/limit)
 	b.ReportMetric(push, "push-ev/s")
 	b.ReportMetric(verify, "verify-ev/s")
 	b.ReportMetric(save, "store-ev/s")
@@ -107,9 +116,21 @@ func storeCeiling(b *testing.B, evs []*nostr.Event) float64 {
 	return float64(len(evs)) / time.Since(start).Seconds()
 }
 
+// readOK reads the server's ["OK","<id>",<bool>,...] frames by their layout:
+// decoding each into []any cost the in-process client about a tenth of a
+// core, which the figures would charge to the server.
+func readOK(data []byte) (isOK, accepted bool) {
+	const head = `["OK","` // then 64 hex digits and `",`
+	if !bytes.HasPrefix(data, []byte(head)) || len(data) < len(head)+66+4 {
+		return false, false
+	}
+	return true, string(data[len(head)+66:len(head)+70]) == "true"
+}
+
 // pushThroughput pushes every event over 4 loopback WebSocket connections,
 // each keeping up to 512 events awaiting OK, and times until the last OK.
-func pushThroughput(b *testing.B, evs []*nostr.Event) float64 {
+// busy is the share of the cores the process (server and client) used.
+func pushThroughput(b *testing.B, evs []*nostr.Event) (rate, busy float64) {
 	limits := server.DefaultLimits()
 	limits.EventsPerSecond, limits.EventsBurst = 1e9, 1e9
 	_, url := startEngine(b, Options{ServerLimits: limits})
@@ -118,7 +139,7 @@ func pushThroughput(b *testing.B, evs []*nostr.Event) float64 {
 	for i, ev := range evs {
 		frames[i], _ = json.Marshal([]any{"EVENT", ev})
 	}
-	start := time.Now()
+	start, cpu0 := time.Now(), testutil.ProcessCPU(b)
 	var wg sync.WaitGroup
 	for c := range conns {
 		wg.Add(1)
@@ -148,10 +169,9 @@ func pushThroughput(b *testing.B, evs []*nostr.Event) float64 {
 				if err != nil {
 					panic(err)
 				}
-				var msg []any
-				if json.Unmarshal(data, &msg) == nil && msg[0] == "OK" {
-					if msg[2] != true {
-						panic(msg[3])
+				if isOK, accepted := readOK(data); isOK {
+					if !accepted {
+						panic(string(data))
 					}
 					got++
 					<-credit
@@ -160,5 +180,6 @@ func pushThroughput(b *testing.B, evs []*nostr.Event) float64 {
 		}()
 	}
 	wg.Wait()
-	return float64(len(evs)) / time.Since(start).Seconds()
+	wall, cpu := time.Since(start), testutil.ProcessCPU(b)-cpu0
+	return float64(len(evs)) / wall.Seconds(), cpu.Seconds() / wall.Seconds() / float64(runtime.GOMAXPROCS(0))
 }

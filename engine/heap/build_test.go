@@ -7,13 +7,13 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/heap/heaptest"
+	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/store"
 	"dtp-personal/engine/validation"
@@ -225,22 +225,14 @@ func benchBuildFromStore(b *testing.B, authors int) {
 	flush()
 	for b.Loop() {
 		h := New(settings.DefaultLimits())
-		start, cpu0 := time.Now(), processCPU(b)
+		start, cpu0 := time.Now(), testutil.ProcessCPU(b)
 		if _, err := h.Build(context.Background(), db); err != nil {
 			b.Fatal(err)
 		}
-		secs, cpu := time.Since(start).Seconds(), (processCPU(b) - cpu0).Seconds()
+		secs, cpu := time.Since(start).Seconds(), (testutil.ProcessCPU(b) - cpu0).Seconds()
 		edges := float64(h.Stats().Edges)
 		b.ReportMetric(secs, "build-s")
 		b.ReportMetric(edges/secs, "edges/s")
 		b.ReportMetric(edges/cpu, "edges/cpu-s")
 	}
-}
-
-func processCPU(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -3,11 +3,12 @@ package store
 import (
 	"context"
 	"fmt"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
+
+	"dtp-personal/engine/internal/testutil"
 )
 
 const benchBatch = 1000
@@ -39,14 +40,14 @@ func benchSave(b *testing.B, event func(batch, i int) *nostr.Event) {
 		for i := range evs {
 			evs[i] = event(n, i)
 		}
-		cpu0 := processCPU(b)
+		cpu0 := testutil.ProcessCPU(b)
 		b.StartTimer()
 		res, err := s.SaveBatch(evs)
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.StopTimer()
-		cpu += processCPU(b) - cpu0
+		cpu += testutil.ProcessCPU(b) - cpu0
 		if res[0].Outcome != Stored {
 			b.Fatalf("batch %d: %+v", n, res[0])
 		}
@@ -57,14 +58,6 @@ func benchSave(b *testing.B, event func(batch, i int) *nostr.Event) {
 	// CPU seconds are what SQLite and the driver cost, independent of how
 	// busy the (shared) machine is; wall time also includes the fsyncs.
 	b.ReportMetric(events/cpu.Seconds(), "events/cpu-s")
-}
-
-func processCPU(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkScan measures Scan, the read side of the heap build at start-up:
@@ -84,12 +77,12 @@ func BenchmarkScan(b *testing.B) {
 	ctx := context.Background()
 	var cpu time.Duration
 	for b.Loop() {
-		cpu0 := processCPU(b)
+		cpu0 := testutil.ProcessCPU(b)
 		seen := 0
 		if err := s.Scan(ctx, []int{32009}, func(*nostr.Event) error { seen++; return nil }); err != nil {
 			b.Fatal(err)
 		}
-		cpu += processCPU(b) - cpu0
+		cpu += testutil.ProcessCPU(b) - cpu0
 		if seen != stored {
 			b.Fatalf("scanned %d events, want %d", seen, stored)
 		}

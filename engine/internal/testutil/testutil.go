@@ -1,5 +1,5 @@
 // Package testutil holds the helpers the engine's tests share: polling for a
-// condition and a reference filter matcher.
+// condition, a reference filter matcher and the process CPU time.
 package testutil
 
 import (
