@@ -2,6 +2,7 @@ package relay
 
 import (
 	"context"
+	"errors"
 	"iter"
 	"sync"
 	"sync/atomic"
@@ -160,21 +161,27 @@ func (l *Link) NIP77() NIP77Support {
 
 // Reconcile runs c.Reconcile and remembers whether the relay does NIP-77;
 // a relay that refused within NIP77Reprobe is not asked (a refusal is
-// returned at once).
+// returned at once). A refusal of one query for its size or load
+// (ReconcileRefusedError.ForQuery) still shows the relay does NIP-77.
 func (l *Link) Reconcile(ctx context.Context, c *Conn, f nostr.Filter, local iter.Seq2[nostr.Timestamp, string]) (Reconciliation, error) {
 	if l.NIP77() == NIP77Unsupported {
 		return Reconciliation{}, &ReconcileRefusedError{Reason: "refused within the last " + NIP77Reprobe.String()}
 	}
 	rec, err := c.Reconcile(ctx, f, local)
-	if err == nil || IsReconcileRefused(err) {
-		l.mu.Lock()
-		l.nip77, l.nip77At = NIP77Unsupported, l.clock.Now()
-		if err == nil {
-			l.nip77 = NIP77Supported
-		}
-		l.mu.Unlock()
+	var refused *ReconcileRefusedError
+	switch {
+	case err == nil || errors.As(err, &refused) && refused.ForQuery:
+		l.learnNIP77(NIP77Supported)
+	case refused != nil:
+		l.learnNIP77(NIP77Unsupported)
 	}
 	return rec, err
+}
+
+func (l *Link) learnNIP77(s NIP77Support) {
+	l.mu.Lock()
+	l.nip77, l.nip77At = s, l.clock.Now()
+	l.mu.Unlock()
 }
 
 // Fetched adds a REQ's results to the relay's progress figures.

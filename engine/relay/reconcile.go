@@ -29,8 +29,13 @@ const ReconcileMax = MaxPages * PageLimit
 // ReconcileRefusedError means the relay does not do NIP-77 for this filter:
 // it answered NEG-ERR or CLOSED, sent a NOTICE saying it did not understand,
 // sent what is not a negentropy message, or did not answer NEG-OPEN in time.
-// The same data can still be paged.
-type ReconcileRefusedError struct{ Reason string }
+// The same data can still be paged. ForQuery marks a NEG-ERR that refuses
+// only this query for its size or the relay's load ("blocked: this query is
+// too big"): the relay does NIP-77, and other filters may still reconcile.
+type ReconcileRefusedError struct {
+	Reason   string
+	ForQuery bool
+}
 
 func (e *ReconcileRefusedError) Error() string { return "NIP-77 refused: " + e.Reason }
 
@@ -48,9 +53,10 @@ type Reconciliation struct {
 
 // negReply is one negentropy frame for a session, or why it ended.
 type negReply struct {
-	msg     string
-	refused string // NEG-ERR, CLOSED or NOTICE reason; "" for a NEG-MSG
-	size    int
+	msg      string
+	refused  string // NEG-ERR, CLOSED or NOTICE reason; "" for a NEG-MSG
+	forQuery bool   // a NEG-ERR refusing only this query (queryLimit)
+	size     int
 }
 
 type negSession struct {
@@ -144,7 +150,7 @@ func (c *Conn) negotiate(ctx context.Context, id string, s *negSession, f nostr.
 		timer.Reset(c.opts.PageTimeout)
 		rec.Bytes += int64(reply.size)
 		if reply.refused != "" {
-			return &ReconcileRefusedError{Reason: reply.refused}
+			return &ReconcileRefusedError{Reason: reply.refused, ForQuery: reply.forQuery}
 		}
 		rec.Messages++
 		next, err := neg.Reconcile(reply.msg)
@@ -215,7 +221,7 @@ func (c *Conn) negFrame(data []byte) bool {
 	case "NEG-MSG":
 		r.msg = frame[2]
 	case "NEG-ERR", "NEG-ERROR":
-		r.refused = frame[0] + ": " + frame[2]
+		r.refused, r.forQuery = frame[0]+": "+frame[2], queryLimit(frame[2])
 	default:
 		c.garbage.Add(1)
 		return true
@@ -242,6 +248,12 @@ func (c *Conn) noticeToNeg(msg string) {
 	for _, id := range waiting {
 		c.deliverNeg(id, negReply{refused: "notice: " + msg, size: len(msg)})
 	}
+}
+
+// queryLimit reports whether a NEG-ERR reason refuses one query for its
+// size ("too big", NIP-77's own example) or for load, not NIP-77 itself.
+func queryLimit(reason string) bool {
+	return IsRefusal(reason) || strings.Contains(strings.ToLower(reason), "too big")
 }
 
 // IsReconcileRefused reports whether err means the relay does not do NIP-77.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 
+	"dtp-personal/engine/health"
 	"dtp-personal/engine/internal/faultrelay"
 	"dtp-personal/engine/relay"
 )
@@ -84,5 +85,34 @@ func TestReconcileStall(t *testing.T) {
 	_, err := c.Reconcile(context.Background(), trustFilter, stampsOf(evs[5:]))
 	if !errors.Is(err, relay.ErrReconcileStalled) || relay.IsReconcileRefused(err) || !relay.ConnectionError(err) {
 		t.Fatalf("err %v: want a stall counted as a connection failure", err)
+	}
+}
+
+// A NEG-ERR refusing one query as too big pages that query only: the relay
+// still counts as doing NIP-77 and a smaller query reconciles, where a relay
+// refusing NIP-77 itself is not asked again.
+func TestQueryTooBigKeepsTheRelayReconciling(t *testing.T) {
+	evs := trustEvents(50, 1_700_000_000)
+	r := faultrelay.StartForTest(t, faultrelay.Mode{NegMaxItems: 20}, evs...)
+	c := dial(t, r.URL, relay.Options{})
+	link := relay.NewLink(health.New(r.URL), relay.Options{}, relay.SystemClock{}, func(health.Health) {})
+	ctx := context.Background()
+	_, err := link.Reconcile(ctx, c, trustFilter, stampsOf(evs[:5]))
+	var refused *relay.ReconcileRefusedError
+	if !errors.As(err, &refused) || !refused.ForQuery || link.NIP77() != relay.NIP77Supported {
+		t.Fatalf("err %v, support %v: want a refusal of this query only, the relay still doing NIP-77", err, link.NIP77())
+	}
+	recent := trustFilter
+	since := evs[9].CreatedAt
+	recent.Since = &since // the newest 10
+	rec, err := link.Reconcile(ctx, c, recent, stampsOf(evs[2:10]))
+	if err != nil || !slices.Equal(rec.Need, idsOf(evs[:2])) {
+		t.Fatalf("smaller query: need %d, %v; want the 2 we lack", len(rec.Need), err)
+	}
+
+	off := faultrelay.StartForTest(t, faultrelay.Mode{NegRefusal: "NEG-ERR"}, evs...)
+	offLink := relay.NewLink(health.New(off.URL), relay.Options{}, relay.SystemClock{}, func(health.Health) {})
+	if _, err := offLink.Reconcile(ctx, dial(t, off.URL, relay.Options{}), recent, stampsOf(evs[2:10])); !relay.IsReconcileRefused(err) || offLink.NIP77() != relay.NIP77Unsupported {
+		t.Fatalf("err %v, support %v: want NIP-77 itself refused and remembered", err, offLink.NIP77())
 	}
 }

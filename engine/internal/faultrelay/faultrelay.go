@@ -46,6 +46,7 @@ type Mode struct {
 	// "silent" (no answer); "" = not refused.
 	NegRefusal    string
 	NegStallAfter int // answer this many negentropy messages (NEG-OPEN included), then none (0 = never stall)
+	NegMaxItems   int // NEG-OPEN over more events than this is refused as too big (0 = no limit)
 }
 
 // Relay is a running fault-injecting relay.
@@ -447,8 +448,13 @@ func (c *conn) neg(ctx context.Context, data []byte) error {
 			return c.refuseNeg(ctx, mode.NegRefusal, id)
 		}
 		f.Limit = 0
+		matched := c.r.query(f, 0)
+		if mode.NegMaxItems > 0 && len(matched) > mode.NegMaxItems {
+			c.r.negAnswers.Add(1)
+			return c.send(ctx, "NEG-ERR", id, "blocked: this query is too big")
+		}
 		vec := vector.New()
-		for _, s := range c.r.query(f, 0) {
+		for _, s := range matched {
 			vec.Insert(s.ev.CreatedAt, s.ev.ID)
 		}
 		vec.Seal()
