@@ -385,7 +385,7 @@ func cmdImport(c *cli) error {
 }
 
 func cmdExport(c *cli) error {
-	kindsFlag := c.fs.String("kinds", "", "comma-separated kinds to export (default: all kept kinds)")
+	kindsFlag := c.fs.String("kinds", "", "comma-separated kinds to export (default: every stored event, trust and repository kinds)")
 	if err := c.parse(); err != nil {
 		return err
 	}

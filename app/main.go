@@ -33,7 +33,7 @@ Usage:
   dtp-personal backup FILE                           a consistent snapshot, also while a server runs
   dtp-personal db check                              SQLite integrity_check; exit 1 when damaged
   dtp-personal import FILE.jsonl                     through the ingest pipeline; progress on stderr
-  dtp-personal export [--kinds 32009,32014,10011] > FILE.jsonl
+  dtp-personal export [--kinds K,...] > FILE.jsonl   every stored event (trust and repository kinds); --kinds 32009,30617 picks kinds
 
 Every command takes --data DIR (default: the user data directory).
 `

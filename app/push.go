@@ -12,6 +12,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"dtp-personal/engine"
 	"dtp-personal/engine/ingest"
 )
 
@@ -21,6 +22,8 @@ const pushWindow = 512
 // pushOverWebSocket imports a JSONL stream into a running server over its
 // WebSocket, so the events go through that server's pipeline and reach its
 // heap. OKs are counted as they arrive; at most pushWindow are outstanding.
+// Events refused only because what they depend on is not held yet are sent
+// again after the file, in rounds (engine.ImportRetries).
 func pushOverWebSocket(base string, in io.Reader, progress func(ingest.Tally)) (ingest.Tally, error) {
 	var stats ingest.Tally
 	ctx := context.Background()
@@ -58,6 +61,10 @@ func pushOverWebSocket(base string, in io.Reader, progress func(ingest.Tally)) (
 			progress(stats)
 		}
 	}
+	var (
+		retry  engine.ImportRetries
+		stored int // answers of the current round that hold the event
+	)
 	count := func(msg []any) error {
 		id, _ := msg[1].(string)
 		ok, _ := msg[2].(bool)
@@ -72,7 +79,13 @@ func pushOverWebSocket(base string, in io.Reader, progress func(ingest.Tally)) (
 			return send(id, frame)
 		}
 		delete(outstanding, id)
-		add(ingest.ResultFromOK(id, ok, reason))
+		r := ingest.ResultFromOK(id, ok, reason)
+		if r.OK() {
+			stored++
+		}
+		if r, kept := retry.Hold(r, frame); !kept {
+			add(r)
+		}
 		return nil
 	}
 	await := func() error {
@@ -111,14 +124,45 @@ func pushOverWebSocket(base string, in io.Reader, progress func(ingest.Tally)) (
 			return stats, err
 		}
 	}
-	for len(outstanding) > 0 {
-		if err := await(); err != nil {
+	drain := func() error {
+		for len(outstanding) > 0 {
+			if err := await(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := drain(); err != nil {
+		return stats, err
+	}
+	scanErr := sc.Err()
+	// every answer is in, so every stored event is committed and known to
+	// the server's acceptance check: what waited for one of them passes now
+	for round := 0; scanErr == nil && round < engine.ImportRetryRounds && retry.Len() > 0; round++ {
+		stored = 0
+		for _, h := range retry.Take() {
+			for len(outstanding) >= pushWindow {
+				if err := await(); err != nil {
+					return stats, err
+				}
+			}
+			if err := send(h.ID, h.Line); err != nil {
+				return stats, err
+			}
+		}
+		if err := drain(); err != nil {
 			return stats, err
 		}
+		if stored == 0 {
+			break
+		}
+	}
+	for _, h := range retry.Take() {
+		add(h.Refusal)
 	}
 	if progress != nil {
 		progress(stats)
 	}
 	_ = ws.Close(websocket.StatusNormalClosure, "")
-	return stats, sc.Err()
+	return stats, scanErr
 }

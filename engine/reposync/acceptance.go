@@ -2,6 +2,7 @@ package reposync
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/nbd-wtf/go-nostr"
 
@@ -27,6 +28,17 @@ type Refusal struct {
 	validation.Rejection
 	Wants []string
 	Ends  *Announcement
+}
+
+// WaitsForOthers reports whether an OK message is the refusal of an event
+// only because what it depends on is not held yet: the rules whose Refusal
+// names Wants (an issue before its repository's announcement, a comment
+// before its issue, a maintainer's announcement or state before the owner's
+// announcement). Holding other events may turn such an answer, so an import
+// submits these events again once the rest of its file is committed.
+func WaitsForOthers(message string) bool {
+	rule, ok := strings.CutPrefix(message, "blocked: ")
+	return ok && (rule == RuleNotAboutRepo || rule == RuleNotListed || rule == RuleNotMaintainer)
 }
 
 func refuse(rule string, wants ...string) *Refusal {
