@@ -4,11 +4,7 @@ import (
 	"slices"
 
 	"dtp-personal/engine/status"
-	"dtp-personal/engine/validation"
 )
-
-// KeptKinds are the event kinds the trust profile stores.
-var KeptKinds = []int{validation.KindTrust, validation.KindRating, validation.KindClaims}
 
 // statusDocument serves the status snapshot as GET /api/v1/status.
 type statusDocument struct{ e *Engine }
