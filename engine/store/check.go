@@ -49,7 +49,9 @@ func checkFile(path string) error {
 	case err != nil:
 		return &BadFileError{path, fmt.Sprintf("is truncated (%d bytes, shorter than an SQLite header)", n)}
 	}
-	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	// busy_timeout: another process opening the same file (switching a
+	// fresh one to WAL, migrating) locks it for a moment; locked is not damaged
+	db, err := sql.Open("sqlite", fmt.Sprintf("file:%s?mode=ro&_pragma=busy_timeout(%d)", path, busyTimeoutMillis))
 	if err != nil {
 		return fmt.Errorf("store: open %s: %w", path, err)
 	}
