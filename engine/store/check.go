@@ -57,10 +57,10 @@ func checkFile(path string) error {
 	}
 	defer db.Close()
 	var version, objects int
-	err = db.QueryRow("PRAGMA user_version").Scan(&version)
-	if err == nil {
-		err = db.QueryRow("SELECT count(*) FROM sqlite_master").Scan(&objects)
-	}
+	// one statement, one snapshot: another process may commit a migration
+	// (tables and user_version together) between two
+	err = db.QueryRow("SELECT (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_master)").
+		Scan(&version, &objects)
 	if err != nil {
 		return &BadFileError{path, "is damaged: " + err.Error()}
 	}
