@@ -381,6 +381,15 @@ func TestPauseClosesConnectionsUntilItEnds(t *testing.T) {
 	}
 }
 
+// resetCountersAfterStop zeroes r's counters once r has answered everything
+// a stopped node sent it: a page asked just before the stop is still
+// answered, and its events must not count as the next node's.
+func resetCountersAfterStop(t *testing.T, r *faultrelay.Relay) {
+	t.Helper()
+	testutil.EventuallyWithin(t, patience, "the stopped node's connections served to the end", func() bool { return r.Conns() == 0 })
+	r.ResetCounters()
+}
+
 // The daily catch-up (here: the first connection after a restart) of a
 // history we mostly hold is reconciled with NIP-77: only the issue we lack
 // is sent, and no event we hold.
@@ -402,7 +411,7 @@ func TestCatchUpReconcilesHeldHistory(t *testing.T) {
 
 	missed := stranger.Root(KindIssue, "while we were stopped", now-7300, ref) // older than any reconnect window
 	b.Publish(missed)
-	b.ResetCounters()
+	resetCountersAfterStop(t, b)
 	n, stop = startNodeAt(t, path, []string{ourService}, b.URL)
 	t.Cleanup(stop)
 	waitStored(t, n, missed)
@@ -419,7 +428,7 @@ func TestCatchUpReconcilesHeldHistory(t *testing.T) {
 	refused := stranger.Root(KindIssue, "while stopped again", now-7400, ref)
 	b.Publish(refused)
 	b.SetMode(faultrelay.Mode{NegRefusal: "NEG-ERR"})
-	b.ResetCounters()
+	resetCountersAfterStop(t, b)
 	n, stop = startNodeAt(t, path, []string{ourService}, b.URL)
 	t.Cleanup(stop)
 	waitStored(t, n, refused)

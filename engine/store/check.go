@@ -49,16 +49,18 @@ func checkFile(path string) error {
 	case err != nil:
 		return &BadFileError{path, fmt.Sprintf("is truncated (%d bytes, shorter than an SQLite header)", n)}
 	}
-	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	// busy_timeout: another process opening the same file (switching a
+	// fresh one to WAL, migrating) locks it for a moment; locked is not damaged
+	db, err := sql.Open("sqlite", fmt.Sprintf("file:%s?mode=ro&_pragma=busy_timeout(%d)", path, busyTimeoutMillis))
 	if err != nil {
 		return fmt.Errorf("store: open %s: %w", path, err)
 	}
 	defer db.Close()
 	var version, objects int
-	err = db.QueryRow("PRAGMA user_version").Scan(&version)
-	if err == nil {
-		err = db.QueryRow("SELECT count(*) FROM sqlite_master").Scan(&objects)
-	}
+	// one statement, one snapshot: another process may commit a migration
+	// (tables and user_version together) between two
+	err = db.QueryRow("SELECT (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_master)").
+		Scan(&version, &objects)
 	if err != nil {
 		return &BadFileError{path, "is damaged: " + err.Error()}
 	}

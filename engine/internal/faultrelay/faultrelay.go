@@ -123,6 +123,14 @@ func (r *Relay) Authenticated(pubkey string) bool {
 // NegAnswers counts negentropy messages answered (NEG-MSG or NEG-ERR).
 func (r *Relay) NegAnswers() int64 { return r.negAnswers.Load() }
 
+// Conns counts the connections being served. A connection the client closed
+// is counted until the relay has answered every message it read from it.
+func (r *Relay) Conns() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.conns)
+}
+
 // ResetCounters zeroes Reqs, EventsSent and NegAnswers.
 func (r *Relay) ResetCounters() {
 	r.reqs.Store(0)
