@@ -17,6 +17,11 @@ import (
 
 var trustFilter = nostr.Filter{Kinds: []int{32009}, Authors: []string{author}}
 
+// answerTimeout is the page timeout of tests where a relay stays silent on
+// purpose: long enough that a loaded machine's slow answer is not read as
+// silence, short enough to wait out.
+const answerTimeout = time.Second
+
 // stampsOf are evs as the local side of a reconciliation.
 func stampsOf(evs []*nostr.Event) func(yield func(nostr.Timestamp, string) bool) {
 	return func(yield func(nostr.Timestamp, string) bool) {
@@ -64,7 +69,7 @@ func TestReconcileRefusals(t *testing.T) {
 	} {
 		t.Run(how, func(t *testing.T) {
 			r := faultrelay.StartForTest(t, faultrelay.Mode{NegRefusal: how}, evs...)
-			c := dial(t, r.URL, relay.Options{PageTimeout: 300 * time.Millisecond})
+			c := dial(t, r.URL, relay.Options{PageTimeout: answerTimeout})
 			_, err := c.Reconcile(context.Background(), trustFilter, stampsOf(evs[:5]))
 			if !relay.IsReconcileRefused(err) || relay.ConnectionError(err) || !strings.Contains(err.Error(), why) {
 				t.Fatalf("err %v: want a refusal (%s) that is not a connection failure", err, why)
@@ -81,7 +86,7 @@ func TestReconcileRefusals(t *testing.T) {
 func TestReconcileStall(t *testing.T) {
 	evs := trustEvents(1000, 1_700_000_000)
 	r := faultrelay.StartForTest(t, faultrelay.Mode{NegStallAfter: 1}, evs[:990]...)
-	c := dial(t, r.URL, relay.Options{PageTimeout: 300 * time.Millisecond})
+	c := dial(t, r.URL, relay.Options{PageTimeout: answerTimeout})
 	_, err := c.Reconcile(context.Background(), trustFilter, stampsOf(evs[5:]))
 	if !errors.Is(err, relay.ErrReconcileStalled) || relay.IsReconcileRefused(err) || !relay.ConnectionError(err) {
 		t.Fatalf("err %v: want a stall counted as a connection failure", err)

@@ -58,9 +58,12 @@ func checkFile(path string) error {
 	defer db.Close()
 	var version, objects int
 	// one statement, one snapshot: another process may commit a migration
-	// (tables and user_version together) between two
-	err = db.QueryRow("SELECT (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_master)").
-		Scan(&version, &objects)
+	// (tables and user_version together) between two; its switch to WAL
+	// fails a reader at once, busy_timeout or not (retryingBusy)
+	err = retryingBusy(func() error {
+		return db.QueryRow("SELECT (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_master)").
+			Scan(&version, &objects)
+	})
 	if err != nil {
 		return &BadFileError{path, "is damaged: " + err.Error()}
 	}

@@ -181,14 +181,25 @@ const sqliteBusy = 5
 // beginRetryingBusy starts the migration transaction. The first connection to
 // a fresh file switches it to WAL, which needs an exclusive lock and fails
 // with SQLITE_BUSY at once (busy_timeout does not apply) when another process
-// is opening the same file, so that is retried until the busy timeout.
-func beginRetryingBusy(db *sql.DB) (*sql.Tx, error) {
+// is opening the same file, so that is retried (retryingBusy).
+func beginRetryingBusy(db *sql.DB) (tx *sql.Tx, err error) {
+	err = retryingBusy(func() error {
+		tx, err = db.Begin()
+		return err
+	})
+	return tx, err
+}
+
+// retryingBusy runs op again while it fails with SQLITE_BUSY, until the busy
+// timeout: for the locks that fail at once whatever busy_timeout says (a
+// switch to WAL, WAL recovery by another opener).
+func retryingBusy(op func() error) error {
 	deadline := time.Now().Add(busyTimeoutMillis * time.Millisecond)
 	for {
-		tx, err := db.Begin()
+		err := op()
 		var se *sqlite.Error
 		if err == nil || !errors.As(err, &se) || se.Code()&0xff != sqliteBusy || time.Now().After(deadline) {
-			return tx, err
+			return err
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
