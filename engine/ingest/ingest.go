@@ -113,6 +113,13 @@ type Pipeline struct {
 	rejected  []RejectListener
 
 	duplicates atomic.Int64
+
+	// cores holds one token per CPU: a verify and a commit each hold one
+	// while they run. A verify is a cgo call, during which Go lends the
+	// caller's P to other goroutines, so without tokens more threads run
+	// than there are cores and the single writer, which every OK waits on,
+	// gets a share of a core instead of one.
+	cores chan struct{}
 }
 
 // New loads the ids the store holds and starts the pipeline's workers and
@@ -137,6 +144,7 @@ func New(st Store, checker Checker, verify Verifier, cfg Config) (*Pipeline, err
 		stop:     make(chan struct{}),
 		inflight: make(map[string]*job),
 		seen:     new(seenFilter),
+		cores:    make(chan struct{}, runtime.GOMAXPROCS(0)),
 	}
 	if err := st.EachID(context.Background(), p.seen.add); err != nil {
 		return nil, err
@@ -292,7 +300,10 @@ func (p *Pipeline) verifyOne(j *job) {
 		return
 	}
 	j.parsed = parsed
-	if err := p.verify(j.ev); err != nil {
+	p.cores <- struct{}{}
+	err = p.verify(j.ev)
+	<-p.cores
+	if err != nil {
 		p.reject(j, err)
 		return
 	}
@@ -340,7 +351,9 @@ func (p *Pipeline) writeLoop() {
 			}
 		}
 		timer.Stop()
+		p.cores <- struct{}{}
 		p.commit(batch)
+		<-p.cores
 	}
 }
 
