@@ -140,6 +140,14 @@ func (s *Store) Query(ctx context.Context, f nostr.Filter, max int) ([]*nostr.Ev
 // querySQL builds Query's statement selecting columns; ok is false when
 // nothing can match.
 func querySQL(columns string, f nostr.Filter, max int) (q string, args []any, ok bool) {
+	return selectSQL(columns, f, max, newestFirst)
+}
+
+// newestFirst is NIP-01's order of a query's answer.
+const newestFirst = " ORDER BY e.created_at DESC, e.id ASC"
+
+// selectSQL is querySQL with the given ORDER BY clause ("" for none).
+func selectSQL(columns string, f nostr.Filter, max int, order string) (q string, args []any, ok bool) {
 	limit := -1 // SQLite: no limit
 	if max > 0 {
 		limit = max
@@ -151,7 +159,7 @@ func querySQL(columns string, f nostr.Filter, max int) (q string, args []any, ok
 	if w.none || (f.LimitZero && f.Limit == 0) {
 		return "", nil, false
 	}
-	q = "SELECT " + columns + " FROM " + w.from + w.sql() + " ORDER BY e.created_at DESC, e.id ASC LIMIT ?"
+	q = "SELECT " + columns + " FROM " + w.from + w.sql() + order + " LIMIT ?"
 	return q, append(w.args, limit), true
 }
 

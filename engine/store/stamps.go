@@ -38,9 +38,13 @@ type AuthoredStamp struct {
 	Tags   nostr.Tags
 }
 
-// Stamps returns the stamps of the events matching f, newest first, at most
+// Stamps returns the stamps of the events matching f, at most
 // min(f.Limit, max) as Query counts them; it reads only the two columns, so
-// a set of hundreds of thousands costs no event decoding.
+// a set of hundreds of thousands costs no event decoding. With a limit they
+// are the newest, newest first; without one they come in no particular
+// order (more than max match: some max of them). A reconciliation sorts its
+// set itself, and sorting a filter over many authors was a third of the
+// query.
 func (s *Store) Stamps(ctx context.Context, f nostr.Filter, max int) ([]Stamp, error) {
 	var out []Stamp
 	err := s.eachStamp(ctx, "e.created_at, e.id", f, max, func(rows *sql.Rows) error {
@@ -81,7 +85,11 @@ func (s *Store) AuthoredStamps(ctx context.Context, f nostr.Filter, max int, wit
 }
 
 func (s *Store) eachStamp(ctx context.Context, columns string, f nostr.Filter, max int, scan func(*sql.Rows) error) error {
-	q, args, ok := querySQL(columns, f, max)
+	order := newestFirst
+	if f.Limit == 0 {
+		order = ""
+	}
+	q, args, ok := selectSQL(columns, f, max, order)
 	if !ok {
 		return nil
 	}
