@@ -49,8 +49,8 @@ func BenchmarkPullThroughput(b *testing.B) {
 		pull = float64(stored) / elapsed.Seconds()
 	}
 	sample := evs[:20000]
-	verify := verifyCeiling(sample)
-	save := storeCeiling(b, sample)
+	verify := verifyCeiling(b, sample).rate
+	save := storeCeiling(b, sample).rate
 	ingest := ingestCeiling(b, sample)
 	b.ReportMetric(pull, "pull-ev/s")
 	b.ReportMetric(ingest, "ingest-ev/s")
