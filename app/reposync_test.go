@@ -91,7 +91,7 @@ func TestRepoSyncStatusOfARunningServer(t *testing.T) {
 	owner := fixture.NewAuthor(81)
 	ann := owner.Announce("tool", []string{"wss://our.example"}, nil, time.Now().Unix()-10)
 	issue := fixture.NewAuthor(82).Root(1621, "bug", time.Now().Unix()-5, fixture.RepoRef(owner.Pubkey, "tool"))
-	// the announcement first: an import's lines are checked in parallel
+	// one import per event, the announcement first (a single file in any order is TestExportImportRoundTripCLI's)
 	for _, ev := range []*nostr.Event{ann, issue} {
 		file := filepath.Join(t.TempDir(), "event.jsonl")
 		b, _ := json.Marshal(ev)
