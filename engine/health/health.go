@@ -18,6 +18,18 @@ const (
 	StableAfter = 30 * time.Second // up and useful this long = the relay has recovered
 )
 
+// Profile names the sync profile a relay's health belongs to. Each profile
+// keeps its own health per relay: a relay both profiles use has two, since
+// each profile has its own connection, failures and progress there, and
+// status shows them apart (status.Relay, status.RepoRelay).
+type Profile string
+
+// The sync profiles (stored as these names: do not change them).
+const (
+	ProfileTrust      Profile = "trust"      // engine/trustsync: the user's relays
+	ProfileRepository Profile = "repository" // engine/reposync: relays listed by repositories
+)
+
 // Health is one relay's connection health (times are unix seconds, 0 = never).
 type Health struct {
 	URL                 string

@@ -9,11 +9,11 @@ import (
 	"dtp-personal/engine/health"
 )
 
-// HealthStore is where relay health outlives a run (a subset of
-// *store.Store).
+// HealthStore is where relay health outlives a run, per sync profile (a
+// subset of *store.Store).
 type HealthStore interface {
-	RelayHealth(url string) (health.Health, bool, error)
-	SaveRelayHealth(h health.Health) error
+	RelayHealth(p health.Profile, url string) (health.Health, bool, error)
+	SaveRelayHealth(p health.Profile, h health.Health) error
 }
 
 // progressSaveEvery is how far (in seconds of LastSuccessAt) progress
@@ -22,22 +22,26 @@ type HealthStore interface {
 const progressSaveEvery = 10
 
 // Links is a sync profile's set of relay links, each created from the
-// relay's stored health, with their health changes saved back.
+// profile's stored health of the relay, with their health changes saved back
+// as that profile's: the other profile's link to the same relay is another
+// link with its own health.
 type Links struct {
-	store HealthStore
-	opts  func(url string) Options
-	clock Clock
-	log   *slog.Logger
+	store   HealthStore
+	profile health.Profile
+	opts    func(url string) Options
+	clock   Clock
+	log     *slog.Logger
 
 	mu    sync.Mutex
 	links map[string]*Link
 	saved map[string]health.Health // last saved health per relay
 }
 
-// NewLinks makes an empty registry; opts gives each relay's connection
-// options (so per-relay callbacks such as OnNotice can name the relay).
-func NewLinks(store HealthStore, opts func(url string) Options, clock Clock, log *slog.Logger) *Links {
-	return &Links{store: store, opts: opts, clock: clock, log: log,
+// NewLinks makes an empty registry of profile's links; opts gives each
+// relay's connection options (so per-relay callbacks such as OnNotice can
+// name the relay).
+func NewLinks(store HealthStore, profile health.Profile, opts func(url string) Options, clock Clock, log *slog.Logger) *Links {
+	return &Links{store: store, profile: profile, opts: opts, clock: clock, log: log,
 		links: map[string]*Link{}, saved: map[string]health.Health{}}
 }
 
@@ -49,8 +53,8 @@ func (ls *Links) Get(url string) *Link {
 		return l
 	}
 	h := health.New(url)
-	if stored, ok, err := ls.store.RelayHealth(url); err != nil {
-		ls.log.Warn("read relay health", "relay", url, "err", err)
+	if stored, ok, err := ls.store.RelayHealth(ls.profile, url); err != nil {
+		ls.log.Warn("read relay health", "profile", ls.profile, "relay", url, "err", err)
 	} else if ok {
 		h = stored
 		h.URL = url
@@ -106,7 +110,7 @@ func (ls *Links) save(h health.Health, force bool) {
 	}
 	ls.saved[h.URL] = h
 	ls.mu.Unlock()
-	if err := ls.store.SaveRelayHealth(h); err != nil {
-		ls.log.Warn("save relay health", "relay", h.URL, "err", err)
+	if err := ls.store.SaveRelayHealth(ls.profile, h); err != nil {
+		ls.log.Warn("save relay health", "profile", ls.profile, "relay", h.URL, "err", err)
 	}
 }

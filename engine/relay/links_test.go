@@ -1,7 +1,9 @@
 package relay_test
 
 import (
+	"context"
 	"log/slog"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -10,45 +12,54 @@ import (
 	"dtp-personal/engine/internal/faultrelay"
 	"dtp-personal/engine/relay"
 	"dtp-personal/engine/status"
+	"dtp-personal/engine/store"
 )
 
 // healthStore is an in-memory relay.HealthStore that counts saves.
 type healthStore struct {
 	mu    sync.Mutex
-	saved map[string]health.Health
+	saved map[profileURL]health.Health
 	saves int
 }
 
-func (s *healthStore) RelayHealth(url string) (health.Health, bool, error) {
+type profileURL struct {
+	p   health.Profile
+	url string
+}
+
+func (s *healthStore) RelayHealth(p health.Profile, url string) (health.Health, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	h, ok := s.saved[url]
+	h, ok := s.saved[profileURL{p, url}]
 	return h, ok, nil
 }
 
-func (s *healthStore) SaveRelayHealth(h health.Health) error {
+func (s *healthStore) SaveRelayHealth(p health.Profile, h health.Health) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.saved[h.URL] = h
+	s.saved[profileURL{p, h.URL}] = h
 	s.saves++
 	return nil
 }
 
-func (s *healthStore) get(url string) (health.Health, int) {
+func (s *healthStore) get(p health.Profile, url string) (health.Health, int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.saved[url], s.saves
+	return s.saved[profileURL{p, url}], s.saves
 }
 
-// Links start from stored health, follow the tracked set, and save progress
-// figures only when asked (or every 10 s), not at every REQ.
+// Links start from their profile's stored health, follow the tracked set, and
+// save progress figures, as their profile's, only when asked (or every 10 s),
+// not at every REQ.
 func TestLinksSeedTrackAndSave(t *testing.T) {
 	const a, b = "wss://a.example", "wss://b.example"
-	st := &healthStore{saved: map[string]health.Health{
-		a: {URL: a, State: status.HealthBackoff, ConsecutiveFailures: 2, LastError: "refused"},
+	st := &healthStore{saved: map[profileURL]health.Health{
+		{health.ProfileRepository, a}: {URL: a, State: status.HealthBackoff, ConsecutiveFailures: 2, LastError: "refused"},
+		{health.ProfileTrust, a}:      {URL: a, State: status.HealthDead, ConsecutiveFailures: 9, LastError: "other profile"},
+		{health.ProfileTrust, b}:      {URL: b, State: status.HealthDead, ConsecutiveFailures: 9, LastError: "other profile"},
 	}}
 	var optsFor []string
-	links := relay.NewLinks(st, func(url string) relay.Options {
+	links := relay.NewLinks(st, health.ProfileRepository, func(url string) relay.Options {
 		optsFor = append(optsFor, url)
 		return relay.Options{}
 	}, faultrelay.NewClock(time.Unix(1_700_000_000, 0)), slog.Default())
@@ -66,16 +77,57 @@ func TestLinksSeedTrackAndSave(t *testing.T) {
 
 	l := links.Get(b)
 	l.Fetched(relay.FetchStats{Events: 5, Oldest: 10, Newest: 20})
-	if _, saves := st.get(b); saves != 0 {
+	if _, saves := st.get(health.ProfileRepository, b); saves != 0 {
 		t.Fatalf("%d saves after a progress change, want none yet", saves)
 	}
 	links.Save(l)
-	if h, saves := st.get(b); saves != 1 || h.EventsFetched != 5 {
+	if h, saves := st.get(health.ProfileRepository, b); saves != 1 || h.EventsFetched != 5 {
 		t.Fatalf("after Save: %d saves, stored %+v, want the progress figures", saves, h)
+	}
+	if h, _ := st.get(health.ProfileTrust, b); h.State != status.HealthDead || h.EventsFetched != 0 {
+		t.Fatalf("the other profile's health of %s became %+v", b, h)
 	}
 
 	links.Track([]string{b})
 	if all := links.All(); len(all) != 1 || all[0].URL() != b {
 		t.Fatalf("links after tracking only %s: %d", b, len(all))
+	}
+}
+
+// The two sync profiles' links to one relay, on one database, keep their own
+// health: the trust profile's failure and the repository profile's progress
+// are both there after a restart, neither overwriting the other.
+func TestLinksOfTwoProfilesKeepTheirOwnHealth(t *testing.T) {
+	const url = "ws://127.0.0.1:1" // refuses connections
+	path := filepath.Join(t.TempDir(), "dtp.sqlite")
+	st, err := store.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := faultrelay.NewClock(time.Unix(1_700_000_000, 0))
+	noOpts := func(string) relay.Options { return relay.Options{} }
+	trust := relay.NewLinks(st, health.ProfileTrust, noOpts, clock, slog.Default())
+	repo := relay.NewLinks(st, health.ProfileRepository, noOpts, clock, slog.Default())
+
+	if _, err := trust.Get(url).Connect(context.Background()); err == nil {
+		t.Fatal("connected to a closed port")
+	}
+	l := repo.Get(url)
+	l.Fetched(relay.FetchStats{Events: 5, Oldest: 10, Newest: 20})
+	repo.Save(l)
+	st.Close()
+
+	st, err = store.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	trust = relay.NewLinks(st, health.ProfileTrust, noOpts, clock, slog.Default())
+	repo = relay.NewLinks(st, health.ProfileRepository, noOpts, clock, slog.Default())
+	if h := trust.Get(url).Health(); h.State != status.HealthBackoff || h.ConsecutiveFailures != 1 || h.EventsFetched != 0 {
+		t.Errorf("trust link after a restart %+v, want its failure and none of the other profile's progress", h)
+	}
+	if h := repo.Get(url).Health(); h.State != status.HealthHealthy || h.ConsecutiveFailures != 0 || h.EventsFetched != 5 {
+		t.Errorf("repository link after a restart %+v, want healthy with its progress", h)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 
+	"dtp-personal/engine/health"
 	"dtp-personal/engine/relay"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
@@ -94,7 +95,7 @@ func New(ctx context.Context, cfg Config, services []string, bootstrap string) (
 	cfg.Conn = cfg.Conn.withDefaults()
 	s := &Syncer{cfg: cfg, aside: NewAside(cfg.Clock, cfg.Window.AsideMax, cfg.Window.AsideTTL),
 		conns: map[string]*relayConn{}, counts: map[string]*relayCounts{}}
-	s.links = relay.NewLinks(cfg.Store, func(url string) relay.Options {
+	s.links = relay.NewLinks(cfg.Store, health.ProfileRepository, func(url string) relay.Options {
 		return relay.Options{AuthKey: cfg.Conn.AuthKey, PageTimeout: cfg.Conn.PageTimeout,
 			OnNotice: func(msg string) { cfg.Log.Info("relay notice", "relay", url, "notice", msg) }}
 	}, cfg.Clock, cfg.Log)

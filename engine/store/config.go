@@ -75,7 +75,9 @@ func (s *Store) AddRelay(url string) error {
 	return nil
 }
 
-// RemoveRelay removes a sync relay together with its cursors and health.
+// RemoveRelay removes a sync relay together with its cursors and its trust
+// profile health; the repository profile's health of the same URL stays (the
+// relay may still be listed by a repository).
 func (s *Store) RemoveRelay(url string) error {
 	err := s.writeTx(func(tx *sql.Tx) error {
 		res, err := tx.Exec(`DELETE FROM relays WHERE url = ?`, url)
@@ -85,7 +87,7 @@ func (s *Store) RemoveRelay(url string) error {
 		if _, err := tx.Exec(`DELETE FROM cursors WHERE relay = ?`, url); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(`DELETE FROM relay_health WHERE url = ?`, url); err != nil {
+		if _, err := tx.Exec(`DELETE FROM relay_health WHERE profile = ? AND url = ?`, health.ProfileTrust, url); err != nil {
 			return err
 		}
 		if n, err := res.RowsAffected(); err != nil || n == 0 {
@@ -108,44 +110,44 @@ func (s *Store) Relays() ([]string, error) {
 	return relays, nil
 }
 
-// SaveRelayHealth upserts h (SPEC §6.5). Any relay may have health, listed in Relays or
-// not (repository sync relays are not).
-func (s *Store) SaveRelayHealth(h health.Health) error {
+// SaveRelayHealth upserts h as profile p's health of h.URL (SPEC §6.5). Any relay may have
+// health, listed in Relays or not (repository sync relays are not).
+func (s *Store) SaveRelayHealth(p health.Profile, h health.Health) error {
 	err := s.writeTx(func(tx *sql.Tx) error {
-		_, err := tx.Exec(`INSERT INTO relay_health (url, state, consecutive_failures, first_failure_at,
+		_, err := tx.Exec(`INSERT INTO relay_health (profile, url, state, consecutive_failures, first_failure_at,
 				last_attempt_at, last_success_at, last_connected_at, next_retry_at, last_error,
 				events_fetched, oldest_reached, newest_reached)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (url) DO UPDATE SET state = excluded.state,
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (profile, url) DO UPDATE SET state = excluded.state,
 				consecutive_failures = excluded.consecutive_failures, first_failure_at = excluded.first_failure_at,
 				last_attempt_at = excluded.last_attempt_at, last_success_at = excluded.last_success_at,
 				last_connected_at = excluded.last_connected_at, next_retry_at = excluded.next_retry_at,
 				last_error = excluded.last_error, events_fetched = excluded.events_fetched,
 				oldest_reached = excluded.oldest_reached, newest_reached = excluded.newest_reached`,
-			h.URL, h.State, h.ConsecutiveFailures, h.FirstFailureAt, h.LastAttemptAt, h.LastSuccessAt,
+			p, h.URL, h.State, h.ConsecutiveFailures, h.FirstFailureAt, h.LastAttemptAt, h.LastSuccessAt,
 			h.LastConnectedAt, h.NextRetryAt, h.LastError, h.EventsFetched, h.OldestReached, h.NewestReached)
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("store: save health of %s: %w", h.URL, err)
+		return fmt.Errorf("store: save %s health of %s: %w", p, h.URL, err)
 	}
 	return nil
 }
 
-// RelayHealth returns the saved health of url; ok is false if none was saved.
-func (s *Store) RelayHealth(url string) (health.Health, bool, error) {
+// RelayHealth returns profile p's saved health of url; ok is false if none was saved.
+func (s *Store) RelayHealth(p health.Profile, url string) (health.Health, bool, error) {
 	h := health.Health{URL: url}
 	err := s.r.QueryRow(`SELECT state, consecutive_failures, first_failure_at, last_attempt_at,
 			last_success_at, last_connected_at, next_retry_at, last_error, events_fetched,
 			oldest_reached, newest_reached
-		FROM relay_health WHERE url = ?`, url).Scan(&h.State, &h.ConsecutiveFailures, &h.FirstFailureAt,
+		FROM relay_health WHERE profile = ? AND url = ?`, p, url).Scan(&h.State, &h.ConsecutiveFailures, &h.FirstFailureAt,
 		&h.LastAttemptAt, &h.LastSuccessAt, &h.LastConnectedAt, &h.NextRetryAt, &h.LastError,
 		&h.EventsFetched, &h.OldestReached, &h.NewestReached)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return health.Health{}, false, nil
 	case err != nil:
-		return health.Health{}, false, fmt.Errorf("store: health of %s: %w", url, err)
+		return health.Health{}, false, fmt.Errorf("store: %s health of %s: %w", p, url, err)
 	}
 	return h, true, nil
 }

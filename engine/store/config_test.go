@@ -74,7 +74,7 @@ func TestSettingsAndRevisionAcrossStores(t *testing.T) {
 	}
 
 	// Health and cursors are sync state, not configuration.
-	if err := cli.SaveRelayHealth(health.Health{URL: "wss://x", State: "healthy"}); err != nil {
+	if err := cli.SaveRelayHealth(health.ProfileTrust, health.Health{URL: "wss://x", State: "healthy"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := cli.SaveCursors([]Cursor{{CursorKey: CursorKey{"wss://x", "trust", hex64("a")}, LastSeenCreatedAt: 5}}); err != nil {
@@ -103,21 +103,21 @@ func TestRelays(t *testing.T) {
 	h := health.Health{URL: "wss://a.example", State: "backoff", ConsecutiveFailures: 3, FirstFailureAt: 10,
 		LastAttemptAt: 11, LastSuccessAt: 5, LastConnectedAt: 4, NextRetryAt: 20, LastError: "dial: refused",
 		EventsFetched: 1234, OldestReached: 100, NewestReached: 200}
-	if err := s.SaveRelayHealth(h); err != nil {
+	if err := s.SaveRelayHealth(health.ProfileTrust, h); err != nil {
 		t.Fatal(err)
 	}
-	got, ok, err := s.RelayHealth(h.URL)
+	got, ok, err := s.RelayHealth(health.ProfileTrust, h.URL)
 	if err != nil || !ok || got != h {
 		t.Fatalf("RelayHealth = %+v ok %v err %v, want %+v", got, ok, err, h)
 	}
 	h.State, h.ConsecutiveFailures, h.LastError = "healthy", 0, ""
-	if err := s.SaveRelayHealth(h); err != nil {
+	if err := s.SaveRelayHealth(health.ProfileTrust, h); err != nil {
 		t.Fatal(err)
 	}
-	if got, _, _ := s.RelayHealth(h.URL); got != h {
+	if got, _, _ := s.RelayHealth(health.ProfileTrust, h.URL); got != h {
 		t.Fatalf("after update %+v, want %+v", got, h)
 	}
-	if err := s.SaveRelayHealth(health.Health{URL: "wss://b.example", State: "dead"}); err != nil {
+	if err := s.SaveRelayHealth(health.ProfileTrust, health.Health{URL: "wss://b.example", State: "dead"}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -137,7 +137,7 @@ func TestRelays(t *testing.T) {
 	if relays, _ := s.Relays(); !slices.Equal(relays, []string{"wss://b.example"}) {
 		t.Fatalf("after remove: %v", relays)
 	}
-	if _, ok, _ := s.RelayHealth("wss://a.example"); ok {
+	if _, ok, _ := s.RelayHealth(health.ProfileTrust, "wss://a.example"); ok {
 		t.Fatal("health of removed relay survived")
 	}
 	for _, scope := range []string{"trust", "claims"} {
@@ -145,7 +145,7 @@ func TestRelays(t *testing.T) {
 			t.Fatalf("cursors of removed relay survived in %s: %v", scope, m)
 		}
 	}
-	if _, ok, _ := s.RelayHealth("wss://b.example"); !ok {
+	if _, ok, _ := s.RelayHealth(health.ProfileTrust, "wss://b.example"); !ok {
 		t.Fatal("health of the other relay was dropped")
 	}
 	if m, _ := s.Cursors("wss://b.example", "trust", nil); m[author].LastSeenCreatedAt != 3 {

@@ -137,6 +137,43 @@ CREATE TABLE claims_fetched (
 	fetched_at INTEGER NOT NULL
 ) WITHOUT ROWID;
 `,
+	// 4: relay health per sync profile (health.Profile). Until now both
+	// profiles saved one row per URL, overwriting each other's state where
+	// they share a relay. The old row was what either profile started from,
+	// so it seeds each profile that may use the relay: the trust profile for
+	// the user's relays (it talks to no other), the repository profile for
+	// every row (its relays come from repository announcements, not from a
+	// table).
+	`
+-- Same columns as before, keyed by (profile, url); still no foreign key:
+-- RemoveRelay deletes the trust profile's row.
+CREATE TABLE relay_health_new (
+	profile              TEXT    NOT NULL, -- health.Profile
+	url                  TEXT    NOT NULL,
+	state                TEXT    NOT NULL,
+	consecutive_failures INTEGER NOT NULL,
+	first_failure_at     INTEGER NOT NULL,
+	last_attempt_at      INTEGER NOT NULL,
+	last_success_at      INTEGER NOT NULL,
+	last_connected_at    INTEGER NOT NULL,
+	next_retry_at        INTEGER NOT NULL,
+	last_error           TEXT    NOT NULL,
+	events_fetched       INTEGER NOT NULL,
+	oldest_reached       INTEGER NOT NULL,
+	newest_reached       INTEGER NOT NULL,
+	PRIMARY KEY (profile, url)
+) WITHOUT ROWID;
+INSERT INTO relay_health_new (profile, url, state, consecutive_failures, first_failure_at,
+	last_attempt_at, last_success_at, last_connected_at, next_retry_at, last_error,
+	events_fetched, oldest_reached, newest_reached)
+SELECT p.profile, h.url, h.state, h.consecutive_failures, h.first_failure_at,
+	h.last_attempt_at, h.last_success_at, h.last_connected_at, h.next_retry_at, h.last_error,
+	h.events_fetched, h.oldest_reached, h.newest_reached
+FROM relay_health h, (SELECT 'trust' AS profile UNION ALL SELECT 'repository') p
+WHERE p.profile = 'repository' OR h.url IN (SELECT url FROM relays);
+DROP TABLE relay_health;
+ALTER TABLE relay_health_new RENAME TO relay_health;
+`,
 }
 
 // migrate brings the schema up to date. Each step re-reads user_version inside

@@ -19,7 +19,7 @@ func TestRunnerOwnsEventCapsAndRelayRows(t *testing.T) {
 	untouched := "ws://127.0.0.1:1"
 	st := openStore(t, r.URL, untouched)
 	stored := health.Health{URL: untouched, State: status.HealthBackoff, ConsecutiveFailures: 3, LastError: "refused"}
-	if err := st.SaveRelayHealth(stored); err != nil {
+	if err := st.SaveRelayHealth(health.ProfileTrust, stored); err != nil {
 		t.Fatal(err)
 	}
 	sink := newMemSink()

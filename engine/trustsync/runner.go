@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"dtp-personal/engine/health"
 	"dtp-personal/engine/relay"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
@@ -96,7 +97,7 @@ func New(cfg Config) *Runner {
 		cfg: cfg, metrics: metrics{relays: map[string]*relayCounters{}}, syncNow: make(chan struct{}, 1),
 		relayState: map[string]string{}, relayProg: map[string]status.Progress{}, refreshes: map[string]relay.RefreshFigures{}, st: st,
 	}
-	r.links = relay.NewLinks(cfg.Store, r.linkOptions, cfg.Clock, cfg.Log)
+	r.links = relay.NewLinks(cfg.Store, health.ProfileTrust, r.linkOptions, cfg.Clock, cfg.Log)
 	r.TrackRelays()
 	return r
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 
+	"dtp-personal/engine/health"
 	"dtp-personal/engine/internal/faultrelay"
 	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/settings"
@@ -214,7 +215,7 @@ func TestMidPassFailureKeepsCursors(t *testing.T) {
 	if !rg.sink.has(newer.ID) {
 		t.Fatal("the healthy relay's new event was not stored")
 	}
-	h, _, _ := rg.store.RelayHealth(bad.URL)
+	h, _, _ := rg.store.RelayHealth(health.ProfileTrust, bad.URL)
 	if h.State != status.HealthBackoff || h.ConsecutiveFailures != 1 {
 		t.Fatalf("failed relay health %+v, want backoff after one failure", h)
 	}
