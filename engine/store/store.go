@@ -1,5 +1,5 @@
 // Package store keeps events, slot winners, settings, relays, roots, relay
-// health and sync cursors in one SQLite file (modernc.org/sqlite, WAL,
+// health (per sync profile) and sync cursors in one SQLite file (modernc.org/sqlite, WAL,
 // synchronous=FULL). All writes go through a single connection; reads use a
 // separate query-only pool. Several processes may open the same file: a
 // running server and a CLI command share it, and Revision tells the server
