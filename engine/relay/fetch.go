@@ -46,24 +46,24 @@ type FetchStats struct {
 func (st *FetchStats) add(evs []*nostr.Event) {
 	for _, ev := range evs {
 		t := int64(ev.CreatedAt)
-		if st.Oldest == 0 || t < st.Oldest {
-			st.Oldest = t
-		}
-		if t > st.Newest {
-			st.Newest = t
-		}
+		widen(&st.Oldest, &st.Newest, t, t)
 	}
 	st.Events += len(evs)
+}
+
+// widen stretches the range oldest..newest (0 = empty so far) over o..n.
+func widen(oldest, newest *int64, o, n int64) {
+	if *oldest == 0 || o < *oldest {
+		*oldest = o
+	}
+	*newest = max(*newest, n)
 }
 
 func (st *FetchStats) merge(o FetchStats) {
 	st.Pages += o.Pages
 	st.Events += o.Events
 	if o.Events > 0 {
-		if st.Oldest == 0 || o.Oldest < st.Oldest {
-			st.Oldest = o.Oldest
-		}
-		st.Newest = max(st.Newest, o.Newest)
+		widen(&st.Oldest, &st.Newest, o.Oldest, o.Newest)
 	}
 }
 

@@ -178,6 +178,29 @@ func (l *Link) Reconcile(ctx context.Context, c *Conn, f nostr.Filter, local ite
 	return rec, err
 }
 
+// ReconcileHeld reconciles f with the relay over the events we hold of it,
+// which held reads (at most max of them: store.Stamps, AuthoredStamps), and
+// notes the outcome in tally. It returns ErrNotReconciled, asking nothing,
+// where reconciling cannot help: the relay refused NIP-77 lately, nothing of
+// f is held (paging is cheaper), or more than ReconcileMax is (paging
+// decides). Both sync profiles decide this here.
+func ReconcileHeld[S any](ctx context.Context, l *Link, c *Conn, f nostr.Filter,
+	held func(max int) ([]S, error), pairs func([]S) iter.Seq2[nostr.Timestamp, string], tally *RefreshTally) ([]S, Reconciliation, error) {
+	if l.NIP77() == NIP77Unsupported {
+		return nil, Reconciliation{}, ErrNotReconciled
+	}
+	local, err := held(ReconcileMax + 1)
+	if err != nil {
+		return nil, Reconciliation{}, err
+	}
+	if len(local) == 0 || len(local) > ReconcileMax {
+		return nil, Reconciliation{}, ErrNotReconciled
+	}
+	rec, err := l.Reconcile(ctx, c, f, pairs(local))
+	tally.Note(rec, len(local), err)
+	return local, rec, err
+}
+
 func (l *Link) learnNIP77(s NIP77Support) {
 	l.mu.Lock()
 	l.nip77, l.nip77At = s, l.clock.Now()
@@ -191,11 +214,6 @@ func (l *Link) Fetched(st FetchStats) {
 	}
 	l.update(func(h *health.Health) {
 		h.EventsFetched += int64(st.Events)
-		if h.OldestReached == 0 || st.Oldest < h.OldestReached {
-			h.OldestReached = st.Oldest
-		}
-		if st.Newest > h.NewestReached {
-			h.NewestReached = st.Newest
-		}
+		widen(&h.OldestReached, &h.NewestReached, st.Oldest, st.Newest)
 	})
 }

@@ -326,18 +326,9 @@ func (c *relayConn) fetch(ctx context.Context, conn *relay.Conn, filters []Layer
 
 // reconcile fetches what f's history holds that we lack, found by NIP-77.
 func (c *relayConn) reconcile(ctx context.Context, conn *relay.Conn, f nostr.Filter, ingest func([]*nostr.Event) error, refresh *relay.RefreshTally) error {
-	if c.link.NIP77() == relay.NIP77Unsupported {
-		return relay.ErrNotReconciled
-	}
-	local, err := c.s.cfg.Store.Stamps(ctx, f, relay.ReconcileMax+1)
-	if err != nil {
-		return err
-	}
-	if len(local) == 0 || len(local) > relay.ReconcileMax {
-		return relay.ErrNotReconciled // nothing held: paging is cheaper
-	}
-	rec, err := c.link.Reconcile(ctx, conn, f, store.StampPairs(local))
-	refresh.Note(rec, len(local), err)
+	_, rec, err := relay.ReconcileHeld(ctx, c.link, conn, f, func(max int) ([]store.Stamp, error) {
+		return c.s.cfg.Store.Stamps(ctx, f, max)
+	}, store.StampPairs[store.Stamp], refresh)
 	if err != nil {
 		return err
 	}

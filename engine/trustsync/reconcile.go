@@ -19,19 +19,10 @@ import (
 // relay.ErrNotReconciled or a refusal (the relay is remembered as not doing
 // NIP-77) leave the batch to paging, with nothing handed to onPage.
 func (p *pass) reconcile(ctx context.Context, pc *passConn, f *family, filter nostr.Filter, held map[string]bool, onPage func([]*nostr.Event) error) error {
-	if pc.link.NIP77() == relay.NIP77Unsupported {
-		return relay.ErrNotReconciled
-	}
-	// only families keyed by tag values need the tags to find cursor keys
-	local, err := p.r.cfg.Store.AuthoredStamps(ctx, filter, relay.ReconcileMax+1, f.eventKeys != nil)
-	if err != nil {
-		return err
-	}
-	if len(local) == 0 || len(local) > relay.ReconcileMax {
-		return relay.ErrNotReconciled // nothing held: paging is cheaper
-	}
-	rec, err := pc.link.Reconcile(ctx, pc.conn, filter, store.StampPairs(local))
-	pc.refresh.Note(rec, len(local), err)
+	local, rec, err := relay.ReconcileHeld(ctx, pc.link, pc.conn, filter, func(max int) ([]store.AuthoredStamp, error) {
+		// only families keyed by tag values need the tags to find cursor keys
+		return p.r.cfg.Store.AuthoredStamps(ctx, filter, max, f.eventKeys != nil)
+	}, store.StampPairs[store.AuthoredStamp], &pc.refresh)
 	if relay.IsReconcileRefused(err) {
 		p.r.cfg.Log.Info("relay refused NIP-77; paging", "relay", pc.link.URL(), "err", err)
 	}
