@@ -30,8 +30,8 @@ type Store interface {
 	SaveCursors(cs []store.Cursor) error
 	DeleteCursorsForAuthors(authors []string) error
 	DeleteCursorsOutside(scopes, keep []string) (int64, error)
-	// AuthoredStamps are the held events matching f (for NIP-77), newest
-	// first, with their tags when withTags is set.
+	// AuthoredStamps are the held events matching f (for NIP-77; unordered
+	// without a filter limit), with their tags when withTags is set.
 	AuthoredStamps(ctx context.Context, f nostr.Filter, max int, withTags bool) ([]store.AuthoredStamp, error)
 	relay.HealthStore
 }
