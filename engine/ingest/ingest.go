@@ -114,6 +114,11 @@ type Pipeline struct {
 
 	duplicates atomic.Int64
 
+	// verifying counts jobs submitted and not yet handed to the writer or
+	// answered. While it is zero and the write queue is empty, nothing is on
+	// its way to the batch being filled (see writeLoop).
+	verifying atomic.Int64
+
 	// cores holds one token per CPU: a verify and a commit each hold one
 	// while they run. A verify is a cgo call, during which Go lends the
 	// caller's P to other goroutines, so without tokens more threads run
@@ -193,13 +198,16 @@ func (p *Pipeline) Submit(ctx context.Context, ev *nostr.Event, source string, d
 		p.inflight[ev.ID] = j
 	}
 	p.mu.Unlock()
+	p.verifying.Add(1)
 	select {
 	case p.verifyQ <- j:
 		return nil
 	case <-ctx.Done():
+		p.verifying.Add(-1)
 		p.forget(j)
 		return ctx.Err()
 	case <-p.stop:
+		p.verifying.Add(-1)
 		p.forget(j)
 		return ErrClosed
 	}
@@ -285,7 +293,10 @@ func (p *Pipeline) verifyLoop() {
 	}
 }
 
+// verifyOne takes j through the checks and the signature to the writer, or
+// answers it.
 func (p *Pipeline) verifyOne(j *job) {
+	defer p.verifying.Add(-1) // after j reached the write queue
 	// the cheap checks first: a held id costs one indexed read, not a Schnorr
 	// verify, and an id the filter has never seen costs no read at all
 	if p.seen.mayHold(j.ev.ID) {
@@ -340,6 +351,12 @@ func (p *Pipeline) writeLoop() {
 		timer.Reset(p.cfg.MaxBatchWait)
 	fill:
 		for len(batch) < p.cfg.MaxBatch {
+			// Nothing on its way: commit now. Waiting out MaxBatchWait would
+			// only hold back the OKs that let pushing clients send more; under
+			// load, what arrives during this commit makes the next batch.
+			if len(p.writeQ) == 0 && p.verifying.Load() == 0 {
+				break
+			}
 			select {
 			case j, ok := <-p.writeQ:
 				if !ok {

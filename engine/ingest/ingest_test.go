@@ -254,3 +254,29 @@ func TestSeenFilter(t *testing.T) {
 		t.Fatal("an id the filter cannot hash must fall back to the database check")
 	}
 }
+
+// A batch is committed as soon as nothing more is on its way: a lone event,
+// or the last of a burst, is not held for MaxBatchWait (here an hour), which
+// would hold back the OKs a pushing client waits on before it sends more.
+func TestBatchCommitsWhenNothingMoreIsOnItsWay(t *testing.T) {
+	p, st := newPipeline(t, Config{MaxBatchWait: time.Hour})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	evs := statements(301)
+	r, err := p.SubmitWait(ctx, evs[0], "test")
+	if err != nil || r.Outcome != Stored {
+		t.Fatalf("lone event: %+v %v", r, err)
+	}
+	results, err := p.SubmitAll(ctx, evs[1:], "test")
+	if err != nil {
+		t.Fatalf("burst: %v", err)
+	}
+	for _, r := range results {
+		if r.Outcome != Stored {
+			t.Fatalf("burst event: %+v", r)
+		}
+	}
+	if n, err := st.Count(ctx, nostr.Filter{}); err != nil || n != int64(len(evs)) {
+		t.Fatalf("stored %d (%v), want %d", n, err, len(evs))
+	}
+}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -28,6 +29,7 @@ type conn struct {
 	s       *Server
 	id      string
 	ws      *websocket.Conn
+	batch   *batchingConn // under ws: lets writeLoop send queued messages at once
 	ctx     context.Context
 	cancel  context.CancelFunc
 	limiter *tokenBucket
@@ -52,7 +54,8 @@ type subscription struct {
 }
 
 func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
-	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{
+	bw := &batchingWriter{ResponseWriter: w}
+	ws, err := websocket.Accept(bw, r, &websocket.AcceptOptions{
 		// ServeHTTP checked the origin by our own rule (allowed pages and
 		// extensions), which the library's same-host rule cannot express
 		InsecureSkipVerify: true,
@@ -62,6 +65,7 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 	}
 	ws.SetReadLimit(s.cfg.Limits.MaxFrameBytes)
 	c := s.newConn(ws)
+	c.batch = bw.conn
 	s.register(c)
 	defer s.unregister(c)
 	go c.writeLoop()
@@ -94,24 +98,47 @@ func (s *Server) newConn(ws *websocket.Conn) *conn {
 }
 
 func (c *conn) readLoop() {
+	// one registration for the connection's life: given a cancellable
+	// context, coder/websocket registers (and allocates) one per read
+	stop := context.AfterFunc(c.ctx, func() { c.ws.CloseNow() })
+	defer stop()
+	var msg bytes.Buffer // reused: handlers copy what they keep
 	for {
-		typ, data, err := c.ws.Read(c.ctx)
+		typ, r, err := c.ws.Reader(context.Background())
 		if err != nil {
+			return
+		}
+		msg.Reset()
+		if _, err := msg.ReadFrom(r); err != nil {
 			return
 		}
 		if typ != websocket.MessageText {
 			c.notice("invalid: binary frames are not supported")
 			continue
 		}
-		c.handle(data)
+		c.handle(msg.Bytes())
+		if msg.Cap() > keptReadBuffer {
+			msg = bytes.Buffer{}
+		}
 		if c.ctx.Err() != nil {
 			return
 		}
 	}
 }
 
+// keptReadBuffer is the largest read buffer kept for the next message; a
+// rare large frame's buffer is let go.
+const keptReadBuffer = 64 << 10
+
+// writeTimeout ends a connection whose client stopped reading.
+const writeTimeout = 15 * time.Second
+
 func (c *conn) writeLoop() {
 	defer c.cancel()
+	// armed only while writing: a client that stopped reading ends here
+	stall := time.AfterFunc(writeTimeout, func() { c.ws.CloseNow() })
+	stall.Stop()
+	defer stall.Stop()
 	for {
 		var b []byte
 		select {
@@ -120,13 +147,42 @@ func (c *conn) writeLoop() {
 		case <-c.ctx.Done():
 			return
 		}
-		ctx, cancel := context.WithTimeout(c.ctx, 15*time.Second)
-		err := c.ws.Write(ctx, websocket.MessageText, b)
-		cancel()
+		stall.Reset(writeTimeout)
+		err := c.writeQueued(b)
+		stall.Stop()
 		if err != nil {
 			return
 		}
 	}
+}
+
+// maxWriteRun bounds the messages writeQueued sends under one stall timer.
+const maxWriteRun = 256
+
+// writeQueued writes b and up to maxWriteRun messages queued meanwhile,
+// collected into as few socket writes as batchMax allows. The writes take no
+// context: the read loop closes the socket when the connection ends, and
+// writeLoop's stall timer when a write hangs.
+func (c *conn) writeQueued(b []byte) error {
+	c.batch.hold()
+	for n := 1; ; n++ {
+		if err := c.ws.Write(context.Background(), websocket.MessageText, b); err != nil {
+			c.batch.release()
+			return err
+		}
+		if n == maxWriteRun {
+			break
+		}
+		select {
+		case b = <-c.oks:
+			continue
+		case b = <-c.out:
+			continue
+		default:
+		}
+		break
+	}
+	return c.batch.release()
 }
 
 // send queues a frame in order, waiting while the client reads slowly.
