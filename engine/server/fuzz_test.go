@@ -112,3 +112,23 @@ func checkSplitFrame(t *testing.T, data []byte) {
 		}
 	}
 }
+
+// TestSplitFrameMatchesEncodingJSON holds splitFrame to encoding/json on the
+// corners of the grammar, which FuzzFrame may take long to reach.
+func TestSplitFrameMatchesEncodingJSON(t *testing.T) {
+	cases := []string{
+		`[]`, ` [ ] `, `[1]`, `[1,]`, `[,1]`, `[1 2]`, `[1]x`, `[1]]`, `[`, `]`, ``, ` `, `null`, `"EVENT"`,
+		`[0]`, `[-0]`, `[01]`, `[-]`, `[1.]`, `[1.5]`, `[.5]`, `[1e]`, `[1e+]`, `[1e+5]`, `[1E-05]`, `[1.5e3]`, `[+1]`, `[1x]`,
+		`[true]`, `[tru]`, `[truex]`, `[false,null]`, `[nul]`, `[True]`,
+		`["a\"b"]`, `["\u00e9"]`, `["\u00G9"]`, `["\u12"]`, `["\x"]`, `["\/\b\f\n\r\t"]`, "[\"a\tb\"]", "[\"\x7f\xff\xfe\"]", `["abc`, `["\`,
+		`[{}]`, `[{"a":1}]`, `[{"a":1,}]`, `[{"a" 1}]`, `[{a:1}]`, `[{"a":1 "b":2}]`, `[{"a":[1,{"b":[]}]}]`, `[{"a":}]`, `[{,}]`, `[{"a":1}`,
+		"[\n\"EVENT\"\r,\t{}\n]\n",
+		strings.Repeat("[", 10000) + strings.Repeat("]", 10000),
+		strings.Repeat("[", 10001) + strings.Repeat("]", 10001),
+		`[` + strings.Repeat(`{"a":`, 9998) + `1` + strings.Repeat(`}`, 9998) + `]`,
+		`[` + strings.Repeat(`{"a":`, 9999) + `1` + strings.Repeat(`}`, 9999) + `]`,
+	}
+	for _, c := range cases {
+		checkSplitFrame(t, []byte(c))
+	}
+}
