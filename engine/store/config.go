@@ -2,6 +2,7 @@ package store
 
 import (
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -130,6 +131,23 @@ func (s *Store) SaveRelayHealth(p health.Profile, h health.Health) error {
 	})
 	if err != nil {
 		return fmt.Errorf("store: save %s health of %s: %w", p, h.URL, err)
+	}
+	return nil
+}
+
+// PruneRelayHealth deletes profile p's health of every relay not in keep:
+// a profile forgets the relays it no longer syncs with.
+func (s *Store) PruneRelayHealth(p health.Profile, keep []string) error {
+	urls, err := json.Marshal(append([]string{}, keep...)) // nil would be JSON null, which keeps nothing
+	if err != nil {
+		return fmt.Errorf("store: prune %s health: %w", p, err)
+	}
+	err = s.writeTx(func(tx *sql.Tx) error {
+		_, err := tx.Exec(`DELETE FROM relay_health WHERE profile = ? AND url NOT IN (SELECT value FROM json_each(?))`, p, string(urls))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store: prune %s health: %w", p, err)
 	}
 	return nil
 }

@@ -138,3 +138,45 @@ func TestRelayHealthMigrationKeepsOldRows(t *testing.T) {
 		t.Errorf("saving the trust profile's health changed the repository's to %+v", got)
 	}
 }
+
+// Pruning one profile's health keeps the relays listed and every row of the
+// other profile; an empty list forgets all of the profile's relays.
+func TestPruneRelayHealthKeepsListedAndOtherProfile(t *testing.T) {
+	s, _ := openTemp(t)
+	const kept, gone, other = "wss://kept.example", "wss://gone.example", "wss://other.example"
+	for _, p := range []health.Profile{health.ProfileTrust, health.ProfileRepository} {
+		for _, url := range []string{kept, gone, other} {
+			if err := s.SaveRelayHealth(p, health.Health{URL: url, State: status.HealthBackoff, ConsecutiveFailures: 2}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	has := func(p health.Profile, url string) bool {
+		t.Helper()
+		_, ok, err := s.RelayHealth(p, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+
+	if err := s.PruneRelayHealth(health.ProfileRepository, []string{kept, other}); err != nil {
+		t.Fatal(err)
+	}
+	if !has(health.ProfileRepository, kept) || !has(health.ProfileRepository, other) || has(health.ProfileRepository, gone) {
+		t.Errorf("repository health after pruning to %s and %s: kept %v, other %v, gone %v",
+			kept, other, has(health.ProfileRepository, kept), has(health.ProfileRepository, other), has(health.ProfileRepository, gone))
+	}
+
+	if err := s.PruneRelayHealth(health.ProfileRepository, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, url := range []string{kept, gone, other} {
+		if has(health.ProfileRepository, url) {
+			t.Errorf("repository health of %s survived pruning to no relay", url)
+		}
+		if !has(health.ProfileTrust, url) {
+			t.Errorf("pruning the repository profile dropped the trust health of %s", url)
+		}
+	}
+}
