@@ -27,6 +27,7 @@ const SourcePrefix = "reposync:"
 type Store interface {
 	EventSource
 	relay.HealthStore
+	PruneRelayHealth(p health.Profile, keep []string) error
 	Supersede(ev *nostr.Event) (ended string, err error)
 	// Stamps are the held events matching f, for the daily catch-up's NIP-77.
 	Stamps(ctx context.Context, f nostr.Filter, max int) ([]store.Stamp, error)
@@ -102,6 +103,9 @@ func New(ctx context.Context, cfg Config, services []string, bootstrap string) (
 	if err := s.load(ctx, services, bootstrap); err != nil {
 		return nil, err
 	}
+	s.mu.Lock()
+	s.track() // also drops the health of relays that left while we were not running
+	s.mu.Unlock()
 	return s, nil
 }
 
@@ -116,8 +120,20 @@ func (s *Syncer) load(ctx context.Context, services []string, bootstrap string) 
 	s.mu.Lock()
 	s.ix, s.plan, s.bootstrap = ix, plan, bootstrap
 	s.mu.Unlock()
-	s.links.Track(plan.Relays())
 	return nil
+}
+
+// track gives the plan's relays links and forgets the health, in memory and
+// stored, of every other relay: a relay no repository lists any more is not
+// shown, and starts afresh if one lists it again. Callers hold mu (so no
+// relay joins meanwhile) and have stopped the other relays' connections,
+// which save their health as they end.
+func (s *Syncer) track() {
+	relays := s.plan.Relays()
+	s.links.Track(relays)
+	if err := s.cfg.Store.PruneRelayHealth(health.ProfileRepository, relays); err != nil {
+		s.cfg.Log.Warn("forget the health of relays no longer synced", "err", err)
+	}
 }
 
 func (s *Syncer) index() *Index {
@@ -242,10 +258,11 @@ func (s *Syncer) Reconfigure(ctx context.Context, services []string, bootstrap s
 	for _, c := range conns {
 		c.stop()
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.track()
 	if running {
-		s.mu.Lock()
 		s.startAll()
-		s.mu.Unlock()
 	}
 	return nil
 }
@@ -303,13 +320,16 @@ func (s *Syncer) flush(cs []Change) {
 	if s.window == nil {
 		return
 	}
+	var closed []*relayConn
+	left := false
 	for _, d := range s.plan.Apply(cs) {
 		c := s.conns[d.Relay]
 		switch {
 		case d.Close:
+			left = true
 			if c != nil {
 				delete(s.conns, d.Relay)
-				go c.stop()
+				closed = append(closed, c)
 			}
 		case d.Open || c == nil:
 			s.start(d.Relay)
@@ -318,6 +338,22 @@ func (s *Syncer) flush(cs []Change) {
 			c.update(Filters(d.Refs, d.Roots, s.ix.Maintainers, false), full)
 		}
 	}
+	if left {
+		go s.forget(closed) // not under mu: a stopping connection may wait for a commit, whose listener takes mu
+	}
+}
+
+// forget stops the connections of relays that left the plan, then forgets
+// those relays' health.
+func (s *Syncer) forget(closed []*relayConn) {
+	var wg sync.WaitGroup
+	for _, c := range closed {
+		wg.Go(c.stop)
+	}
+	wg.Wait()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.track()
 }
 
 // Status is the profile's status.
