@@ -219,9 +219,9 @@ func modifySettings(c *cli, change func(*settings.Settings) error) (settings.Set
 // withEngine runs fn against the engine of c's data directory: through the
 // HTTP API of a running server when there is one, else an engine opened in
 // this process for the duration of the call.
-func withEngine(c *cli, remote func(base string) error, local func(*engine.Engine) error) error {
+func withEngine(c *cli, remote func(engine.Running) error, local func(*engine.Engine) error) error {
 	if r, ok := engine.FindRunning(c.data()); ok {
-		return remote("http://" + r.Listen)
+		return remote(r)
 	}
 	eng, err := engine.Open(engine.Options{DataDir: c.data(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if errors.Is(err, engine.ErrAlreadyRunning) {
@@ -270,7 +270,7 @@ func cmdStatus(c *cli) error {
 func currentStatus(c *cli) (status.Snapshot, error) {
 	var snap status.Snapshot
 	err := withEngine(c,
-		func(base string) error { return getJSON(base+"/api/v1/status", &snap) },
+		func(r engine.Running) error { return getJSON(r.Base()+"/api/v1/status", &snap) },
 		func(eng *engine.Engine) error { snap = eng.Status(); return nil })
 	return snap, err
 }
@@ -325,9 +325,9 @@ func cmdResolve(c *cli) error {
 	}
 	var ans engine.Answer
 	err := withEngine(c,
-		func(base string) error {
+		func(r engine.Running) error {
 			q := url.Values{"subject": {subject}, "context": {*ctxFlag}}
-			return getJSON(base+"/api/v1/resolve?"+q.Encode(), &ans)
+			return getJSON(r.Base()+"/api/v1/resolve?"+q.Encode(), &ans)
 		},
 		func(eng *engine.Engine) (err error) {
 			ans, err = eng.Resolve(context.Background(), engine.Query{Subject: subject, Context: *ctxFlag})
@@ -365,8 +365,8 @@ func cmdImport(c *cli) error {
 	}
 	var stats ingest.Tally
 	err := withEngine(c,
-		func(base string) (err error) {
-			stats, err = pushOverWebSocket(base, in, progress)
+		func(r engine.Running) (err error) {
+			stats, err = pushOverWebSocket(r, in, progress)
 			return err
 		},
 		func(eng *engine.Engine) (err error) {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 	"time"
 
@@ -22,12 +23,16 @@ const pushWindow = 512
 // pushOverWebSocket imports a JSONL stream into a running server over its
 // WebSocket, so the events go through that server's pipeline and reach its
 // heap. OKs are counted as they arrive; at most pushWindow are outstanding.
+// The connection presents the server's owner token (from running.json), so
+// the import is not held to the push rate limit of unknown clients.
 // Events refused only because what they depend on is not held yet are sent
 // again after the file, in rounds (engine.ImportRetries).
-func pushOverWebSocket(base string, in io.Reader, progress func(ingest.Tally)) (ingest.Tally, error) {
+func pushOverWebSocket(r engine.Running, in io.Reader, progress func(ingest.Tally)) (ingest.Tally, error) {
 	var stats ingest.Tally
 	ctx := context.Background()
-	ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(base, "http"), nil)
+	ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(r.Base(), "http"), &websocket.DialOptions{
+		HTTPHeader: http.Header{"Authorization": {"Bearer " + r.Token}},
+	})
 	if err != nil {
 		return stats, fmt.Errorf("connect to the running server: %w", err)
 	}

@@ -32,8 +32,8 @@ func cmdSync(c *cli) error {
 	defer stop()
 	var cov status.Coverage
 	err := withEngine(c,
-		func(base string) (err error) {
-			cov, err = syncRemote(ctx, base)
+		func(r engine.Running) (err error) {
+			cov, err = syncRemote(ctx, r.Base())
 			return err
 		},
 		func(eng *engine.Engine) error {

@@ -15,6 +15,7 @@ import (
 
 	"dtp-personal/engine/fixture"
 	"dtp-personal/engine/internal/testutil"
+	"dtp-personal/engine/server"
 )
 
 // browser reaches the engine as a web page does: the URL names whatever host
@@ -162,6 +163,74 @@ func TestForeignPageMayNeitherReadNorWrite(t *testing.T) {
 		}
 		if paths := c.resolve(alice.Pubkey); len(paths) != 1 || paths[0][0] != root.Pubkey {
 			t.Fatalf("origin %q RESOLVE paths %v", origin, paths)
+		}
+	}
+}
+
+// pushOKs pushes evs over one connection dialled with header and returns the
+// OK message of each, in order.
+func pushOKs(t *testing.T, url string, header http.Header, evs []*nostr.Event) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ws, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPHeader: header})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.CloseNow()
+	var msgs []string
+	for _, ev := range evs {
+		frame, _ := json.Marshal([]any{"EVENT", ev})
+		if err := ws.Write(ctx, websocket.MessageText, frame); err != nil {
+			t.Fatal(err)
+		}
+		_, data, err := ws.Read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ok []any
+		if json.Unmarshal(data, &ok) != nil || len(ok) != 4 || ok[0] != "OK" || ok[1] != ev.ID {
+			t.Fatalf("answer %s to %s", data, ev.ID)
+		}
+		msg, _ := ok[3].(string)
+		msgs = append(msgs, msg)
+	}
+	return msgs
+}
+
+// The data directory's owner, whose CLI presents the token it reads from
+// running.json, imports without the per-connection push rate limit; any
+// other connection, with no token or a wrong one, is still held to it.
+func TestOwnerTokenLiftsThePushRateLimit(t *testing.T) {
+	limits := server.DefaultLimits()
+	limits.EventsPerSecond, limits.EventsBurst = 0.001, 2
+	eng, url := startEngine(t, Options{ServerLimits: limits})
+	running, found := FindRunning(eng.opts.DataDir)
+	if !found || running.Token == "" {
+		t.Fatalf("running.json: %+v %v", running, found)
+	}
+	a := fixture.NewAuthor(1)
+	evs := make([]*nostr.Event, 12)
+	for i := range evs {
+		evs[i] = a.Trust(fixture.P(fixture.NewAuthor(10+i).Pubkey), "1", int64(1700000000+i))
+	}
+	for _, tc := range []struct {
+		name   string
+		header http.Header
+		evs    []*nostr.Event
+	}{
+		{"no token", nil, evs[:4]},
+		{"wrong token", http.Header{"Authorization": {"Bearer " + strings.Repeat("x", len(running.Token))}}, evs[4:8]},
+	} {
+		msgs := pushOKs(t, url, tc.header, tc.evs)
+		if msgs[0] != "" || msgs[1] != "" || !strings.HasPrefix(msgs[2], "rate-limited:") || !strings.HasPrefix(msgs[3], "rate-limited:") {
+			t.Errorf("%s: past a burst of 2 the answers were %q", tc.name, msgs)
+		}
+	}
+	owner := http.Header{"Authorization": {"Bearer " + running.Token}}
+	for i, msg := range pushOKs(t, url, owner, evs[8:]) {
+		if msg != "" {
+			t.Errorf("owner's push %d answered %q", i, msg)
 		}
 	}
 }

@@ -57,7 +57,15 @@ func (l *dirLock) release() {
 type Running struct {
 	PID    int    `json:"pid"`
 	Listen string `json:"listen"` // the address actually bound
+	// Token, sent as "Authorization: Bearer <token>" on the WebSocket
+	// upgrade, shows the server a connection from the data directory's owner
+	// (this file is theirs alone, mode 0600): an import over it is not held
+	// to the per-connection push rate meant for clients we do not know.
+	Token string `json:"token"`
 }
+
+// Base is the running server's HTTP address.
+func (r Running) Base() string { return "http://" + r.Listen }
 
 func runningPath(dataDir string) string { return filepath.Join(dataDir, "running.json") }
 

@@ -6,6 +6,7 @@ package engine
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -60,6 +61,10 @@ type Engine struct {
 	sync    *trustsync.Runner
 	repos   *reposync.Syncer
 	authKey string // NIP-42 key of this data directory; never used to publish
+	// ownerToken is new at each Open and written to running.json, which only
+	// the data directory's owner can read: a connection that presents it is
+	// that user's own CLI (see server.Config.OwnerToken).
+	ownerToken string
 
 	settingsChanged chan struct{} // tells the sync runner to re-read settings
 	diskFull        atomic.Bool   // sync paused: the last write found no room (watchStorage)
@@ -123,6 +128,7 @@ func Open(opts Options) (*Engine, error) {
 		settingsChanged: make(chan struct{}, 1),
 	}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
+	e.ownerToken = rand.Text()
 	// the revision first: a change made meanwhile is then seen by the watcher
 	if e.revision, err = st.Revision(); err != nil {
 		e.closeStore()
@@ -158,14 +164,15 @@ func Open(opts Options) (*Engine, error) {
 	e.registerMetrics()
 	e.registerRepoMetrics()
 	e.server = server.New(server.Config{
-		Ingest:   e.ingest,
-		Events:   st,
-		Resolver: resolverPort{e},
-		Sessions: e,
-		SyncNow:  e.SyncNow,
-		Status:   statusDocument{e},
-		Metrics:  e.metrics,
-		Limits:   opts.ServerLimits,
+		Ingest:     e.ingest,
+		Events:     st,
+		Resolver:   resolverPort{e},
+		Sessions:   e,
+		SyncNow:    e.SyncNow,
+		Status:     statusDocument{e},
+		Metrics:    e.metrics,
+		Limits:     opts.ServerLimits,
+		OwnerToken: e.ownerToken,
 		Access: func() server.Access {
 			s := e.Settings()
 			return server.Access{AllowLAN: s.AllowLAN, Hosts: s.AllowedHosts, Origins: s.AllowedOrigins}
@@ -227,7 +234,7 @@ func (e *Engine) Serve(ctx context.Context) error {
 	e.mu.Lock()
 	e.listen = ln.Addr().String()
 	e.mu.Unlock()
-	if err := writeRunning(e.opts.DataDir, Running{PID: os.Getpid(), Listen: e.listen}); err != nil {
+	if err := writeRunning(e.opts.DataDir, Running{PID: os.Getpid(), Listen: e.listen, Token: e.ownerToken}); err != nil {
 		ln.Close()
 		return fmt.Errorf("record running server: %w", err)
 	}

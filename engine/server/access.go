@@ -1,6 +1,7 @@
 package server
 
 import (
+	"crypto/subtle"
 	"fmt"
 	"net"
 	"net/http"
@@ -107,4 +108,14 @@ func (s *Server) checkAccess(w http.ResponseWriter, r *http.Request, a Access) b
 		w.Header().Add("Vary", "Origin")
 	}
 	return true
+}
+
+// fromOwner reports whether r presents the owner token (Config.OwnerToken).
+func (s *Server) fromOwner(r *http.Request) bool {
+	want := s.cfg.OwnerToken
+	if want == "" {
+		return false
+	}
+	got := r.Header.Get("Authorization")
+	return subtle.ConstantTimeCompare([]byte(got), []byte("Bearer "+want)) == 1
 }

@@ -32,7 +32,7 @@ type conn struct {
 	batch   *batchingConn // under ws: lets writeLoop send queued messages at once
 	ctx     context.Context
 	cancel  context.CancelFunc
-	limiter *tokenBucket
+	limiter *tokenBucket // nil: not rate-limited (the owner's CLI)
 
 	oks      chan []byte   // OK replies, never blocks (see inflight)
 	out      chan []byte   // everything else, in order
@@ -66,6 +66,9 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 	ws.SetReadLimit(s.cfg.Limits.MaxFrameBytes)
 	c := s.newConn(ws)
 	c.batch = bw.conn
+	if s.fromOwner(r) {
+		c.limiter = nil
+	}
 	s.register(c)
 	defer s.unregister(c)
 	go c.writeLoop()
@@ -273,7 +276,7 @@ func (c *conn) handleEvent(frame []json.RawMessage, size int, oversize bool) {
 	case oversize:
 		c.ok(ev.ID, false, c.oversizeRule(size))
 		return
-	case !c.limiter.take():
+	case c.limiter != nil && !c.limiter.take():
 		c.s.refused.Inc("rate-limited")
 		c.ok(ev.ID, false, fmt.Sprintf("rate-limited: more than %g events per second on this connection", c.s.cfg.Limits.EventsPerSecond))
 		return

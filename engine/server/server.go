@@ -94,6 +94,11 @@ type Config struct {
 	// change while the server runs); nil = loopback and no web pages.
 	Access func() Access
 	Info   Info
+	// OwnerToken, when set, marks the WebSocket connections whose upgrade
+	// carries "Authorization: Bearer <OwnerToken>": the data directory's
+	// owner (the CLI reads it from a file only they can read), whose pushes
+	// are not rate-limited. Browsers cannot set that header on a WebSocket.
+	OwnerToken string
 }
 
 // Info is what the NIP-11 document says about this server.
