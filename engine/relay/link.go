@@ -86,6 +86,12 @@ func (l *Link) Connect(ctx context.Context) (*Conn, error) {
 		l.update(func(h *health.Health) { h.Useful(t) })
 	}
 	c, err := Dial(ctx, l.url, opts)
+	if err != nil && ctx.Err() != nil {
+		// we gave up on it (a pass ended, the strategy changed): that says
+		// nothing of the relay, and a backoff would only hold back the next
+		// connection, such as the new strategy's
+		return nil, err
+	}
 	if err != nil {
 		l.attemptsFailed.Add(1)
 		t := l.clock.Now()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"sync"
 	"testing"
 	"time"
@@ -254,5 +255,44 @@ func TestHealthTransitions(t *testing.T) {
 	defer savedMu.Unlock()
 	if saved.State != status.HealthDead {
 		t.Fatal("health changes were not reported for persistence")
+	}
+}
+
+// A connection attempt that we abandon (its context ends: a pass stopped, the
+// strategy changed) is not the relay's failure: no backoff, so the next
+// attempt may go at once. One that times out by itself is.
+func TestAbandonedConnectIsNotAFailure(t *testing.T) {
+	// a peer that accepts TCP and never answers the WebSocket upgrade
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			t.Cleanup(func() { c.Close() })
+		}
+	}()
+	clock := faultrelay.NewClock(time.Unix(1_700_000_000, 0))
+	link := relay.NewLink(health.New("ws://"+l.Addr().String()), relay.Options{DialTimeout: 300 * time.Millisecond}, clock, nil)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	if _, err := link.Connect(ctx); err == nil {
+		t.Fatal("connected to a peer that never answers")
+	}
+	if h := link.Health(); h.State != status.HealthHealthy || h.ConsecutiveFailures != 0 || !h.Due(clock.Now()) {
+		t.Fatalf("abandoned attempt left %+v", h)
+	}
+
+	if _, err := link.Connect(context.Background()); err == nil {
+		t.Fatal("connected to a peer that never answers")
+	}
+	if h := link.Health(); h.State != status.HealthBackoff || h.ConsecutiveFailures != 1 || h.Due(clock.Now()) {
+		t.Fatalf("timed-out attempt left %+v", h)
 	}
 }
