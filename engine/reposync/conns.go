@@ -54,7 +54,7 @@ type relayConn struct {
 	refresh   relay.RefreshFigures // what NIP-77 did in it
 
 	wake   chan struct{}
-	cancel context.CancelFunc
+	cancel context.CancelFunc // set before run starts, so stop never misses it
 	done   chan struct{}
 }
 
@@ -83,13 +83,8 @@ func (c *relayConn) update(incremental, full []LayerFilter) {
 
 // stop ends the connection and waits for it.
 func (c *relayConn) stop() {
-	c.mu.Lock()
-	cancel := c.cancel
-	c.mu.Unlock()
-	if cancel != nil {
-		cancel()
-		<-c.done
-	}
+	c.cancel()
+	<-c.done
 }
 
 func (c *relayConn) setState(state string) {
@@ -99,11 +94,8 @@ func (c *relayConn) setState(state string) {
 }
 
 // run connects and reconnects until ctx ends or stop.
-func (c *relayConn) run(parent context.Context) {
-	ctx, cancel := context.WithCancel(parent)
-	c.mu.Lock()
-	c.cancel = cancel
-	c.mu.Unlock()
+// run keeps the relay connected until ctx, which c.cancel ends, is done.
+func (c *relayConn) run(ctx context.Context) {
 	defer close(c.done)
 	defer c.setState(status.StateStopped)
 	clock := c.s.cfg.Clock

@@ -140,3 +140,29 @@ func TestReconfigureForgetsFormerBootstrapHealth(t *testing.T) {
 		t.Fatal("the health of a relay no longer synced survived the reconfiguration")
 	}
 }
+
+// A connection stopped right after it started (a relay that joins and leaves
+// the plan within one flush) has ended when stop returns: before, stop could
+// run before the connection set its cancel, return at once and leave it
+// running, saving health for a relay no longer synced.
+func TestStopRightAfterStartEndsTheConnection(t *testing.T) {
+	n := startNode(t, nil, "")
+	testutil.Eventually(t, "the syncer running", func() bool {
+		n.sync.mu.Lock()
+		defer n.sync.mu.Unlock()
+		return n.sync.window != nil
+	})
+	for range 50 {
+		n.sync.mu.Lock()
+		n.sync.start("ws://127.0.0.1:1")
+		c := n.sync.conns["ws://127.0.0.1:1"]
+		delete(n.sync.conns, "ws://127.0.0.1:1")
+		n.sync.mu.Unlock()
+		c.stop()
+		select {
+		case <-c.done:
+		default:
+			t.Fatal("stop returned while the connection still ran")
+		}
+	}
+}

@@ -287,7 +287,9 @@ func (s *Syncer) start(relay string) {
 	}
 	c := newRelayConn(s, relay, counts, RelayFilters(s.plan, s.ix, relay))
 	s.conns[relay] = c
-	go c.run(s.runCtx)
+	ctx, cancel := context.WithCancel(s.runCtx)
+	c.cancel = cancel
+	go c.run(ctx)
 }
 
 // Pause stops every connection while paused is true (the disk is full:
