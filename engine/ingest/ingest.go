@@ -73,10 +73,13 @@ type RejectListener func(ev *nostr.Event, source string, reason string)
 
 // Config sizes the pipeline. Zero values take the defaults.
 type Config struct {
-	Workers      int           // verify workers; default: one per CPU
-	QueueSize    int           // per-stage queue bound; default 4096
-	MaxBatch     int           // events per transaction; default 1000
-	MaxBatchWait time.Duration // how long a batch may wait to fill; default 20ms
+	Workers   int // verify workers; default: one per CPU
+	QueueSize int // per-stage queue bound; default 4096
+	MaxBatch  int // events per transaction; default 1000
+	// MaxBatchWait is how long a batch may wait to fill while events are
+	// still being verified (with none on its way it is committed at once);
+	// default 20ms
+	MaxBatchWait time.Duration
 }
 
 // ErrClosed is returned by Submit after Close.
