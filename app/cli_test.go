@@ -394,3 +394,21 @@ func TestImportResolveExportOffline(t *testing.T) {
 		}
 	}
 }
+
+// In the C locale of servers and containers (LANG=C.UTF-8) a command prints
+// only its own output: Fyne logged "Error parsing user locale C" to stderr on
+// every command, GUI or not.
+func TestCLocaleIsQuiet(t *testing.T) {
+	for _, env := range []string{"LANG=C.UTF-8", "LC_ALL=C.UTF-8", "LANG=en_US.UTF-8"} {
+		cmd := exec.Command(binary, "--data", t.TempDir(), "roots", "list")
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), env}
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%s: %v: %s", env, err, stderr.String())
+		}
+		if stderr.Len() > 0 {
+			t.Errorf("%s: stderr %q", env, stderr.String())
+		}
+	}
+}

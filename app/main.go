@@ -10,6 +10,8 @@ import (
 	"os"
 
 	"dtp-personal/engine"
+	// before Fyne reads the locale: quiet in LANG=C.UTF-8
+	_ "dtp-personal/app/posixlocale"
 )
 
 const usage = `dtp-personal — a personal Nostr web-of-trust server
