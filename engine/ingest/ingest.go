@@ -119,8 +119,10 @@ type Pipeline struct {
 
 	// verifying counts jobs submitted and not yet handed to the writer or
 	// answered. While it is zero and the write queue is empty, nothing is on
-	// its way to the batch being filled (see writeLoop).
+	// its way to the batch being filled (see writeLoop); drained tells a
+	// filling writer when it drops to zero.
 	verifying atomic.Int64
+	drained   chan struct{}
 
 	// cores holds one token per CPU: a verify and a commit each hold one
 	// while they run. A verify is a cgo call, during which Go lends the
@@ -151,6 +153,7 @@ func New(st Store, checker Checker, verify Verifier, cfg Config) (*Pipeline, err
 		writeQ:   make(chan *job, cfg.QueueSize),
 		stop:     make(chan struct{}),
 		inflight: make(map[string]*job),
+		drained:  make(chan struct{}, 1),
 		seen:     new(seenFilter),
 		cores:    make(chan struct{}, runtime.GOMAXPROCS(0)),
 	}
@@ -206,11 +209,11 @@ func (p *Pipeline) Submit(ctx context.Context, ev *nostr.Event, source string, d
 	case p.verifyQ <- j:
 		return nil
 	case <-ctx.Done():
-		p.verifying.Add(-1)
+		p.doneVerifying()
 		p.forget(j)
 		return ctx.Err()
 	case <-p.stop:
-		p.verifying.Add(-1)
+		p.doneVerifying()
 		p.forget(j)
 		return ErrClosed
 	}
@@ -299,7 +302,7 @@ func (p *Pipeline) verifyLoop() {
 // verifyOne takes j through the checks and the signature to the writer, or
 // answers it.
 func (p *Pipeline) verifyOne(j *job) {
-	defer p.verifying.Add(-1) // after j reached the write queue
+	defer p.doneVerifying() // after j reached the write queue
 	// the cheap checks first: a held id costs one indexed read, not a Schnorr
 	// verify, and an id the filter has never seen costs no read at all
 	if p.seen.mayHold(j.ev.ID) {
@@ -328,6 +331,17 @@ func (p *Pipeline) verifyOne(j *job) {
 		}
 	}
 	p.writeQ <- j
+}
+
+// doneVerifying counts a job out of verification and, when it was the last,
+// wakes a writer waiting to fill its batch: nothing more is on its way.
+func (p *Pipeline) doneVerifying() {
+	if p.verifying.Add(-1) == 0 {
+		select {
+		case p.drained <- struct{}{}:
+		default:
+		}
+	}
 }
 
 func (p *Pipeline) reject(j *job, err error) {
@@ -366,6 +380,7 @@ func (p *Pipeline) writeLoop() {
 					break fill
 				}
 				batch = append(batch, j)
+			case <-p.drained: // look again: the last job may have left verification
 			case <-timer.C:
 				break fill
 			}
