@@ -66,10 +66,7 @@ func pushOverWebSocket(r engine.Running, in io.Reader, progress func(ingest.Tall
 			progress(stats)
 		}
 	}
-	var (
-		retry  engine.ImportRetries
-		stored int // answers of the current round that hold the event
-	)
+	var retry engine.ImportRetries
 	count := func(msg []any) error {
 		id, _ := msg[1].(string)
 		ok, _ := msg[2].(bool)
@@ -84,11 +81,7 @@ func pushOverWebSocket(r engine.Running, in io.Reader, progress func(ingest.Tall
 			return send(id, frame)
 		}
 		delete(outstanding, id)
-		r := ingest.ResultFromOK(id, ok, reason)
-		if r.OK() {
-			stored++
-		}
-		if r, kept := retry.Hold(r, frame); !kept {
+		if r, kept := retry.Hold(ingest.ResultFromOK(id, ok, reason), frame); !kept {
 			add(r)
 		}
 		return nil
@@ -144,7 +137,6 @@ func pushOverWebSocket(r engine.Running, in io.Reader, progress func(ingest.Tall
 	// every answer is in, so every stored event is committed and known to
 	// the server's acceptance check: what waited for one of them passes now
 	for round := 0; scanErr == nil && round < engine.ImportRetryRounds && retry.Len() > 0; round++ {
-		stored = 0
 		for _, h := range retry.Take() {
 			for len(outstanding) >= pushWindow {
 				if err := await(); err != nil {
@@ -158,7 +150,7 @@ func pushOverWebSocket(r engine.Running, in io.Reader, progress func(ingest.Tall
 		if err := drain(); err != nil {
 			return stats, err
 		}
-		if stored == 0 {
+		if retry.Stored() == 0 {
 			break
 		}
 	}

@@ -116,9 +116,10 @@ const (
 // rejected. Both import paths (Engine.Import and the push to a running
 // server) use it. Not safe for concurrent use.
 type ImportRetries struct {
-	held  map[string]bool // ids held for the next round
-	next  []ImportRetry
-	bytes int
+	held   map[string]bool // ids held for the next round
+	next   []ImportRetry
+	bytes  int
+	stored int // answers since the last Take that hold their event
 }
 
 // ImportRetry is one event held for another round: its id, its JSON (or
@@ -129,12 +130,16 @@ type ImportRetry struct {
 	Refusal ingest.Result
 }
 
-// Hold keeps line (the caller's to give: it is not copied) for the next
-// round when r refuses it only for a dependency and there is room. When
-// kept, r must not be counted yet; otherwise the returned result is what to
-// count (its message says so when the cap refused to keep it). A second
-// copy of an id already held counts as a duplicate.
+// Hold takes every answer of the import. It keeps line (the caller's to
+// give: it is not copied) for the next round when r refuses it only for a
+// dependency and there is room. When kept, r must not be counted yet;
+// otherwise the returned result is what to count (its message says so when
+// the cap refused to keep it). A second copy of an id already held counts
+// as a duplicate.
 func (rs *ImportRetries) Hold(r ingest.Result, line []byte) (ingest.Result, bool) {
+	if r.OK() {
+		rs.stored++
+	}
 	if r.OK() || !reposync.WaitsForOthers(r.Message) {
 		return r, false
 	}
@@ -159,12 +164,16 @@ func (rs *ImportRetries) Hold(r ingest.Result, line []byte) (ingest.Result, bool
 // (Hold fills it again with what that round still refuses).
 func (rs *ImportRetries) Take() []ImportRetry {
 	evs := rs.next
-	rs.held, rs.next, rs.bytes = nil, nil, 0
+	rs.held, rs.next, rs.bytes, rs.stored = nil, nil, 0, 0
 	return evs
 }
 
 // Len is the number of events held for the next round.
 func (rs *ImportRetries) Len() int { return len(rs.next) }
+
+// Stored is the number of answers since the last Take that hold their
+// event: a round that stored nothing cannot help the events still held.
+func (rs *ImportRetries) Stored() int { return rs.stored }
 
 // Import reads one JSON event per line and sends each through the ingest
 // pipeline, reporting progress after every thousand answers. Submit blocks
@@ -173,11 +182,10 @@ func (rs *ImportRetries) Len() int { return len(rs.next) }
 // submitted again after the file (ImportRetries).
 func (e *Engine) Import(ctx context.Context, r io.Reader, progress func(ingest.Tally)) (ingest.Tally, error) {
 	var (
-		mu     sync.Mutex
-		tally  ingest.Tally
-		wg     sync.WaitGroup
-		retry  ImportRetries
-		stored int // answers of the current round that hold the event
+		mu    sync.Mutex
+		tally ingest.Tally
+		wg    sync.WaitGroup
+		retry ImportRetries
 	)
 	add := func(r ingest.Result) { // with mu held
 		if tally.Add(r) && progress != nil {
@@ -190,9 +198,6 @@ func (e *Engine) Import(ctx context.Context, r io.Reader, progress func(ingest.T
 			defer wg.Done()
 			mu.Lock()
 			defer mu.Unlock()
-			if r.OK() {
-				stored++
-			}
 			var line []byte
 			if !r.OK() && reposync.WaitsForOthers(r.Message) {
 				line, _ = json.Marshal(ev)
@@ -240,7 +245,6 @@ func (e *Engine) Import(ctx context.Context, r io.Reader, progress func(ingest.T
 	for round := 0; submitErr == nil && round < ImportRetryRounds && retry.Len() > 0; round++ {
 		mu.Lock()
 		evs := retry.Take()
-		stored = 0
 		mu.Unlock()
 		for i, h := range evs {
 			var ev nostr.Event
@@ -259,7 +263,7 @@ func (e *Engine) Import(ctx context.Context, r io.Reader, progress func(ingest.T
 			}
 		}
 		wg.Wait()
-		if stored == 0 {
+		if retry.Stored() == 0 {
 			break
 		}
 	}
