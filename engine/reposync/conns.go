@@ -93,8 +93,7 @@ func (c *relayConn) setState(state string) {
 	c.mu.Unlock()
 }
 
-// run connects and reconnects until ctx ends or stop.
-// run keeps the relay connected until ctx, which c.cancel ends, is done.
+// run connects and reconnects until ctx, which c.cancel (stop) ends, is done.
 func (c *relayConn) run(ctx context.Context) {
 	defer close(c.done)
 	defer c.setState(status.StateStopped)
