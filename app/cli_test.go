@@ -378,6 +378,18 @@ func TestImportResolveExportOffline(t *testing.T) {
 	if ans.Verdict != "distrusted" || len(ans.Evidence) != 1 || ans.Evidence[0].Author != alice.Pubkey || len(ans.Paths) != 1 {
 		t.Fatalf("resolve: %s", out2)
 	}
+	// a question's own band (issue 18): alice speaks at degree 2, beyond max degree 1
+	if out, err := cliRun(t, data, "resolve", "user:id:5", "--max-degree", "1", "--red", "10"); err != nil ||
+		!strings.Contains(out, "verdict    none\n") || !strings.Contains(out, "band       max degree 1, trusted from 75%, distrusted below 10%") {
+		t.Fatalf("resolve --max-degree 1 --red 10: %v\n%s", err, out)
+	}
+	if out, err := cliRun(t, data, "resolve", "user:id:5"); err != nil ||
+		!strings.Contains(out, "verdict    distrusted at degree 2: 0 trust, 1 distrust, 0 neutral (0% trust)") {
+		t.Fatalf("resolve: %v\n%s", err, out)
+	}
+	if out, err := cliRun(t, data, "resolve", "user:id:5", "--follow-threshold", "101"); err == nil || !strings.Contains(err.Error(), "followThreshold must be from 0 to 100") {
+		t.Fatalf("resolve --follow-threshold 101: %v\n%s", err, out)
+	}
 
 	exported, err := cliRun(t, data, "export", "--kinds", "32009")
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -315,6 +316,14 @@ func printStatus(w io.Writer, s status.Snapshot) {
 
 func cmdResolve(c *cli) error {
 	ctxFlag := c.fs.String("context", "", "context (c) of the question, e.g. identity")
+	knobs := []struct {
+		flag, param string
+		v           *int
+	}{
+		{"max-degree", "maxDegree", c.fs.Int("max-degree", 0, "max degree for this question (1-5; default: limits --max-depth)")},
+		{"follow-threshold", "followThreshold", c.fs.Int("follow-threshold", 0, "follow threshold in % for this question (0-100)")},
+		{"red", "red", c.fs.Int("red", 0, "distrusted below this % for this question (0-100)")},
+	}
 	asJSON := c.fs.Bool("json", false, "print JSON")
 	if err := c.parse(); err != nil {
 		return err
@@ -323,14 +332,24 @@ func cmdResolve(c *cli) error {
 	if subject == "" {
 		return fmt.Errorf("%w: resolve needs a SUBJECT (npub, hex pubkey, user:id:N, post:id:N or event id)", errUsage)
 	}
+	q := engine.Query{Subject: subject, Context: *ctxFlag}
+	params := url.Values{"subject": {subject}, "context": {*ctxFlag}}
+	set := map[string]bool{}
+	c.fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	overrides := []**int{&q.MaxDegree, &q.FollowThreshold, &q.Red}
+	for i, k := range knobs {
+		if set[k.flag] {
+			params.Set(k.param, strconv.Itoa(*k.v))
+			*overrides[i] = k.v
+		}
+	}
 	var ans engine.Answer
 	err := withEngine(c,
 		func(r engine.Running) error {
-			q := url.Values{"subject": {subject}, "context": {*ctxFlag}}
-			return getJSON(r.Base()+"/api/v1/resolve?"+q.Encode(), &ans)
+			return getJSON(r.Base()+"/api/v1/resolve?"+params.Encode(), &ans)
 		},
 		func(eng *engine.Engine) (err error) {
-			ans, err = eng.Resolve(context.Background(), engine.Query{Subject: subject, Context: *ctxFlag})
+			ans, err = eng.Resolve(context.Background(), q)
 			return err
 		})
 	if err != nil {

@@ -112,7 +112,15 @@ func syncRemote(ctx context.Context, base string) (status.Coverage, error) {
 }
 
 func printAnswer(w *os.File, a engine.Answer) {
-	fmt.Fprintf(w, "verdict    %s\n", a.Verdict)
+	fmt.Fprintf(w, "verdict    %s", a.Verdict)
+	if a.Degree > 0 {
+		d := a.Degrees[0]
+		fmt.Fprintf(w, " at degree %d: %d trust, %d distrust, %d neutral", a.Degree, d.Trust, d.Distrust, d.Neutral)
+		if a.Percent != nil {
+			fmt.Fprintf(w, " (%d%% trust)", *a.Percent)
+		}
+	}
+	fmt.Fprintf(w, "\nband       max degree %d, trusted from %d%%, distrusted below %d%%\n", a.Band.MaxDegree, a.Band.FollowThreshold, a.Band.Red)
 	fmt.Fprintf(w, "coverage   %s", a.Coverage.State)
 	if len(a.Coverage.Reasons) > 0 {
 		fmt.Fprintf(w, " (%s)", strings.Join(a.Coverage.Reasons, ", "))

@@ -46,7 +46,7 @@ func (e *Engine) buildTrust() error {
 		OnLeft: func(pubkeys []string) { e.sync.AuthorsLeft(pubkeys) },
 	})
 	tracker.Recompute()
-	e.trust = trust{heap: h, frontier: tracker, resolver: resolver.New(h, frontierView{e}, e)}
+	e.trust = trust{heap: h, frontier: tracker, resolver: resolver.New(h, frontierView{e}, e, e.band)}
 	e.ingest.OnCommit(func(c ingest.Committed) {
 		if h.ApplyParsed(c.Parsed).HopsChanged {
 			tracker.Notify()
@@ -95,11 +95,18 @@ func (e *Engine) Resolve(ctx context.Context, q Query) (Answer, error) {
 	return e.trust.resolver.Resolve(ctx, q)
 }
 
+// band is the user's max degree and follow band, which a query may override.
+func (e *Engine) band() resolver.Band {
+	l := e.Settings().Limits
+	return resolver.Band{MaxDegree: l.MaxDepth, FollowThreshold: l.FollowThreshold, Red: l.Red}
+}
+
 // resolverPort adapts the resolver to the server's port.
 type resolverPort struct{ e *Engine }
 
 func (p resolverPort) Resolve(ctx context.Context, q server.ResolveQuery) (any, error) {
-	return p.e.Resolve(ctx, Query{Subject: q.Subject, Context: q.Context, Scope: q.Scope, Roots: q.Roots})
+	return p.e.Resolve(ctx, Query{Subject: q.Subject, Context: q.Context, Scope: q.Scope, Roots: q.Roots,
+		MaxDegree: q.MaxDegree, FollowThreshold: q.FollowThreshold, Red: q.Red})
 }
 
 // SetSessionRoots registers a client session's roots for its lifetime.

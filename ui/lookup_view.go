@@ -36,7 +36,7 @@ type lookupView struct {
 	recentBox        *fyne.Container
 
 	badge                           *verdictBadge
-	asked, computed                 *widget.Label
+	asked, reason, computed         *widget.Label
 	coverage, reasons               *widget.Label
 	ratings, paths, evidenceMissing *widget.Label
 	evidence                        *textTable
@@ -54,14 +54,14 @@ func newLookupView(g *GUI) *lookupView {
 	v.ask = widget.NewButton("Look up", v.lookUp)
 	v.recentBox = container.NewHBox()
 
-	for _, l := range []**widget.Label{&v.asked, &v.computed, &v.coverage, &v.reasons, &v.ratings, &v.paths, &v.evidenceMissing} {
+	for _, l := range []**widget.Label{&v.asked, &v.reason, &v.computed, &v.coverage, &v.reasons, &v.ratings, &v.paths, &v.evidenceMissing} {
 		*l = widget.NewLabel("")
 		(*l).Wrapping = fyne.TextWrapWord
 	}
-	v.asked.Wrapping, v.computed.Wrapping = fyne.TextWrapOff, fyne.TextWrapOff // beside the badge
+	v.asked.Wrapping, v.reason.Wrapping, v.computed.Wrapping = fyne.TextWrapOff, fyne.TextWrapOff, fyne.TextWrapOff // beside the badge
 	v.evidence = newTextTable("Author", "Says", "Context", "Depth", "Reason")
 	v.answer = container.NewVBox(
-		container.NewHBox(v.badge.root, container.NewVBox(v.asked, v.computed)),
+		container.NewHBox(v.badge.root, container.NewVBox(v.asked, v.reason, v.computed)),
 		widget.NewCard("Coverage", "", container.NewVBox(v.coverage, v.reasons)),
 		widget.NewCard("Evidence", "", container.NewVBox(v.evidenceMissing, fixedHeight(v.evidence.root, 200))),
 		widget.NewCard("Paths from your roots", "", v.paths),
@@ -136,6 +136,7 @@ func (v *lookupView) show(a resolver.Answer) {
 		asked += " in context " + a.Context
 	}
 	setText(v.asked, asked)
+	setText(v.reason, verdictReason(a))
 	setText(v.computed, fmt.Sprintf("graph version %d, answered in %d µs", a.GraphVersion, a.ComputeMicros))
 
 	facts := coverageFacts{clock: v.g.clock, truncation: a.Truncation, relays: v.g.last.Relays, pending: pendingClaims(a.Bindings)}

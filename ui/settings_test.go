@@ -22,7 +22,7 @@ func TestSettingsViewShowsSnapshot(t *testing.T) {
 	for _, e := range v.limits {
 		shown = append(shown, e.Text)
 	}
-	if got := strings.Join(shown, " "); got != "4 2000 20000 400000 400000 40000 1000000 5000000 30" { // the page timeout (s) joined the limits
+	if got := strings.Join(shown, " "); got != "4 75 25 2000 20000 400000 400000 40000 1000000 5000000 30" { // the follow band follows the max degree
 		t.Errorf("limits shown = %s", got)
 	}
 	if v.interval.Selected != "Every 15 min" || v.listen.Text != "127.0.0.1:7447" || v.allowLAN.Checked ||
@@ -55,11 +55,17 @@ func TestSettingsBadInputIsRefusedInline(t *testing.T) {
 
 	v.limits[0].SetText("9") // deeper than the hard cap
 	v.saveLimits()
-	if got := v.limitsError.text(); got != "Max depth: enter a whole number from 1 to 5" {
+	if got := v.limitsError.text(); got != "Max degree: enter a whole number from 1 to 5" {
 		t.Errorf("depth 9: error %q", got)
 	}
 	v.limits[0].SetText("4")
-	v.limits[2].SetText("lots")
+	v.limits[2].SetText("101")
+	v.saveLimits()
+	if got := v.limitsError.text(); got != "Distrusted below (%): enter a whole number from 0 to 100" {
+		t.Errorf("red 101: error %q", got)
+	}
+	v.limits[2].SetText("25")
+	v.limits[4].SetText("lots")
 	v.saveLimits()
 	if got := v.limitsError.text(); !strings.HasPrefix(got, "Max total authors:") {
 		t.Errorf("bad total authors: error %q", got)
@@ -102,7 +108,7 @@ func TestSettingsCommands(t *testing.T) {
 	g.settle()
 
 	v.limits[0].SetText("3")
-	v.limits[1].SetText("1,500")
+	v.limits[3].SetText("1,500")
 	v.saveLimits()
 	g.settle()
 

@@ -142,7 +142,7 @@ func (v *settingsView) parseLimits() (settings.Limits, error) {
 	for i, f := range settings.LimitFields {
 		n, err := strconv.Atoi(strings.ReplaceAll(strings.TrimSpace(v.limits[i].Text), ",", ""))
 		if err != nil || f.Check(n) != nil {
-			return settings.Limits{}, fmt.Errorf("%s: enter a whole number from 1 to %s", f.Label, count(f.Max))
+			return settings.Limits{}, fmt.Errorf("%s: enter a whole number from %d to %s", f.Label, f.Min, count(f.Max))
 		}
 		*f.Of(&l) = n
 	}

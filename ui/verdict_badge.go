@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
@@ -10,7 +11,7 @@ import (
 )
 
 // verdictBadge is a verdict in words on a coloured ground: green trusted,
-// red distrusted, amber mixed, grey neutral or no evidence.
+// red distrusted, amber mixed, grey when nothing counted.
 type verdictBadge struct {
 	ground *canvas.Rectangle
 	text   *canvas.Text
@@ -37,7 +38,6 @@ var verdictLooks = map[string]verdictLook{
 	resolver.VerdictTrusted:    {"Trusted", theme.ColorNameSuccess, theme.ColorNameForegroundOnSuccess},
 	resolver.VerdictDistrusted: {"Distrusted", theme.ColorNameError, theme.ColorNameForegroundOnError},
 	resolver.VerdictMixed:      {"Mixed: trusted and distrusted", theme.ColorNameWarning, theme.ColorNameForegroundOnWarning},
-	resolver.VerdictNeutral:    {"Neutral", theme.ColorNameDisabled, theme.ColorNameForeground},
 	resolver.VerdictNone:       {"No evidence in your web of trust", theme.ColorNameDisabled, theme.ColorNameForeground},
 }
 
@@ -52,4 +52,22 @@ func (b *verdictBadge) show(verdict string) {
 	b.ground.FillColor = theme.Color(look.ground)
 	b.root.Show()
 	b.root.Refresh()
+}
+
+// verdictReason says in one sentence what the verdict was made of: who
+// spoke at the deciding degree and the percentage that decided.
+func verdictReason(a resolver.Answer) string {
+	if a.Degree == 0 {
+		return "Nobody your web of trust follows has said anything about this."
+	}
+	d := a.Degrees[0]
+	who := "You"
+	if a.Degree > 1 {
+		who = "People " + plural(a.Degree-1, "hop") + " from you"
+	}
+	if a.Percent == nil {
+		return who + " made only neutral statements about this, which count for neither side."
+	}
+	return fmt.Sprintf("%s: %d trust, %d distrust (%d%% trust; trusted from %d%%, distrusted below %d%%).",
+		who, d.Trust, d.Distrust, *a.Percent, a.Band.FollowThreshold, a.Band.Red)
 }

@@ -90,7 +90,9 @@ func newer(aAt int64, aID string, bAt int64, bID string) bool {
 }
 
 // referenceHops computes from scratch (slot winners, latest claims) the hop
-// targets of an author, given the authors admitted so far: an X account
+// targets of an author, given the authors admitted so far: a positive active
+// statement in global or identity, unless an active x.com-scoped one about
+// the same subject in the same context outranks it; an X account
 // hops to the one claimant hinted by an admitted author's active,
 // non-delete, x.com-scoped statement. bound counts such hops.
 func (w *randomWorld) referenceHops(now int64) (hopsOf func(author string, admitted map[string]refAuthor) []string, bound *int) {
@@ -143,6 +145,11 @@ func (w *randomWorld) referenceHops(now int64) (hopsOf func(author string, admit
 		for _, s := range byAuthor[author] {
 			if s.Value != "1" || !active(s) || (s.Context != "" && s.Context != "identity") {
 				continue
+			}
+			if len(s.Scopes) == 0 && slices.ContainsFunc(byAuthor[author], func(o *validation.Statement) bool {
+				return len(o.Scopes) > 0 && active(o) && o.SubjectTag == s.SubjectTag && o.Subject == s.Subject && o.Context == s.Context
+			}) {
+				continue // the active x.com statement about the same subject in the same context answers instead
 			}
 			target := s.Subject
 			if s.SubjectTag == 'i' {

@@ -325,9 +325,9 @@ func (h *Heap) replace(ei uint32, s *validation.Statement, id [32]byte, value in
 	if s.CreatedAt == e.createdAt && bytes.Compare(id[:], e.id[:]) >= 0 {
 		return false, false // ties go to the lower id; same id is a duplicate
 	}
-	wasHop := e.kind == kindCodeTrust && !e.deleted && e.value == 1
+	wasHop := h.mayDecideHop(e)
 	hops = h.setWinner(ei, s, id, value)
-	return true, hops || (wasHop && h.hopSubject(e.subject))
+	return true, hops || wasHop
 }
 
 // setWinner writes the statement's fields into edge ei and updates the hint
@@ -356,8 +356,14 @@ func (h *Heap) setWinner(ei uint32, s *validation.Statement, id [32]byte, value 
 		h.extras[e.extra] = edgeExtra{}
 	}
 	bindingChanged := h.updateHints(e.subject, oldHints, hints)
-	isHop := e.kind == kindCodeTrust && !e.deleted && e.value == 1 && h.hopSubject(e.subject)
-	return isHop || bindingChanged
+	return h.mayDecideHop(e) || bindingChanged
+}
+
+// mayDecideHop reports whether edge e can make or unmake a hop: a positive
+// 32009 about a hop subject, or a scoped one of any value, which outranks
+// its author's unscoped statement about the same subject (View.Hops).
+func (h *Heap) mayDecideHop(e *edge) bool {
+	return e.kind == kindCodeTrust && (e.scope != 0 || !e.deleted && e.value == 1) && h.hopSubject(e.subject)
 }
 
 // hopSubject reports whether a positive statement about n can be a hop:

@@ -100,19 +100,25 @@ func TestContextFallback(t *testing.T) {
 	}
 }
 
-func TestRatingsUseExactContextOnly(t *testing.T) {
-	a, s := pk(1), pk(2)
+func TestRatingsFallBackToBroaderContexts(t *testing.T) {
+	a := pk(1)
 	h := newHeap()
 	h.Apply([]*validation.Statement{
 		st(a, "i", "user:id:7", "80", "a", 1, rating, scopes("x.com")),
 		st(a, "i", "user:id:7", "1", "a:b", 1), // a 32009 slot never answers a rating query
+		st(a, "i", "user:id:8", "40", "", 1, rating, scopes("x.com")),
+		st(a, "i", "user:id:8", "60", "a", 1, rating, scopes("x.com")),
 	}, nil)
-	for _, c := range []struct{ ctx, want string }{{"a", `80@"a"`}, {"a:b", "none"}, {"", "none"}} {
-		if got := resolve(h, a, "i", "user:id:7", validation.KindRating, c.ctx, "x.com", 10); got != c.want {
-			t.Errorf("rating at %q: got %s, want %s", c.ctx, got, c.want)
+	// The extension's rating query walks context, parents, global (its code;
+	// its NIP-32014 text says exact context only).
+	for _, c := range []struct{ subject, ctx, want string }{
+		{"user:id:7", "a", `80@"a"`}, {"user:id:7", "a:b", `80@"a"`}, {"user:id:7", "", "none"},
+		{"user:id:8", "a:b", `60@"a"`}, {"user:id:8", "b", `40@""`}, {"user:id:8", "", `40@""`},
+	} {
+		if got := resolve(h, a, "i", c.subject, validation.KindRating, c.ctx, "x.com", 10); got != c.want {
+			t.Errorf("rating of %s at %q: got %s, want %s", c.subject, c.ctx, got, c.want)
 		}
 	}
-	_ = s
 }
 
 func TestScopePreference(t *testing.T) {
@@ -259,6 +265,101 @@ func TestOnlyActivePositivePubkeyStatementsAreHops(t *testing.T) {
 	want := []string{pk(10), pk(15)}
 	if got := hopsOf(h, a, 100); !slices.Equal(got, want) {
 		t.Fatalf("hops %v, want %v", got, want)
+	}
+}
+
+// Issue 18 rule 6: hops rank an author's slots about one subject in one
+// context as answers do, so an active x.com distrust outranks an unscoped
+// trust, and an inactive x.com statement falls through to the unscoped one.
+func TestHopsFollowScopePrecedence(t *testing.T) {
+	a := pk(1)
+	h := newHeap()
+	h.Apply([]*validation.Statement{
+		st(a, "p", pk(10), "1", "", 1),
+		st(a, "p", pk(10), "-1", "", 1, scopes("x.com")), // outranks: no hop
+		st(a, "p", pk(11), "1", "", 1),
+		st(a, "p", pk(11), "-1", "", 1, scopes("x.com"), window(0, 50)), // expired at 100: falls through
+		st(a, "p", pk(12), "1", "", 1),
+		st(a, "p", pk(12), "0", "", 1, scopes("x.com")), // neutral answers too: no hop
+		st(a, "p", pk(13), "-1", "", 1),
+		st(a, "p", pk(13), "1", "", 1, scopes("x.com")), // x.com trust: hop
+		st(a, "p", pk(14), "1", "", 1),
+		st(a, "p", pk(14), "", "", 2, scopes("x.com")), // a delete falls through
+		st(a, "p", pk(15), "-1", "identity", 1, scopes("x.com")),
+		st(a, "p", pk(15), "1", "", 1), // global and identity are separate hop contexts
+	}, nil)
+	want := []string{pk(11), pk(13), pk(14), pk(15)}
+	if got := hopsOf(h, a, 100); !slices.Equal(got, want) {
+		t.Fatalf("hops %v, want %v", got, want)
+	}
+	if got := hopsOf(h, a, 40); !slices.Equal(got, []string{pk(13), pk(14), pk(15)}) {
+		t.Fatalf("hops at 40 (x.com distrust of pk(11) active) %v", got)
+	}
+}
+
+// A scoped statement of any value can unmake a hop, so applying one asks for
+// a new frontier walk.
+func TestScopedDistrustChangesHops(t *testing.T) {
+	a := pk(1)
+	h := newHeap()
+	h.Apply([]*validation.Statement{st(a, "p", pk(10), "1", "", 1)}, nil)
+	if c := h.Apply([]*validation.Statement{st(a, "p", pk(10), "-1", "", 2, scopes("x.com"))}, nil); !c.HopsChanged {
+		t.Fatal("an x.com distrust outranking a hop did not report HopsChanged")
+	}
+	if c := h.Apply([]*validation.Statement{st(a, "p", pk(11), "-1", "", 2)}, nil); c.HopsChanged {
+		t.Fatal("an unscoped distrust that was never a hop reported HopsChanged")
+	}
+}
+
+func opinionsOf(h *Heap, author, ctx string, now int64) map[string]int {
+	out := map[string]int{}
+	h.View(func(v View) {
+		n, ok := v.Pubkey(author)
+		if !ok {
+			return
+		}
+		ops, _ := v.Opinions(n, ctx, "x.com", now, anyone, nil)
+		for _, o := range ops {
+			if _, dup := out[v.Text(o.Subject)]; dup {
+				panic("two opinions about one subject")
+			}
+			out[v.Text(o.Subject)] = o.Value
+		}
+	})
+	return out
+}
+
+// Opinions answer per subject with the narrowest context level of the query
+// context's chain (then scope rank), as the extension's walk does.
+func TestOpinionsWalkTheContextChain(t *testing.T) {
+	a := pk(1)
+	h := newHeap()
+	h.Apply([]*validation.Statement{
+		st(a, "p", pk(10), "1", "", 1),
+		st(a, "p", pk(10), "-1", "development", 1),
+		st(a, "p", pk(11), "1", "", 1),
+		st(a, "p", pk(11), "0", "development:go", 1), // a neutral stops the fallback
+		st(a, "p", pk(12), "-1", "", 1),
+		st(a, "p", pk(12), "1", "development", 1, window(200, 0)), // not yet active
+		st(a, "p", pk(13), "1", "identity", 1),
+		st(a, "e", pk(14), "1", "", 1), // not a pubkey
+	}, nil)
+	cases := []struct {
+		ctx  string
+		want map[string]int
+	}{
+		{"", map[string]int{pk(10): 1, pk(11): 1, pk(12): -1}},
+		{"development", map[string]int{pk(10): -1, pk(11): 1, pk(12): -1}},
+		{"development:go", map[string]int{pk(10): -1, pk(11): 0, pk(12): -1}},
+		{"identity", map[string]int{pk(10): 1, pk(11): 1, pk(12): -1, pk(13): 1}},
+	}
+	for _, c := range cases {
+		if got := opinionsOf(h, a, c.ctx, 100); fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("context %q: %v, want %v", c.ctx, got, c.want)
+		}
+	}
+	if got := opinionsOf(h, a, "development", 300)[pk(12)]; got != 1 {
+		t.Errorf("once active, the development trust of pk(12) answers: got %d", got)
 	}
 }
 

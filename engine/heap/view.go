@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"slices"
 	"strings"
+	"sync"
 
 	"dtp-personal/engine/validation"
 )
@@ -70,36 +71,183 @@ func (v View) OrderKey(n NodeID) [4]uint64 {
 // `identity:work`) are evidence about a subject, not trust in its judgement.
 const HopContext = "identity"
 
+// HopScope is the scope whose statements take precedence in hops, as they do
+// in answers asked without a scope: the scope profile (x.com, the only one).
+const HopScope = validation.DefaultScope
+
 // Hops appends to dst the pubkeys author n has an active positive 32009
 // statement, global or in HopContext, about at unix time now: a `p` subject, or an X account bound to
-// a pubkey by trusted authors' hints (boundTo). It also returns the earliest
-// time after now at which one of n's positive statements, or a hint binding
-// one of their X accounts, enters or leaves its window (0 = none), so a
+// a pubkey by trusted authors' hints (boundTo). Per subject and context the
+// statement that answers is chosen as in Statements (HopScope first, then
+// unscoped, newest first; deletes and statements outside their window fall
+// through), so an x.com distrust outranks an unscoped trust. It also returns
+// the earliest time after now at which one of those statements, or a hint
+// binding one of their X accounts, enters or leaves its window (0 = none), so a
 // caller can schedule the next walk.
 func (v View) Hops(n NodeID, now int64, trusted Trusted, dst []NodeID) ([]NodeID, int64) {
-	var next int64
 	identity, hasIdentity := v.h.strIdx[HopContext]
-	for _, ei := range v.h.nodes[n].out {
+	rank := func(e *edge) (group uint32, order int, ok bool) {
+		if e.context != 0 && (!hasIdentity || e.context != identity) {
+			return 0, 0, false
+		}
+		order, ok = v.scopeRank(e.scope, HopScope)
+		return e.context, order, ok
+	}
+	scratch := answerScratchPool.Get().(*answerScratch)
+	defer answerScratchPool.Put(scratch)
+	answers, next := v.answering(n, now, rank, scratch)
+	for _, ei := range answers {
 		e := v.h.edges.at(ei)
-		if e.kind != kindCodeTrust || e.deleted || e.value != 1 || (e.context != 0 && (!hasIdentity || e.context != identity)) {
+		if e.value != 1 {
 			continue
 		}
-		active, change := e.window(now)
+		target, change := v.hopTarget(e, now, trusted)
 		next = earliest(next, change)
-		if !active {
-			continue
+		if target != NoNode {
+			dst = append(dst, target)
 		}
-		target := e.subject
-		if !e.pubkeySubject {
-			target, change = v.boundTo(target, now, trusted)
-			next = earliest(next, change)
-			if target == NoNode {
-				continue
-			}
-		}
-		dst = append(dst, target)
 	}
 	return dst, next
+}
+
+// Opinion is what one author's answering statement says of one pubkey.
+type Opinion struct {
+	Subject NodeID // a pubkey node
+	Value   int    // -1, 0 or 1
+}
+
+// Opinions appends to dst author n's 32009 opinions of pubkeys at now, as a
+// resolver walk in context and scope counts them: per subject, the statement
+// Statements would answer with (the narrowest context level of context's
+// chain, then scope rank, then newest; deletes and statements outside their
+// window fall through, a neutral answers). An X account stands for the pubkey
+// trusted hints bind it to (boundTo); a statement about the pubkey itself
+// comes before one about its account. next is as for Hops.
+func (v View) Opinions(n NodeID, context, scope string, now int64, trusted Trusted, dst []Opinion) ([]Opinion, int64) {
+	levels := v.contextChain(context)
+	rank := func(e *edge) (group uint32, order int, ok bool) {
+		level := slices.Index(levels, e.context)
+		if level < 0 {
+			return 0, 0, false
+		}
+		r, ok := v.scopeRank(e.scope, scope)
+		return 0, 2*level + r, ok
+	}
+	scratch := answerScratchPool.Get().(*answerScratch)
+	defer answerScratchPool.Put(scratch)
+	answers, next := v.answering(n, now, rank, scratch)
+	start := len(dst)
+	for _, ei := range answers {
+		e := v.h.edges.at(ei)
+		target, change := v.hopTarget(e, now, trusted)
+		next = earliest(next, change)
+		if target == NoNode {
+			continue
+		}
+		if i := slices.IndexFunc(dst[start:], func(o Opinion) bool { return o.Subject == target }); i >= 0 {
+			if e.pubkeySubject {
+				dst[start+i].Value = int(e.value) // the pubkey's own statement outranks its account's
+			}
+			continue
+		}
+		dst = append(dst, Opinion{Subject: target, Value: int(e.value)})
+	}
+	return dst, next
+}
+
+// hopTarget is the pubkey node a statement is about: its subject, or the
+// pubkey an X account subject is bound to (NoNode when none, or when the
+// subject is neither).
+func (v View) hopTarget(e *edge, now int64, trusted Trusted) (NodeID, int64) {
+	if e.pubkeySubject {
+		return e.subject, 0
+	}
+	if !v.h.hopSubject(e.subject) {
+		return NoNode, 0
+	}
+	return v.boundTo(e.subject, now, trusted)
+}
+
+// answering are the edges that answer for author n: of n's 32009 edges that
+// rank accepts, per subject and rank group the first active one in rank
+// order (then newest first). next is the earliest time after now at which
+// any ranked edge enters or leaves its window (0 = none): the answer may
+// change then. The answers live in scratch, valid until its next use.
+func (v View) answering(n NodeID, now int64, rank func(*edge) (group uint32, order int, ok bool), scratch *answerScratch) (answers []uint32, next int64) {
+	cands := scratch.cands[:0]
+	for _, ei := range v.h.nodes[n].out {
+		e := v.h.edges.at(ei)
+		if e.kind != kindCodeTrust {
+			continue
+		}
+		group, order, ok := rank(e)
+		if !ok {
+			continue
+		}
+		_, change := e.window(now)
+		next = earliest(next, change)
+		cands = append(cands, answerCandidate{ei, e.subject, group, order, e.createdAt})
+	}
+	scratch.cands = cands
+	answers = scratch.answers[:0]
+	defer func() { scratch.answers = answers }()
+	if !competing(cands) { // the common case: one slot per subject, nothing to rank
+		for _, c := range cands {
+			if v.h.edges.at(c.ei).activeAt(now) {
+				answers = append(answers, c.ei)
+			}
+		}
+		return answers, next
+	}
+	slices.SortFunc(cands, func(a, b answerCandidate) int {
+		return cmp.Or(cmp.Compare(a.subject, b.subject), cmp.Compare(a.group, b.group),
+			cmp.Compare(a.order, b.order), cmp.Compare(b.createdAt, a.createdAt))
+	})
+	answered := false
+	for i, c := range cands {
+		if i == 0 || c.subject != cands[i-1].subject || c.group != cands[i-1].group {
+			answered = false
+		}
+		if !answered && v.h.edges.at(c.ei).activeAt(now) {
+			answers = append(answers, c.ei)
+			answered = true
+		}
+	}
+	return answers, next
+}
+
+// answerCandidate is one ranked edge of an author.
+type answerCandidate struct {
+	ei        uint32
+	subject   NodeID
+	group     uint32
+	order     int
+	createdAt int64
+}
+
+// answerScratch is the reusable memory of answering: a frontier walk asks
+// for every author's answers once.
+type answerScratch struct {
+	cands   []answerCandidate
+	answers []uint32
+}
+
+var answerScratchPool = sync.Pool{New: func() any { return new(answerScratch) }}
+
+// competing reports whether two candidates share a subject and group; for
+// many candidates it assumes so (and the caller sorts).
+func competing(cands []answerCandidate) bool {
+	if len(cands) > 32 {
+		return true
+	}
+	for i := range cands {
+		for j := i + 1; j < len(cands); j++ {
+			if cands[i].subject == cands[j].subject && cands[i].group == cands[j].group {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Aliases are the nodes that stand for the same identity as n at now, given
@@ -169,22 +317,19 @@ type Evidence struct {
 // first, then the empty-scope slot (with an empty query scope: the empty-scope
 // slot, then any). A delete or a slot outside its [x, y] window falls
 // through to the next candidate; an active slot, neutral included, answers.
-// 32014 uses the exact context only.
+// 32014 walks the same chain: the extension's rating query falls back to
+// broader contexts (its code; its NIP-32014 text says exact context).
 func (v View) Statements(subject NodeID, kind int, context, scope string, now int64, accept func(NodeID) bool) []Evidence {
 	var kc uint8
-	var levels []uint32
 	switch kind {
 	case validation.KindTrust:
 		kc = kindCodeTrust
-		levels = v.contextChain(context)
 	case validation.KindRating:
 		kc = kindCodeRating
-		if c, ok := v.h.strIdx[context]; ok {
-			levels = []uint32{c}
-		}
 	default:
 		return nil
 	}
+	levels := v.contextChain(context)
 	type candidate struct {
 		ei               uint32
 		author           NodeID

@@ -14,24 +14,29 @@ import (
 
 	"dtp-personal/engine/frontier"
 	"dtp-personal/engine/heap"
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/validation"
 )
 
-// Verdicts. There is no numeric or universal score.
+// Verdicts, from the percentage round(100 × trust ÷ (trust + distrust)) at
+// the nearest degree with evidence (the extension's trustScoreResolution).
+// There is no numeric or universal score.
 const (
-	VerdictTrusted    = "trusted"    // positive evidence only (neutral may accompany it)
-	VerdictDistrusted = "distrusted" // negative evidence only (neutral may accompany it)
-	VerdictMixed      = "mixed"      // both positive and negative evidence
-	VerdictNeutral    = "neutral"    // only neutral evidence
-	VerdictNone       = "none"       // no evidence from the frontier
+	VerdictTrusted    = "trusted"    // at or above the follow threshold
+	VerdictDistrusted = "distrusted" // below the red band's end
+	VerdictMixed      = "mixed"      // between
+	VerdictNone       = "none"       // nothing counted (neutral statements never count)
 )
 
-// MaxPaths bounds the paths in one answer.
+// MaxPaths bounds the paths in one answer: one per evidence author, nearest first.
 const MaxPaths = 20
 
 // ErrSubject is returned for a subject the resolver cannot read.
 var ErrSubject = errors.New("unrecognised subject")
+
+// ErrBand is returned for a max degree or percentage out of its range.
+var ErrBand = errors.New("invalid")
 
 // Query is one trust question.
 type Query struct {
@@ -39,13 +44,63 @@ type Query struct {
 	Context string   `json:"context,omitempty"`
 	Scope   string   `json:"scope,omitempty"`
 	Roots   []string `json:"roots,omitempty"` // extra roots for this query only (hex)
+	// The extension's knobs, for this query only; nil takes the resolver's
+	// Band (the user's settings).
+	MaxDegree       *int `json:"maxDegree,omitempty"`       // 1..5
+	FollowThreshold *int `json:"followThreshold,omitempty"` // 0..100
+	Red             *int `json:"red,omitempty"`             // 0..100; above the threshold it is lowered to it
+}
+
+// Band is the max degree and the follow band a query is answered with.
+type Band struct {
+	MaxDegree       int `json:"maxDegree"`
+	FollowThreshold int `json:"followThreshold"`
+	Red             int `json:"red"`
+}
+
+// DefaultBand is the extension's defaults (and the settings').
+var DefaultBand = Band{MaxDegree: 4, FollowThreshold: settings.DefaultFollowThreshold, Red: settings.DefaultRed}
+
+// band is q's overrides on top of def, checked as the extension's sliders
+// bound them; a red above the threshold is lowered to meet it, as the
+// extension does (no mixed band).
+func (q Query) band(def Band) (Band, error) {
+	b := def
+	for _, o := range []struct {
+		name     string
+		v        *int
+		to       *int
+		min, max int
+	}{
+		{"maxDegree", q.MaxDegree, &b.MaxDegree, 1, settings.MaxDepthHardCap},
+		{"followThreshold", q.FollowThreshold, &b.FollowThreshold, 0, 100},
+		{"red", q.Red, &b.Red, 0, 100},
+	} {
+		if o.v == nil {
+			continue
+		}
+		if *o.v < o.min || *o.v > o.max {
+			return Band{}, fmt.Errorf("%w: %s must be from %d to %d, not %d", ErrBand, o.name, o.min, o.max, *o.v)
+		}
+		*o.to = *o.v
+	}
+	b.Red = min(b.Red, b.FollowThreshold)
+	return b, nil
 }
 
 // Answer is the resolver answer (SPEC §12).
 type Answer struct {
-	Subject       string              `json:"subject"`
-	Context       string              `json:"context"`
-	Verdict       string              `json:"verdict"`
+	Subject string `json:"subject"`
+	Context string `json:"context"`
+	Verdict string `json:"verdict"`
+	Band    Band   `json:"band"` // the values this answer used
+	// Degree is the degree that decided (its authors' depth + 1, as the
+	// extension counts it); 0 when no followed author spoke.
+	Degree int `json:"degree"`
+	// Percent is round(100 × trust ÷ (trust + distrust)) at Degree; null
+	// when nothing counted there (only neutral statements, or none).
+	Percent       *int                `json:"percent"`
+	Degrees       []DegreeCount       `json:"degrees"` // the counts at every degree that has evidence
 	Evidence      []Evidence          `json:"evidence"`
 	Paths         [][]string          `json:"paths"`
 	Ratings       Ratings             `json:"ratings"`
@@ -56,13 +111,22 @@ type Answer struct {
 	Coverage      status.Coverage     `json:"coverage"`
 }
 
-// Evidence is one frontier author's statement about the subject.
+// DegreeCount is the statements of the authors at one degree.
+type DegreeCount struct {
+	Degree   int `json:"degree"`
+	Trust    int `json:"trust"`
+	Distrust int `json:"distrust"`
+	Neutral  int `json:"neutral"`
+}
+
+// Evidence is one followed author's statement about the subject.
 type Evidence struct {
 	Author    string  `json:"author"`
 	Subject   string  `json:"subject"` // the subject or an identity bound to it
 	Value     int     `json:"value"`   // 1 trust, 0 neutral, -1 distrust
 	Context   string  `json:"context"` // the context whose slot answered
-	Depth     int     `json:"depth"`   // the author's hops from a root
+	Depth     int     `json:"depth"`   // the author's hops from a root in the walk
+	Counted   bool    `json:"counted"` // a trust or distrust at the deciding degree
 	EventID   string  `json:"eventId"`
 	CreatedAt int64   `json:"createdAt"`
 	Labels    []Label `json:"labels"`
@@ -75,11 +139,12 @@ type Label struct {
 	Description string `json:"description,omitempty"`
 }
 
-// Ratings summarises the 32014 ratings of frontier authors (exact context).
-// The average, as the verdict, comes from the nearest depth that rated
-// (NIP-32014 client behaviour, the extension's resolver).
+// Ratings summarises the 32014 ratings of the authors the ratings walk
+// follows (the trust walk with follow threshold 1), in the query context,
+// its parents, then global. The average, as the verdict, comes from the
+// nearest depth that rated (the extension's rating resolver).
 type Ratings struct {
-	Count    int     `json:"count"`    // every frontier author's rating
+	Count    int     `json:"count"`    // every followed author's rating
 	Average  float64 `json:"average"`  // of the ratings at Depth
 	Depth    int     `json:"depth"`    // the nearest depth with a rating
 	Averaged int     `json:"averaged"` // ratings at Depth
@@ -96,17 +161,26 @@ type CoverageSource interface {
 	SyncCoverage() []string
 }
 
+// BandSource gives the user's band, which queries override per field.
+type BandSource func() Band
+
 // Resolver answers queries. It is safe for concurrent use.
 type Resolver struct {
 	heap     *heap.Heap
 	frontier FrontierSource
 	coverage CoverageSource
+	band     BandSource
+	walks    walkCache
 	now      func() time.Time
 }
 
-// New returns a resolver; cov may be nil (no sync reasons).
-func New(h *heap.Heap, f FrontierSource, cov CoverageSource) *Resolver {
-	return &Resolver{heap: h, frontier: f, coverage: cov, now: time.Now}
+// New returns a resolver; cov may be nil (no sync reasons), band nil for
+// DefaultBand.
+func New(h *heap.Heap, f FrontierSource, cov CoverageSource, band BandSource) *Resolver {
+	if band == nil {
+		band = func() Band { return DefaultBand }
+	}
+	return &Resolver{heap: h, frontier: f, coverage: cov, band: band, now: time.Now}
 }
 
 // subjectRef is a subject as heap lookups take it.
@@ -115,8 +189,8 @@ type subjectRef struct {
 	value string
 }
 
-// Resolve answers q. Only a malformed subject is an error; a subject nobody
-// in the frontier spoke about gets verdict "none".
+// Resolve answers q. Only a malformed subject or band is an error; a
+// subject no followed author spoke about gets verdict "none".
 func (r *Resolver) Resolve(ctx context.Context, q Query) (Answer, error) {
 	start := time.Now()
 	if err := ctx.Err(); err != nil {
@@ -126,13 +200,17 @@ func (r *Resolver) Resolve(ctx context.Context, q Query) (Answer, error) {
 	if err != nil {
 		return Answer{}, err
 	}
+	band, err := q.band(r.band())
+	if err != nil {
+		return Answer{}, err
+	}
 	fr := r.frontier.Current()
 	if len(q.Roots) > 0 {
 		fr = r.frontier.WithRoots(q.Roots)
 	}
 	a := Answer{
-		Subject: subject, Context: q.Context,
-		Evidence: []Evidence{}, Paths: [][]string{}, Bindings: []heap.Binding{},
+		Subject: subject, Context: q.Context, Band: band,
+		Degrees: []DegreeCount{}, Evidence: []Evidence{}, Paths: [][]string{}, Bindings: []heap.Binding{},
 		Truncation: append([]status.Truncation{}, fr.Truncation...),
 	}
 	now := r.now().Unix()
@@ -141,8 +219,21 @@ func (r *Resolver) Resolve(ctx context.Context, q Query) (Answer, error) {
 	var ratings []rating
 	r.heap.View(func(v heap.View) {
 		a.GraphVersion, limitReason = v.Version(), v.LimitReason()
+		p := walkParams{roots: strings.Join(fr.Roots, ","), context: q.Context, scope: q.Scope, maxDegree: band.MaxDegree, threshold: band.FollowThreshold}
+		trustWalk := r.walks.get(v, p, now)
+		p.threshold = 1 // the extension's rating query follows any author with a positive percentage
+		ratingWalk := r.walks.get(v, p, now)
+
 		inFrontier := func(n heap.NodeID) bool { _, ok := fr.NodeDepth(n); return ok }
-		for _, n := range subjectNodes(v, refs, now, inFrontier) {
+		nodes := subjectNodes(v, refs, now, inFrontier)
+		counted := func(w *walk) func(heap.NodeID) bool {
+			return func(n heap.NodeID) bool {
+				_, ok := w.depthOf(n)
+				return ok && !slices.Contains(nodes, n) // a subject's word about itself is no evidence
+			}
+		}
+		var spoke []heap.NodeID // one statement per author: the subject's own node first, then aliases
+		for _, n := range nodes {
 			for _, b := range v.Bindings(n, now, inFrontier) {
 				if slices.Contains(a.Bindings, b) {
 					continue // a bound pair shows on both of its nodes
@@ -150,24 +241,81 @@ func (r *Resolver) Resolve(ctx context.Context, q Query) (Answer, error) {
 				a.Bindings = append(a.Bindings, b)
 				pending = pending || b.State == heap.StatePending
 			}
-			for _, ev := range v.Statements(n, validation.KindTrust, q.Context, q.Scope, now, inFrontier) {
-				a.Evidence = append(a.Evidence, evidence(v, fr, ev))
+			for _, ev := range v.Statements(n, validation.KindTrust, q.Context, q.Scope, now, counted(trustWalk)) {
+				if !slices.Contains(spoke, ev.Author) {
+					spoke = append(spoke, ev.Author)
+					depth, _ := trustWalk.depthOf(ev.Author)
+					a.Evidence = append(a.Evidence, evidence(v, depth, ev))
+				}
 			}
-			for _, ev := range v.Statements(n, validation.KindRating, q.Context, q.Scope, now, inFrontier) {
-				depth, _ := fr.NodeDepth(ev.Author)
-				ratings = append(ratings, rating{depth, ev.Score})
+		}
+		slices.SortFunc(a.Evidence, func(x, y Evidence) int {
+			return cmp.Or(cmp.Compare(x.Depth, y.Depth), strings.Compare(x.Author, y.Author), strings.Compare(x.Subject, y.Subject))
+		})
+		for _, e := range a.Evidence {
+			if author, ok := v.Pubkey(e.Author); ok && len(a.Paths) < MaxPaths {
+				a.Paths = append(a.Paths, trustWalk.path(v, author))
+			}
+		}
+		var rated []heap.NodeID
+		for _, n := range nodes {
+			for _, ev := range v.Statements(n, validation.KindRating, q.Context, q.Scope, now, counted(ratingWalk)) {
+				if !slices.Contains(rated, ev.Author) {
+					rated = append(rated, ev.Author)
+					depth, _ := ratingWalk.depthOf(ev.Author)
+					ratings = append(ratings, rating{depth, ev.Score})
+				}
 			}
 		}
 	})
-	slices.SortFunc(a.Evidence, func(x, y Evidence) int {
-		return cmp.Or(cmp.Compare(x.Depth, y.Depth), strings.Compare(x.Author, y.Author), strings.Compare(x.Subject, y.Subject))
-	})
 	a.Ratings = summarise(ratings)
-	a.Verdict = verdict(nearest(a.Evidence))
-	a.Paths = paths(fr, a.Evidence)
+	a.decide()
 	a.Coverage = r.coverageOf(fr, pending, limitReason)
 	a.ComputeMicros = time.Since(start).Microseconds()
 	return a, nil
+}
+
+// decide counts the evidence per degree and takes the verdict from the
+// nearest degree that has any (a neutral statement stops farther degrees
+// from counting, as the extension's Score.add does).
+func (a *Answer) decide() {
+	for _, e := range a.Evidence {
+		degree := e.Depth + 1
+		if n := len(a.Degrees); n == 0 || a.Degrees[n-1].Degree != degree {
+			a.Degrees = append(a.Degrees, DegreeCount{Degree: degree})
+		}
+		d := &a.Degrees[len(a.Degrees)-1]
+		switch {
+		case e.Value > 0:
+			d.Trust++
+		case e.Value < 0:
+			d.Distrust++
+		default:
+			d.Neutral++
+		}
+	}
+	a.Verdict = VerdictNone
+	if len(a.Degrees) == 0 {
+		return
+	}
+	nearest := a.Degrees[0]
+	a.Degree = nearest.Degree
+	for i := range a.Evidence {
+		a.Evidence[i].Counted = a.Evidence[i].Depth+1 == a.Degree && a.Evidence[i].Value != 0
+	}
+	p, ok := percent(nearest.Trust, nearest.Distrust)
+	if !ok {
+		return
+	}
+	a.Percent = &p
+	switch {
+	case p >= a.Band.FollowThreshold:
+		a.Verdict = VerdictTrusted
+	case p < a.Band.Red:
+		a.Verdict = VerdictDistrusted
+	default:
+		a.Verdict = VerdictMixed
+	}
 }
 
 // subjectNodes are the held nodes of the subject and of the identities
@@ -188,8 +336,7 @@ func subjectNodes(v heap.View, refs []subjectRef, now int64, inFrontier heap.Tru
 	return out
 }
 
-func evidence(v heap.View, fr *frontier.Result, ev heap.Evidence) Evidence {
-	depth, _ := fr.NodeDepth(ev.Author)
+func evidence(v heap.View, depth int, ev heap.Evidence) Evidence {
 	out := Evidence{
 		Author: v.Text(ev.Author), Subject: v.Text(ev.Subject), Value: ev.Value, Context: ev.Context,
 		Depth: depth, EventID: ev.EventID, CreatedAt: ev.CreatedAt,
@@ -201,7 +348,7 @@ func evidence(v heap.View, fr *frontier.Result, ev heap.Evidence) Evidence {
 	return out
 }
 
-// rating is one frontier author's score and the author's depth.
+// rating is one followed author's score and the author's depth.
 type rating struct {
 	depth int
 	score float64
@@ -221,61 +368,6 @@ func summarise(rs []rating) Ratings {
 		}
 	}
 	out.Average = sum / float64(out.Averaged)
-	return out
-}
-
-// nearest is the evidence at the nearest depth that has any (evidence is
-// sorted by depth): farther authors are listed but do not decide.
-func nearest(evidence []Evidence) []Evidence {
-	i := 0
-	for i < len(evidence) && evidence[i].Depth == evidence[0].Depth {
-		i++
-	}
-	return evidence[:i]
-}
-
-func verdict(evidence []Evidence) string {
-	var pos, neg, neutral bool
-	for _, e := range evidence {
-		switch {
-		case e.Value > 0:
-			pos = true
-		case e.Value < 0:
-			neg = true
-		default:
-			neutral = true
-		}
-	}
-	switch {
-	case pos && neg:
-		return VerdictMixed
-	case pos:
-		return VerdictTrusted
-	case neg:
-		return VerdictDistrusted
-	case neutral:
-		return VerdictNeutral
-	}
-	return VerdictNone
-}
-
-// paths are the hop paths to the evidence authors, nearest first, one per
-// author, at most MaxPaths.
-func paths(fr *frontier.Result, evidence []Evidence) [][]string {
-	out := [][]string{}
-	var seen []string
-	for _, e := range evidence {
-		if len(out) == MaxPaths {
-			break
-		}
-		if slices.Contains(seen, e.Author) {
-			continue
-		}
-		seen = append(seen, e.Author)
-		if p := fr.Path(e.Author); p != nil {
-			out = append(out, p)
-		}
-	}
 	return out
 }
 

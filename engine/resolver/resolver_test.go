@@ -51,7 +51,7 @@ func newFixture(t *testing.T, limits settings.Limits, cov CoverageSource, stmts 
 	h.Apply(append([]*validation.Statement{hop(1, 2), hop(2, 3), hop(8, 9)}, stmts...), nil)
 	tr := frontier.NewTracker(h, frontier.Config{Limits: limits, Roots: []string{pk(1)}})
 	tr.Recompute()
-	return &fixture{heap: h, tracker: tr, res: New(h, tr, cov)}
+	return &fixture{heap: h, tracker: tr, res: New(h, tr, cov, nil)}
 }
 
 func (f *fixture) resolve(t *testing.T, q Query) Answer {
@@ -76,7 +76,7 @@ func TestVerdicts(t *testing.T) {
 		// issue 9 item 13: the nearest depth with evidence decides
 		{"nearest depth decides", []*validation.Statement{stmt(1, 'i', subj, "1", ""), stmt(3, 'i', subj, "-1", "")}, VerdictTrusted},
 		{"nearest depth decides, farther trust listed only", []*validation.Statement{stmt(2, 'i', subj, "-1", ""), stmt(3, 'i', subj, "1", "")}, VerdictDistrusted},
-		{"neutral", []*validation.Statement{stmt(2, 'i', subj, "0", "")}, VerdictNeutral},
+		{"only neutral is none", []*validation.Statement{stmt(2, 'i', subj, "0", "")}, VerdictNone},
 		{"none without statements", nil, VerdictNone},
 		{"authors outside the frontier are not evidence", []*validation.Statement{stmt(8, 'i', subj, "1", ""), stmt(9, 'i', subj, "-1", "")}, VerdictNone},
 		{"deleted statement is no evidence", []*validation.Statement{stmt(2, 'i', subj, "", "")}, VerdictNone},
@@ -123,7 +123,9 @@ func TestEvidencePathsAndSanitising(t *testing.T) {
 	}
 }
 
-func TestRatingsFromFrontierExactContext(t *testing.T) {
+// Ratings come from the authors the ratings walk follows, in the query
+// context, its parents, then global (issue 18 rule 5: the extension's code).
+func TestRatingsFromFollowedAuthorsWithContextFallback(t *testing.T) {
 	subj := "post:id:5"
 	r := func(author int, score, ctx string) *validation.Statement {
 		s := stmt(author, 'i', subj, score, ctx)
@@ -131,19 +133,22 @@ func TestRatingsFromFrontierExactContext(t *testing.T) {
 		return s
 	}
 	f := newFixture(t, settings.DefaultLimits(), nil,
-		r(1, "80", "news"), r(2, "40", "news"), r(3, "", "news"), // a deleted rating is not counted
-		r(3, "100", ""), r(9, "0", "news"), // other context, outside the frontier
+		r(1, "80", "news"), r(2, "40", "news"), r(3, "", "news"), // a deleted rating falls through to 3's global one
+		r(3, "100", ""), r(9, "0", "news"), // 9 is outside the walk
 	)
 	a := f.resolve(t, Query{Subject: subj, Context: "news", Scope: "x.com"})
-	// both counted; the average is the nearest depth's: the root's (issue 9 item 13)
-	if a.Ratings != (Ratings{Count: 2, Average: 80, Depth: 0, Averaged: 1}) {
+	// all three counted; the average is the nearest depth's: the root's (issue 9 item 13)
+	if a.Ratings != (Ratings{Count: 3, Average: 80, Depth: 0, Averaged: 1}) {
 		t.Fatalf("ratings %+v", a.Ratings)
 	}
 	if a.Verdict != VerdictNone {
 		t.Fatalf("ratings must not make a verdict: %s", a.Verdict)
 	}
-	if a := f.resolve(t, Query{Subject: subj, Context: "news:local", Scope: "x.com"}); a.Ratings.Count != 0 {
-		t.Fatalf("ratings fell back to a parent context: %+v", a.Ratings)
+	if a := f.resolve(t, Query{Subject: subj, Context: "news:local", Scope: "x.com"}); a.Ratings != (Ratings{Count: 3, Average: 80, Depth: 0, Averaged: 1}) {
+		t.Fatalf("news:local did not fall back to news: %+v", a.Ratings)
+	}
+	if a := f.resolve(t, Query{Subject: subj, Context: "sport", Scope: "x.com"}); a.Ratings != (Ratings{Count: 1, Average: 100, Depth: 2, Averaged: 1}) {
+		t.Fatalf("sport falls back to global only: %+v", a.Ratings)
 	}
 	// Decimals reach the average (issue 9 item 1).
 	newer := []*validation.Statement{r(1, "50.5", "news"), r(2, "40.25", "news"), hop(1, 4), r(4, "40.25", "news")}
@@ -157,7 +162,7 @@ func TestRatingsFromFrontierExactContext(t *testing.T) {
 	}
 	// without the root's rating, depth 1 averages: 2 and 4
 	f.heap.Apply([]*validation.Statement{func() *validation.Statement { s := r(1, "", "news"); s.CreatedAt = 3; return s }()}, nil)
-	if a := f.resolve(t, Query{Subject: subj, Context: "news", Scope: "x.com"}); a.Ratings != (Ratings{Count: 2, Average: 40.25, Depth: 1, Averaged: 2}) {
+	if a := f.resolve(t, Query{Subject: subj, Context: "news", Scope: "x.com"}); a.Ratings != (Ratings{Count: 3, Average: 40.25, Depth: 1, Averaged: 2}) {
 		t.Fatalf("ratings %+v, want depth 1's two averaged", a.Ratings)
 	}
 }

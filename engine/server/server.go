@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
@@ -37,6 +38,10 @@ type ResolveQuery struct {
 	Context string   `json:"context,omitempty"`
 	Scope   string   `json:"scope,omitempty"`
 	Roots   []string `json:"roots,omitempty"`
+	// The extension's knobs for this query (nil: the user's settings).
+	MaxDegree       *int `json:"maxDegree,omitempty"`
+	FollowThreshold *int `json:"followThreshold,omitempty"`
+	Red             *int `json:"red,omitempty"`
 }
 
 // Resolver answers trust questions; the answer is marshalled as JSON.
@@ -228,6 +233,22 @@ func (s *Server) serveResolve(w http.ResponseWriter, r *http.Request) {
 	if q.Subject == "" {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid: subject is required"})
 		return
+	}
+	for _, knob := range []struct {
+		name string
+		to   **int
+	}{{"maxDegree", &q.MaxDegree}, {"followThreshold", &q.FollowThreshold}, {"red", &q.Red}} {
+		name, to := knob.name, knob.to
+		text := r.URL.Query().Get(name)
+		if text == "" {
+			continue
+		}
+		n, err := strconv.Atoi(text)
+		if err != nil {
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid: " + name + " is not a whole number: " + strconv.Quote(text)})
+			return
+		}
+		*to = &n
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
 	defer cancel()

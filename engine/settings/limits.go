@@ -5,9 +5,11 @@ import (
 	"math"
 )
 
-// Limits are the frontier caps, heap guardrails (SPEC §4, §5) and the sync's
-// page timeout.
+// Limits are the frontier caps, heap guardrails (SPEC §4, §5), the sync's
+// page timeout and the resolver's follow band (SPEC §7).
 type Limits struct {
+	// MaxDepth is the extension's max degree N: the frontier fetches authors
+	// at depths 0..N and answers take evidence from depths 0..N-1.
 	MaxDepth           int `json:"maxDepth"`
 	MaxAuthorsPerLevel int `json:"maxAuthorsPerLevel"`
 	MaxTotalAuthors    int `json:"maxTotalAuthors"`
@@ -19,6 +21,13 @@ type Limits struct {
 	// PageTimeoutSeconds is the longest wait for one page of history; a
 	// timed-out page is asked again before the relay counts as failed.
 	PageTimeoutSeconds int `json:"pageTimeoutSeconds"`
+	// FollowThreshold is the percentage round(100 × trust ÷ (trust +
+	// distrust)) at or above which an author is followed by the resolver's
+	// walk and a subject is trusted (the extension's green knob).
+	FollowThreshold int `json:"followThreshold"`
+	// Red is the percentage below which a subject is distrusted; between
+	// Red and FollowThreshold it is mixed. Never above FollowThreshold.
+	Red int `json:"red"`
 }
 
 // DefaultLimits are SPEC §4/§5 defaults.
@@ -27,11 +36,19 @@ func DefaultLimits() Limits {
 		MaxDepth: 4, MaxAuthorsPerLevel: 2000, MaxTotalAuthors: 20000,
 		MaxEvents: 400000, MaxRatingEvents: 400000, MaxDiscoveryEvents: 40000,
 		HeapNodeLimit: 1000000, HeapEdgeLimit: 5000000, PageTimeoutSeconds: 30,
+		FollowThreshold: DefaultFollowThreshold, Red: DefaultRed,
 	}
 }
 
-// MaxDepthHardCap is the deepest frontier walk allowed (SPEC §5).
+// MaxDepthHardCap is the deepest frontier walk allowed (SPEC §5), and the
+// largest max degree a query may ask for (the extension's hard cap).
 const MaxDepthHardCap = 5
+
+// The follow band's defaults, as the extension's (percentages, step 1).
+const (
+	DefaultFollowThreshold = 75
+	DefaultRed             = 25
+)
 
 // LimitField is one limit as every surface names it: the CLI flag, the JSON
 // key (also the CLI's plain output), the UI label, and its bounds.
@@ -39,38 +56,45 @@ type LimitField struct {
 	Flag  string
 	JSON  string
 	Label string
-	Max   int // the minimum is 1 for every limit
+	Min   int
+	Max   int
 	Of    func(*Limits) *int
 }
 
 // LimitFields are all limits in display order. This one table drives the
 // `limits` command's flags and output, the Settings form and validation.
 var LimitFields = []LimitField{
-	{"max-depth", "maxDepth", "Max depth", MaxDepthHardCap, func(l *Limits) *int { return &l.MaxDepth }},
-	{"max-authors-per-level", "maxAuthorsPerLevel", "Max authors per level", math.MaxInt32, func(l *Limits) *int { return &l.MaxAuthorsPerLevel }},
-	{"max-total-authors", "maxTotalAuthors", "Max total authors", math.MaxInt32, func(l *Limits) *int { return &l.MaxTotalAuthors }},
-	{"max-events", "maxEvents", "Max trust events per pass", math.MaxInt32, func(l *Limits) *int { return &l.MaxEvents }},
-	{"max-rating-events", "maxRatingEvents", "Max rating events", math.MaxInt32, func(l *Limits) *int { return &l.MaxRatingEvents }},
-	{"max-discovery-events", "maxDiscoveryEvents", "Max discovery events", math.MaxInt32, func(l *Limits) *int { return &l.MaxDiscoveryEvents }},
-	{"heap-node-limit", "heapNodeLimit", "Heap node limit", math.MaxInt32, func(l *Limits) *int { return &l.HeapNodeLimit }},
-	{"heap-edge-limit", "heapEdgeLimit", "Heap edge limit", math.MaxInt32, func(l *Limits) *int { return &l.HeapEdgeLimit }},
-	{"page-timeout", "pageTimeoutSeconds", "Page timeout (seconds)", 600, func(l *Limits) *int { return &l.PageTimeoutSeconds }},
+	{"max-depth", "maxDepth", "Max degree", 1, MaxDepthHardCap, func(l *Limits) *int { return &l.MaxDepth }},
+	{"follow-threshold", "followThreshold", "Follow threshold (%)", 0, 100, func(l *Limits) *int { return &l.FollowThreshold }},
+	{"red", "red", "Distrusted below (%)", 0, 100, func(l *Limits) *int { return &l.Red }},
+	{"max-authors-per-level", "maxAuthorsPerLevel", "Max authors per level", 1, math.MaxInt32, func(l *Limits) *int { return &l.MaxAuthorsPerLevel }},
+	{"max-total-authors", "maxTotalAuthors", "Max total authors", 1, math.MaxInt32, func(l *Limits) *int { return &l.MaxTotalAuthors }},
+	{"max-events", "maxEvents", "Max trust events per pass", 1, math.MaxInt32, func(l *Limits) *int { return &l.MaxEvents }},
+	{"max-rating-events", "maxRatingEvents", "Max rating events", 1, math.MaxInt32, func(l *Limits) *int { return &l.MaxRatingEvents }},
+	{"max-discovery-events", "maxDiscoveryEvents", "Max discovery events", 1, math.MaxInt32, func(l *Limits) *int { return &l.MaxDiscoveryEvents }},
+	{"heap-node-limit", "heapNodeLimit", "Heap node limit", 1, math.MaxInt32, func(l *Limits) *int { return &l.HeapNodeLimit }},
+	{"heap-edge-limit", "heapEdgeLimit", "Heap edge limit", 1, math.MaxInt32, func(l *Limits) *int { return &l.HeapEdgeLimit }},
+	{"page-timeout", "pageTimeoutSeconds", "Page timeout (seconds)", 1, 600, func(l *Limits) *int { return &l.PageTimeoutSeconds }},
 }
 
 // Check reports whether v is within f's bounds.
 func (f LimitField) Check(v int) error {
-	if v < 1 || v > f.Max {
-		return fmt.Errorf("%s must be from 1 to %d, not %d", f.JSON, f.Max, v)
+	if v < f.Min || v > f.Max {
+		return fmt.Errorf("%s must be from %d to %d, not %d", f.JSON, f.Min, f.Max, v)
 	}
 	return nil
 }
 
-// Validate checks every limit against its bounds.
+// Validate checks every limit against its bounds, and that the red band
+// ends at or below the follow threshold (they may meet: no mixed band).
 func (l Limits) Validate() error {
 	for _, f := range LimitFields {
 		if err := f.Check(*f.Of(&l)); err != nil {
 			return err
 		}
+	}
+	if l.Red > l.FollowThreshold {
+		return fmt.Errorf("red must not be above followThreshold (%d > %d)", l.Red, l.FollowThreshold)
 	}
 	return nil
 }
