@@ -66,7 +66,9 @@ func TestBandOverridesOverWebSocketAndHTTP(t *testing.T) {
 		t.Fatalf("RESOLVE maxDegree 9: %s", raw)
 	}
 
-	get := func(query string) (int, string) { return httpGet(t, base+"/api/v1/resolve?subject="+subject.Pubkey+query) }
+	get := func(query string) (int, string) {
+		return httpGet(t, base+"/api/v1/resolve?subject="+subject.Pubkey+query)
+	}
 	if code, body := get("&red=60"); code != 200 || decode([]byte(body)).Verdict != "distrusted" {
 		t.Fatalf("HTTP red 60: %d %s", code, body)
 	}
