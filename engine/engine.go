@@ -1,7 +1,11 @@
 // Package engine wires the embedded sync/ingest engine together: store,
-// ingest pipeline, heap, frontier, resolver, relay sync and server. It is the
-// only thing the CLI and the desktop UI talk to: they read Status and call
-// commands. It imports no GUI code.
+// ingest pipeline, heap, frontier, resolver, both sync profiles and server
+// (docs/ARCHITECTURE.md). The CLI and the desktop UI run it through Engine:
+// they read Status, Subscribe and call commands. They also import other
+// engine packages for their types and rules (settings, status, resolver,
+// heap, ingest, validation), and the CLI's settings commands change settings
+// with settings.Modify on a store.Store of their own, which a running engine
+// notices through the store's revision. It imports no GUI code.
 package engine
 
 import (
@@ -372,9 +376,10 @@ func (e *Engine) notify() {
 
 // Subscribe registers fn for status snapshots while Serve runs: the latest
 // one, at most four a second while something changes and one a second
-// otherwise, one call at a time. This is the only coalescing of snapshots,
-// so fn should hand the snapshot on and return; it must not call cancel.
-// Once cancel returns, fn is not called again.
+// otherwise, one call at a time. A subscriber may thin them further (the
+// desktop window renders at most two a second); fn should hand the snapshot
+// on and return, and it must not call cancel. Once cancel returns, fn is not
+// called again.
 func (e *Engine) Subscribe(fn func(status.Snapshot)) (cancel func()) {
 	e.mu.Lock()
 	id := e.nextSub
