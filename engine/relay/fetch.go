@@ -86,6 +86,11 @@ func (c *Conn) FetchIDs(ctx context.Context, f nostr.Filter, ids []string, onPag
 
 // Page runs one REQ until EOSE and returns its events.
 func (c *Conn) Page(ctx context.Context, f nostr.Filter) ([]*nostr.Event, error) {
+	return c.pageFilters(ctx, nostr.Filters{f})
+}
+
+// pageFilters runs one REQ of filters until EOSE and returns its events.
+func (c *Conn) pageFilters(ctx context.Context, filters nostr.Filters) ([]*nostr.Event, error) {
 	done := make(chan error, 2)
 	var evs []*nostr.Event // written by the read loop only until done fires
 	signal := func(err error) {
@@ -94,7 +99,7 @@ func (c *Conn) Page(ctx context.Context, f nostr.Filter) ([]*nostr.Event, error)
 		default:
 		}
 	}
-	s, err := c.Subscribe(nostr.Filters{f}, Handler{
+	s, err := c.Subscribe(filters, Handler{
 		Event:  func(ev *nostr.Event) { evs = append(evs, ev) },
 		EOSE:   func() { signal(nil) },
 		Closed: func(reason string) { signal(&ClosedError{Reason: reason}) },

@@ -3,7 +3,7 @@ package reposync
 import (
 	"context"
 	"errors"
-	"strconv"
+	"slices"
 	"sync"
 	"time"
 
@@ -77,13 +77,13 @@ type owed struct {
 	live    bool
 }
 
-// progress is how far one filter's history was paged by attempts that did
+// progress is how far a group of filters' history was paged by attempts that did
 // not finish (the connection dropped, the relay failed a page), so the next
 // attempt goes on from there instead of starting again from the newest
 // event: a history longer than one connection lasts still completes.
 type progress struct {
-	started int64 // unix time the paging began: what is newer is asked again from started − 15 min
-	until   int64 // oldest created_at reached (resume with until); 0 = the end was reached
+	started int64         // unix time the paging began: what is newer is asked again from started − 15 min
+	left    nostr.Filters // the filters not finished, each with the until to go on from; none = all in
 }
 
 // update queues incremental filters (history without since, then live) and
@@ -324,10 +324,15 @@ func (c *relayConn) addPending(ctx context.Context, conn *relay.Conn, set *relay
 		o := c.pending[0] // only this goroutine removes entries
 		c.mu.Unlock()
 		start := c.s.cfg.Clock.Now()
-		for _, lf := range o.filters {
-			if err := c.fetch(ctx, conn, []LayerFilter{lf}, 0, &c.counts.byLayer[lf.Layer], nil); err != nil {
+		for i := 0; i < len(o.filters); {
+			j := i + 1 // the run of one layer: fetch groups its filters over the same references
+			for j < len(o.filters) && o.filters[j].Layer == o.filters[i].Layer {
+				j++
+			}
+			if err := c.fetch(ctx, conn, o.filters[i:j], 0, &c.counts.byLayer[o.filters[i].Layer], nil); err != nil {
 				return err
 			}
+			i = j
 		}
 		if !o.live {
 			if err := set.Add(ctx, c.groups(o.filters, start.Add(-relay.ReconnectWindow).Unix())); err != nil {
@@ -344,80 +349,125 @@ func (c *relayConn) addPending(ctx context.Context, conn *relay.Conn, set *relay
 // and ingests it, counting the events in count. A whole history of which we
 // hold part is reconciled with NIP-77 instead, when the relay does it: only
 // the events we lack are fetched. refresh, when not nil, gathers what NIP-77
-// did. An attempt that fails leaves each filter's progress for the next
-// attempt at the same filters, which goes on from there.
+// did. The filters of one layer over the same references are paged together
+// (relay.FetchEach), so an event they share comes once. An attempt that
+// fails leaves each group's progress for the next attempt at the same
+// filters, which goes on from there.
 func (c *relayConn) fetch(ctx context.Context, conn *relay.Conn, filters []LayerFilter, since int64, count interface{ Add(int64) int64 }, refresh *relay.RefreshTally) error {
 	ingest := func(evs []*nostr.Event) error {
 		count.Add(int64(len(evs)))
 		_, err := c.s.cfg.Sink.Ingest(ctx, c.url, evs)
 		return err
 	}
-	for _, lf := range filters {
-		if err := c.fetchFilter(ctx, conn, lf.Filter, since, ingest, refresh); err != nil {
+	groups := sameReferences(filters, since)
+	for _, g := range groups {
+		if err := c.fetchGroup(ctx, conn, g, ingest, refresh); err != nil {
 			return err
 		}
 	}
 	c.mu.Lock()
-	for _, lf := range filters {
-		delete(c.progress, progressKey(lf.Filter, since))
+	for _, g := range groups {
+		delete(c.progress, progressKey(g))
 	}
 	c.mu.Unlock()
 	return nil
 }
 
-// fetchFilter fetches one filter's history since since, going on from the
+// sameReferences groups filters, each with since > 0 set: consecutive
+// filters of layer 2 or 3 over the same references (#a/#A/#q, #e/#E/#q)
+// form one group.
+func sameReferences(filters []LayerFilter, since int64) []nostr.Filters {
+	var out []nostr.Filters
+	for i, lf := range filters {
+		f := lf.Filter
+		if since > 0 {
+			f.Since = timestamp(since)
+		}
+		if i > 0 && lf.Layer != LayerAnnouncements && lf.Layer == filters[i-1].Layer && slices.Equal(references(lf.Filter), references(filters[i-1].Filter)) {
+			out[len(out)-1] = append(out[len(out)-1], f)
+			continue
+		}
+		out = append(out, nostr.Filters{f})
+	}
+	return out
+}
+
+// references are the values of a layer 2 or 3 filter's one tag.
+func references(f nostr.Filter) []string {
+	for _, values := range f.Tags {
+		return values
+	}
+	return nil
+}
+
+// fetchGroup fetches the history of a group of filters, going on from the
 // progress an earlier attempt left: first what is newer than that attempt's
-// start, then what is older than the oldest event it reached.
-func (c *relayConn) fetchFilter(ctx context.Context, conn *relay.Conn, f nostr.Filter, since int64, ingest func([]*nostr.Event) error, refresh *relay.RefreshTally) error {
-	key := progressKey(f, since)
+// start, then what it had not reached.
+func (c *relayConn) fetchGroup(ctx context.Context, conn *relay.Conn, filters nostr.Filters, ingest func([]*nostr.Event) error, refresh *relay.RefreshTally) error {
+	key := progressKey(filters)
 	c.mu.Lock()
 	p, resuming := c.progress[key]
 	c.mu.Unlock()
 	now := c.s.cfg.Clock.Now().Unix()
-	if since > 0 {
-		f.Since = timestamp(since)
-	}
-	if since == 0 && (!resuming || p.until > 0) {
-		// NIP-77 finds what we lack of the whole history, wherever an
+	if filters[0].Since == nil && (!resuming || len(p.left) > 0) {
+		// NIP-77 finds what we lack of each whole history, wherever an
 		// earlier attempt stopped
-		err := c.reconcile(ctx, conn, f, ingest, refresh)
-		if err == nil {
+		paged, err := c.reconcileEach(ctx, conn, filters, ingest, refresh)
+		if err != nil {
+			return err
+		}
+		if len(paged) == 0 {
 			c.saveProgress(key, progress{started: now})
 			return nil
 		}
-		if !errors.Is(err, relay.ErrNotReconciled) && !relay.IsReconcileRefused(err) {
-			return err
+		if !resuming {
+			filters = paged
 		}
 	}
 	if resuming {
-		newer := f
-		newer.Since = timestamp(max(since, p.started-int64(relay.ReconnectWindow/time.Second)))
-		st, err := conn.FetchPages(ctx, newer, 0, ingest)
+		since := p.started - int64(relay.ReconnectWindow/time.Second)
+		newer := slices.Clone(filters)
+		for i := range newer {
+			if newer[i].Since == nil || int64(*newer[i].Since) < since {
+				newer[i].Since = timestamp(since)
+			}
+		}
+		st, _, err := conn.FetchEach(ctx, newer, ingest)
 		c.link.Fetched(st)
 		if err != nil {
 			return err
 		}
 		p.started = now
 		c.saveProgress(key, p)
-		if p.until == 0 {
+		if len(p.left) == 0 {
 			return nil
 		}
-		f.Until = timestamp(p.until)
+		filters = p.left
 	} else {
 		p.started = now
 	}
-	st, err := conn.FetchPages(ctx, f, 0, ingest)
+	st, left, err := conn.FetchEach(ctx, filters, ingest)
 	c.link.Fetched(st)
-	if err != nil {
-		if st.Events > 0 {
-			p.until = st.Oldest
-			c.saveProgress(key, p)
-		}
-		return err
-	}
-	p.until = 0
+	p.left = left
 	c.saveProgress(key, p)
-	return nil
+	return err
+}
+
+// reconcileEach reconciles each filter's whole history with NIP-77 where the
+// relay does it and returns the filters left to page.
+func (c *relayConn) reconcileEach(ctx context.Context, conn *relay.Conn, filters nostr.Filters, ingest func([]*nostr.Event) error, refresh *relay.RefreshTally) (nostr.Filters, error) {
+	var paged nostr.Filters
+	for _, f := range filters {
+		err := c.reconcile(ctx, conn, f, ingest, refresh)
+		switch {
+		case err == nil:
+		case errors.Is(err, relay.ErrNotReconciled) || relay.IsReconcileRefused(err):
+			paged = append(paged, f)
+		default:
+			return nil, err
+		}
+	}
+	return paged, nil
 }
 
 func (c *relayConn) saveProgress(key string, p progress) {
@@ -426,10 +476,8 @@ func (c *relayConn) saveProgress(key string, p progress) {
 	c.mu.Unlock()
 }
 
-// progressKey names a filter fetched since since across attempts.
-func progressKey(f nostr.Filter, since int64) string {
-	return strconv.FormatInt(since, 10) + " " + f.String()
-}
+// progressKey names a group of filters across attempts.
+func progressKey(filters nostr.Filters) string { return filters.String() }
 
 func timestamp(unix int64) *nostr.Timestamp {
 	ts := nostr.Timestamp(unix)

@@ -3,6 +3,7 @@ package reposync
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -92,5 +93,40 @@ func TestRepeatedBatchFailuresBackOff(t *testing.T) {
 	}
 	if d := second.CoolingUntil - first.CoolingUntil; d < 9 { // the second starts as the first ends
 		t.Fatalf("second cool-down ends %d s after the first, want 10 (5 s, then 10 s): %+v", d, second)
+	}
+}
+
+// A restart's catch-up pages the #e, #E and #q filters over the same root
+// events together: a NIP-22 comment, which names its root by both e and E,
+// is sent about once instead of twice. The relay here refuses NIP-77 (which
+// would skip held events anyway) and publishes its page size.
+func TestCatchUpSendsSharedCommentsOnce(t *testing.T) {
+	now := time.Now().Unix()
+	b := faultrelay.StartForTest(t, faultrelay.Mode{CapLimit: 50, AdvertiseCap: true, NegRefusal: "NEG-ERR"})
+	ann := owner.Announce("tool", []string{ourService, b.URL}, nil, now-9000)
+	issue := stranger.Root(KindIssue, "busy thread", now-8000, fixture.RepoRef(owner.Pubkey, "tool"))
+	comments := make([]*nostr.Event, 200)
+	for i := range comments {
+		c := maint.Tagging(1111, "E", now-7000+int64(i), issue.ID)
+		c.Tags = append(c.Tags, nostr.Tag{"e", issue.ID}) // a top-level comment: its parent is the root
+		comments[i] = maint.Sign(c)
+	}
+	b.Publish(ann, issue)
+	b.Publish(comments...)
+	path := filepath.Join(t.TempDir(), "dtp.db")
+	n, stop := startNodeAt(t, path, []string{ourService}, "")
+	push(t, n, ann)
+	waitStored(t, n, comments...)
+	stop()
+
+	resetCountersAfterStop(t, b)
+	n, stop = startNodeAt(t, path, []string{ourService}, "")
+	t.Cleanup(stop)
+	waitRelay(t, n, b.URL, "live after the catch-up", func(r status.RepoRelay) bool { return r.State == status.StateLive })
+	held := int64(len(comments) + 2)
+	sent := b.EventsSent()
+	t.Logf("the restart's catch-up was sent %d events for %d held", sent, held)
+	if sent > held+held/4 {
+		t.Fatalf("the catch-up was sent %d events for %d held, want each about once", sent, held)
 	}
 }
