@@ -31,17 +31,23 @@ func TestNewRecursiveMaintainerStateArrives(t *testing.T) {
 	waitStored(t, n, state)
 }
 
-// endTool has the owner end the repository "tool" on n (an announcement
-// without our service, refused) and waits until its relays are closed.
-func endTool(t *testing.T, n *node, relays []string, at int64) {
+// issueThenEnd has n hold owner's repository "tool" synced from relay b
+// and an issue of it, then the owner end it (an announcement without our
+// service, refused); it waits until the relay is closed and returns the
+// issue.
+func issueThenEnd(t *testing.T, n *node, b string, now int64) *nostr.Event {
 	t.Helper()
-	if r, _ := n.pipe.SubmitWait(context.Background(), owner.Announce("tool", relays, nil, at), "push"); r.OK() {
+	push(t, n, owner.Announce("tool", []string{ourService, b}, nil, now-100))
+	issue := stranger.Root(KindIssue, "old thread", now-90, fixture.RepoRef(owner.Pubkey, "tool"))
+	push(t, n, issue)
+	if r, _ := n.pipe.SubmitWait(context.Background(), owner.Announce("tool", []string{b}, nil, now-50), "push"); r.OK() {
 		t.Fatal("the announcement that drops us was stored")
 	}
 	testutil.EventuallyWithin(t, patience, "the ended repository's relays closed", func() bool {
 		st := n.sync.Status()
 		return st.Repos == 0 && len(st.Relays) == 0
 	})
+	return issue
 }
 
 // A repository whose owner lists this server again is followed with the
@@ -52,11 +58,7 @@ func TestListedAgainFollowsItsRoots(t *testing.T) {
 	now := time.Now().Unix()
 	b := faultrelay.StartForTest(t, faultrelay.Mode{})
 	n := startNode(t, []string{ourService}, "")
-	ref := fixture.RepoRef(owner.Pubkey, "tool")
-	push(t, n, owner.Announce("tool", []string{ourService, b.URL}, nil, now-100))
-	issue := stranger.Root(KindIssue, "old thread", now-90, ref)
-	push(t, n, issue)
-	endTool(t, n, []string{b.URL}, now-50)
+	issue := issueThenEnd(t, n, b.URL, now)
 
 	comment := maint.Tagging(1111, "E", now-40, issue.ID)
 	b.Publish(comment)
@@ -80,14 +82,10 @@ func TestEndedRepositoryAcceptsNothingNew(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "dtp.db")
 	n, stop := startNodeAt(t, path, []string{ourService}, "")
 	t.Cleanup(stop)
-	ref := fixture.RepoRef(owner.Pubkey, "tool")
-	push(t, n, owner.Announce("tool", []string{ourService, b.URL}, nil, now-100))
-	issue := stranger.Root(KindIssue, "old thread", now-90, ref)
-	push(t, n, issue)
-	endTool(t, n, []string{b.URL}, now-50)
+	issue := issueThenEnd(t, n, b.URL, now)
 
 	comment := maint.Tagging(1111, "E", now-40, issue.ID)
-	newIssue := stranger.Root(KindIssue, "after the end", now-39, ref)
+	newIssue := stranger.Root(KindIssue, "after the end", now-39, fixture.RepoRef(owner.Pubkey, "tool"))
 	for _, ev := range []*nostr.Event{comment, newIssue} {
 		if r, _ := n.pipe.SubmitWait(ctx, ev, "push"); r.OK() || r.Message != "blocked: "+RuleNotAboutRepo {
 			t.Fatalf("kind %d about the ended repository: %+v, want refused as %q", ev.Kind, r, RuleNotAboutRepo)
