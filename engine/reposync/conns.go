@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
@@ -291,9 +292,9 @@ func (c *relayConn) catchUp(ctx context.Context, conn *relay.Conn, filters []Lay
 		since = c.lastGood.Add(-relay.ReconnectWindow).Unix()
 	}
 	c.mu.Unlock()
-	count := &c.counts.gap
+	count := func(Layer) *atomic.Int64 { return &c.counts.gap }
 	if daily {
-		count = &c.counts.catchup
+		count = func(Layer) *atomic.Int64 { return &c.counts.catchup }
 	}
 	var refresh relay.RefreshTally
 	if err := c.fetch(ctx, conn, filters, since, count, &refresh); err != nil {
@@ -324,15 +325,9 @@ func (c *relayConn) addPending(ctx context.Context, conn *relay.Conn, set *relay
 		o := c.pending[0] // only this goroutine removes entries
 		c.mu.Unlock()
 		start := c.s.cfg.Clock.Now()
-		for i := 0; i < len(o.filters); {
-			j := i + 1 // the run of one layer: fetch groups its filters over the same references
-			for j < len(o.filters) && o.filters[j].Layer == o.filters[i].Layer {
-				j++
-			}
-			if err := c.fetch(ctx, conn, o.filters[i:j], 0, &c.counts.byLayer[o.filters[i].Layer], nil); err != nil {
-				return err
-			}
-			i = j
+		byLayer := func(l Layer) *atomic.Int64 { return &c.counts.byLayer[l] }
+		if err := c.fetch(ctx, conn, o.filters, 0, byLayer, nil); err != nil {
+			return err
 		}
 		if !o.live {
 			if err := set.Add(ctx, c.groups(o.filters, start.Add(-relay.ReconnectWindow).Unix())); err != nil {
@@ -346,48 +341,55 @@ func (c *relayConn) addPending(ctx context.Context, conn *relay.Conn, set *relay
 }
 
 // fetch pages through each filter's history since since (0 = all) to EOSE
-// and ingests it, counting the events in count. A whole history of which we
-// hold part is reconciled with NIP-77 instead, when the relay does it: only
-// the events we lack are fetched. refresh, when not nil, gathers what NIP-77
-// did. The filters of one layer over the same references are paged together
-// (relay.FetchEach), so an event they share comes once. An attempt that
-// fails leaves each group's progress for the next attempt at the same
-// filters, which goes on from there.
-func (c *relayConn) fetch(ctx context.Context, conn *relay.Conn, filters []LayerFilter, since int64, count interface{ Add(int64) int64 }, refresh *relay.RefreshTally) error {
-	ingest := func(evs []*nostr.Event) error {
-		count.Add(int64(len(evs)))
-		_, err := c.s.cfg.Sink.Ingest(ctx, c.url, evs)
-		return err
-	}
+// and ingests it, counting the events in count's counter for their layer. A
+// whole history of which we hold part is reconciled with NIP-77 instead,
+// when the relay does it: only the events we lack are fetched. refresh, when
+// not nil, gathers what NIP-77 did. The filters of one layer over the same
+// references are paged together (relay.FetchEach), so an event they share
+// comes once. An attempt that fails leaves each group's progress for the
+// next attempt at the same filters, which goes on from there.
+func (c *relayConn) fetch(ctx context.Context, conn *relay.Conn, filters []LayerFilter, since int64, count func(Layer) *atomic.Int64, refresh *relay.RefreshTally) error {
 	groups := sameReferences(filters, since)
 	for _, g := range groups {
-		if err := c.fetchGroup(ctx, conn, g, ingest, refresh); err != nil {
+		ingest := func(evs []*nostr.Event) error {
+			count(g.layer).Add(int64(len(evs)))
+			_, err := c.s.cfg.Sink.Ingest(ctx, c.url, evs)
+			return err
+		}
+		if err := c.fetchGroup(ctx, conn, g.filters, ingest, refresh); err != nil {
 			return err
 		}
 	}
 	c.mu.Lock()
 	for _, g := range groups {
-		delete(c.progress, progressKey(g))
+		delete(c.progress, progressKey(g.filters))
 	}
 	c.mu.Unlock()
 	return nil
 }
 
+// layerGroup is filters of one layer fetched together.
+type layerGroup struct {
+	layer   Layer
+	filters nostr.Filters
+}
+
 // sameReferences groups filters, each with since > 0 set: consecutive
 // filters of layer 2 or 3 over the same references (#a/#A/#q, #e/#E/#q)
 // form one group.
-func sameReferences(filters []LayerFilter, since int64) []nostr.Filters {
-	var out []nostr.Filters
+func sameReferences(filters []LayerFilter, since int64) []layerGroup {
+	var out []layerGroup
 	for i, lf := range filters {
 		f := lf.Filter
 		if since > 0 {
 			f.Since = timestamp(since)
 		}
 		if i > 0 && lf.Layer != LayerAnnouncements && lf.Layer == filters[i-1].Layer && slices.Equal(references(lf.Filter), references(filters[i-1].Filter)) {
-			out[len(out)-1] = append(out[len(out)-1], f)
+			last := &out[len(out)-1]
+			last.filters = append(last.filters, f)
 			continue
 		}
-		out = append(out, nostr.Filters{f})
+		out = append(out, layerGroup{lf.Layer, nostr.Filters{f}})
 	}
 	return out
 }
