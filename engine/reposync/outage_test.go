@@ -12,6 +12,7 @@ import (
 	"dtp-personal/engine/fixture"
 	"dtp-personal/engine/ingest"
 	"dtp-personal/engine/internal/faultrelay"
+	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/status"
 )
 
@@ -65,7 +66,11 @@ func TestLongHistoryPagesToTheEndAcrossDrops(t *testing.T) {
 	b.Publish(issues...)
 	n := startNode(t, []string{ourService}, "")
 	push(t, n, ann)
-	waitRelay(t, n, b.URL, "live after the whole history", func(r status.RepoRelay) bool { return r.State == status.StateLive })
+	// about 11 s under -race: two connections' paging and the 5 s backoff after the drop
+	testutil.EventuallyWithin(t, 3*patience, "live after the whole history", func() bool {
+		st := n.sync.Status()
+		return len(st.Relays) == 1 && st.Relays[0].State == status.StateLive
+	})
 	waitStored(t, n, issues...)
 }
 
