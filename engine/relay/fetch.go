@@ -86,6 +86,11 @@ func (c *Conn) FetchIDs(ctx context.Context, f nostr.Filter, ids []string, onPag
 
 // Page runs one REQ until EOSE and returns its events.
 func (c *Conn) Page(ctx context.Context, f nostr.Filter) ([]*nostr.Event, error) {
+	return c.pageFilters(ctx, nostr.Filters{f})
+}
+
+// pageFilters runs one REQ of filters until EOSE and returns its events.
+func (c *Conn) pageFilters(ctx context.Context, filters nostr.Filters) ([]*nostr.Event, error) {
 	done := make(chan error, 2)
 	var evs []*nostr.Event // written by the read loop only until done fires
 	signal := func(err error) {
@@ -94,7 +99,7 @@ func (c *Conn) Page(ctx context.Context, f nostr.Filter) ([]*nostr.Event, error)
 		default:
 		}
 	}
-	s, err := c.Subscribe(nostr.Filters{f}, Handler{
+	s, err := c.Subscribe(filters, Handler{
 		Event:  func(ev *nostr.Event) { evs = append(evs, ev) },
 		EOSE:   func() { signal(nil) },
 		Closed: func(reason string) { signal(&ClosedError{Reason: reason}) },
@@ -122,7 +127,16 @@ func (c *Conn) Page(ctx context.Context, f nostr.Filter) ([]*nostr.Event, error)
 
 // Fetch pages backwards through f (until = smallest created_at of the
 // previous page) and hands each page's new events to onPage. It returns nil
-// only after EOSE on an unsaturated final page.
+// only after EOSE on an unsaturated final page; after MaxPages full pages it
+// fails with ErrSaturated (SPEC §6.2, trust sync's batches).
+func (c *Conn) Fetch(ctx context.Context, f nostr.Filter, onPage func([]*nostr.Event) error) (FetchStats, error) {
+	return c.FetchPages(ctx, f, MaxPages, onPage)
+}
+
+// FetchPages is Fetch with at most maxPages pages (0 = page until EOSE,
+// however long the history). On failure the returned stats' Oldest is where
+// a later attempt may resume (until = Oldest): every event of f newer than
+// it was handed to onPage.
 //
 // Relays that cap limit below what we ask: a page shorter than asked is
 // complete when the cap is known, from NIP-11 limitation.max_limit (then we
@@ -131,7 +145,7 @@ func (c *Conn) Page(ctx context.Context, f nostr.Filter) ([]*nostr.Event, error)
 // anything new, the relay capped at the short page's size, which is learned
 // for the rest of the connection. An unpublished cap therefore costs one
 // extra REQ per non-empty batch, and never loses events.
-func (c *Conn) Fetch(ctx context.Context, f nostr.Filter, onPage func([]*nostr.Event) error) (FetchStats, error) {
+func (c *Conn) FetchPages(ctx context.Context, f nostr.Filter, maxPages int, onPage func([]*nostr.Event) error) (FetchStats, error) {
 	var st FetchStats
 	limit := PageLimit
 	if c.maxLimit > 0 && c.maxLimit < limit {
@@ -140,7 +154,7 @@ func (c *Conn) Fetch(ctx context.Context, f nostr.Filter, onPage func([]*nostr.E
 	seen := make(map[string]struct{})
 	confirming := 0 // size of a short page awaiting confirmation
 	for page := 1; ; page++ {
-		if page > MaxPages {
+		if maxPages > 0 && page > maxPages {
 			return st, ErrSaturated
 		}
 		pf := f

@@ -112,10 +112,17 @@ func (ix *Index) admitTagged(ev *nostr.Event) error {
 		}
 	}
 	for _, v := range taggedIDs(ev) {
-		if k, ok := parseEventKey(v); ok {
-			if _, held := ix.roots[k]; held {
-				return nil
+		k, ok := parseEventKey(v)
+		switch {
+		case !ok:
+		case ix.rootHeld(k):
+			return nil
+		case len(ix.roots[k]) > 0:
+			// a root of an ended repository: only its owner listing us again helps
+			for _, r := range ix.roots[k] {
+				wants = append(wants, string(r))
 			}
+		default:
 			wants = append(wants, v)
 		}
 	}

@@ -3,7 +3,9 @@ package reposync
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
@@ -43,13 +45,15 @@ type relayConn struct {
 	link   *relay.Link
 
 	mu        sync.Mutex
-	full      []LayerFilter   // every filter the relay should carry
-	pending   [][]LayerFilter // incremental filters not yet sent
+	full      []LayerFilter // every filter the relay should carry
+	pending   []*owed       // incremental filters whose history is still owed, oldest first
+	progress  map[string]progress
 	state     string
 	set       *relay.LiveSet
 	lastGood  time.Time // last moment everything received was committed
 	coolUntil time.Time // a failed batch: the relay is left alone until then
 	coolWhy   string
+	failedRun int                  // batches failed in a row since the connection was last live
 	caughtUp  int64                // UTC day of the last full catch-up
 	refresh   relay.RefreshFigures // what NIP-77 did in it
 
@@ -61,9 +65,26 @@ type relayConn struct {
 func newRelayConn(s *Syncer, url string, counts *relayCounts, full []LayerFilter) *relayConn {
 	return &relayConn{
 		s: s, url: url, counts: counts, full: full, state: status.StateIdle,
-		link: s.links.Get(url), caughtUp: -1,
+		link: s.links.Get(url), caughtUp: -1, progress: map[string]progress{},
 		wake: make(chan struct{}, 1), done: make(chan struct{}),
 	}
+}
+
+// owed is one window's incremental filters: their whole history (no since)
+// is owed whatever the connection's state when they came, and they are
+// subscribed live unless the full set of a later connection already is.
+type owed struct {
+	filters []LayerFilter
+	live    bool
+}
+
+// progress is how far a group of filters' history was paged by attempts that did
+// not finish (the connection dropped, the relay failed a page), so the next
+// attempt goes on from there instead of starting again from the newest
+// event: a history longer than one connection lasts still completes.
+type progress struct {
+	started int64         // unix time the paging began: what is newer is asked again from started − 15 min
+	left    nostr.Filters // the filters not finished, each with the until to go on from; none = all in
 }
 
 // update queues incremental filters (history without since, then live) and
@@ -72,7 +93,7 @@ func (c *relayConn) update(incremental, full []LayerFilter) {
 	c.mu.Lock()
 	c.full = full
 	if len(incremental) > 0 {
-		c.pending = append(c.pending, incremental)
+		c.pending = append(c.pending, &owed{filters: incremental})
 	}
 	c.mu.Unlock()
 	select {
@@ -132,15 +153,23 @@ func (c *relayConn) run(ctx context.Context) {
 	}
 }
 
+// batchBackoff paces batches that fail in a row as connection failures are
+// paced (SPEC §6.5): 5 s, 10 s, 20 s … 1 h, no jitter (GRASP-02).
+var batchBackoff = relay.Backoff{Initial: health.BackoffBase, Max: health.BackoffCap}
+
 // retryAfter is how long a relay whose batch failed is left alone before the
-// batch is asked again: a minute after it refused for load, else the first
-// backoff step.
+// batch is asked again: the next step of batchBackoff, and at least a minute
+// after it refused for load.
 func (c *relayConn) retryAfter(batchErr error) time.Duration {
+	c.mu.Lock()
+	c.failedRun++
+	d := batchBackoff.Delay(c.failedRun)
+	c.mu.Unlock()
 	var closed *relay.ClosedError
 	if errors.As(batchErr, &closed) && relay.IsRefusal(closed.Reason) {
-		return relay.RefusalCooldown
+		d = max(d, relay.RefusalCooldown)
 	}
-	return health.BackoffBase
+	return d
 }
 
 // pause waits d after a failed batch, showing the cool-down and why in the
@@ -178,7 +207,6 @@ func (c *relayConn) serve(ctx context.Context, conn *relay.Conn) error {
 	})
 	c.mu.Lock()
 	c.set = set
-	c.pending = nil // the full set below covers them
 	c.mu.Unlock()
 	defer func() {
 		set.CloseAll()
@@ -197,13 +225,32 @@ func (c *relayConn) serve(ctx context.Context, conn *relay.Conn) error {
 	}()
 
 	start := clock.Now()
-	if err := c.catchUp(ctx, conn, c.fullSet(), start); err != nil {
+	c.mu.Lock()
+	full, owedBefore := c.full, len(c.pending)
+	c.mu.Unlock()
+	wasDaily, err := c.catchUp(ctx, conn, full, start)
+	if err != nil {
 		return err
 	}
-	if err := set.Add(ctx, c.groups(c.fullSet(), start.Add(-relay.ReconnectWindow).Unix())); err != nil {
+	c.mu.Lock()
+	if wasDaily {
+		c.pending = c.pending[owedBefore:] // their whole history came with full's
+	}
+	for _, o := range c.pending {
+		o.live = true // the full set subscribed below carries them
+	}
+	full = c.full
+	c.mu.Unlock()
+	if err := set.Add(ctx, c.groups(full, start.Add(-relay.ReconnectWindow).Unix())); err != nil {
+		return err
+	}
+	if err := c.addPending(ctx, conn, set); err != nil {
 		return err
 	}
 	c.good(start)
+	c.mu.Lock()
+	c.failedRun = 0
+	c.mu.Unlock()
 	c.setState(status.StateLive)
 	daily := clock.After(nextUTCDay(clock.Now()).Sub(clock.Now()))
 	for {
@@ -226,7 +273,7 @@ func (c *relayConn) serve(ctx context.Context, conn *relay.Conn) error {
 				return err
 			}
 		case <-daily:
-			if err := c.catchUp(ctx, conn, c.fullSet(), clock.Now()); err != nil {
+			if _, err := c.catchUp(ctx, conn, c.fullSet(), clock.Now()); err != nil {
 				return err
 			}
 			daily = clock.After(nextUTCDay(clock.Now()).Sub(clock.Now()))
@@ -236,83 +283,207 @@ func (c *relayConn) serve(ctx context.Context, conn *relay.Conn) error {
 
 // catchUp fetches history: everything once per UTC day (and on the first
 // connection), else what was missed since the last good moment − 15 min.
-func (c *relayConn) catchUp(ctx context.Context, conn *relay.Conn, filters []LayerFilter, now time.Time) error {
+// daily reports which it was.
+func (c *relayConn) catchUp(ctx context.Context, conn *relay.Conn, filters []LayerFilter, now time.Time) (daily bool, err error) {
 	c.mu.Lock()
-	daily := c.caughtUp != utcDay(now)
+	daily = c.caughtUp != utcDay(now)
 	since := int64(0)
 	if !daily && !c.lastGood.IsZero() {
 		since = c.lastGood.Add(-relay.ReconnectWindow).Unix()
 	}
 	c.mu.Unlock()
-	count := &c.counts.gap
+	count := func(Layer) *atomic.Int64 { return &c.counts.gap }
 	if daily {
-		count = &c.counts.catchup
+		count = func(Layer) *atomic.Int64 { return &c.counts.catchup }
 	}
 	var refresh relay.RefreshTally
 	if err := c.fetch(ctx, conn, filters, since, count, &refresh); err != nil {
-		return err
+		return daily, err
 	}
 	if daily {
 		c.mu.Lock()
 		c.caughtUp = utcDay(now)
 		c.refresh, _ = refresh.Figures()
+		clear(c.progress) // every filter's whole history is in: what other sets reached is moot
 		c.mu.Unlock()
 	}
 	c.good(now)
-	return nil
+	return daily, nil
 }
 
-// addPending sends the incremental filters: their history, then live.
+// addPending fetches the owed filters' history and subscribes those not yet
+// live, in the order they came. Each leaves the queue only once done, so a
+// connection that fails meanwhile leaves the rest (and its paging progress)
+// to the next.
 func (c *relayConn) addPending(ctx context.Context, conn *relay.Conn, set *relay.LiveSet) error {
-	c.mu.Lock()
-	pending := c.pending
-	c.pending = nil
-	c.mu.Unlock()
-	for _, filters := range pending {
+	for {
+		c.mu.Lock()
+		if len(c.pending) == 0 {
+			c.mu.Unlock()
+			return nil
+		}
+		o := c.pending[0] // only this goroutine removes entries
+		c.mu.Unlock()
 		start := c.s.cfg.Clock.Now()
-		for _, lf := range filters {
-			if err := c.fetch(ctx, conn, []LayerFilter{lf}, 0, &c.counts.byLayer[lf.Layer], nil); err != nil {
+		byLayer := func(l Layer) *atomic.Int64 { return &c.counts.byLayer[l] }
+		if err := c.fetch(ctx, conn, o.filters, 0, byLayer, nil); err != nil {
+			return err
+		}
+		if !o.live {
+			if err := set.Add(ctx, c.groups(o.filters, start.Add(-relay.ReconnectWindow).Unix())); err != nil {
 				return err
 			}
 		}
-		if err := set.Add(ctx, c.groups(filters, start.Add(-relay.ReconnectWindow).Unix())); err != nil {
+		c.mu.Lock()
+		c.pending = c.pending[1:]
+		c.mu.Unlock()
+	}
+}
+
+// fetch pages through each filter's history since since (0 = all) to EOSE
+// and ingests it, counting the events in count's counter for their layer. A
+// whole history of which we hold part is reconciled with NIP-77 instead,
+// when the relay does it: only the events we lack are fetched. refresh, when
+// not nil, gathers what NIP-77 did. The filters of one layer over the same
+// references are paged together (relay.FetchEach), so an event they share
+// comes once. An attempt that fails leaves each group's progress for the
+// next attempt at the same filters, which goes on from there.
+func (c *relayConn) fetch(ctx context.Context, conn *relay.Conn, filters []LayerFilter, since int64, count func(Layer) *atomic.Int64, refresh *relay.RefreshTally) error {
+	groups := sameReferences(filters, since)
+	for _, g := range groups {
+		ingest := func(evs []*nostr.Event) error {
+			count(g.layer).Add(int64(len(evs)))
+			_, err := c.s.cfg.Sink.Ingest(ctx, c.url, evs)
+			return err
+		}
+		if err := c.fetchGroup(ctx, conn, g.filters, ingest, refresh); err != nil {
 			return err
 		}
 	}
+	c.mu.Lock()
+	for _, g := range groups {
+		delete(c.progress, progressKey(g.filters))
+	}
+	c.mu.Unlock()
 	return nil
 }
 
-// fetch pages through each filter's history since since (0 = all) and
-// ingests it, counting the events in count. A whole history of which we hold
-// part is reconciled with NIP-77 instead, when the relay does it: only the
-// events we lack are fetched. refresh, when not nil, gathers what NIP-77 did.
-func (c *relayConn) fetch(ctx context.Context, conn *relay.Conn, filters []LayerFilter, since int64, count interface{ Add(int64) int64 }, refresh *relay.RefreshTally) error {
-	ingest := func(evs []*nostr.Event) error {
-		count.Add(int64(len(evs)))
-		_, err := c.s.cfg.Sink.Ingest(ctx, c.url, evs)
-		return err
-	}
-	for _, lf := range filters {
+// layerGroup is filters of one layer fetched together.
+type layerGroup struct {
+	layer   Layer
+	filters nostr.Filters
+}
+
+// sameReferences groups filters, each with since > 0 set: consecutive
+// filters of layer 2 or 3 over the same references (#a/#A/#q, #e/#E/#q)
+// form one group.
+func sameReferences(filters []LayerFilter, since int64) []layerGroup {
+	var out []layerGroup
+	for i, lf := range filters {
 		f := lf.Filter
 		if since > 0 {
-			ts := nostr.Timestamp(since)
-			f.Since = &ts
-		} else {
-			err := c.reconcile(ctx, conn, f, ingest, refresh)
-			if err == nil {
-				continue
-			}
-			if !errors.Is(err, relay.ErrNotReconciled) && !relay.IsReconcileRefused(err) {
-				return err
+			f.Since = timestamp(since)
+		}
+		if i > 0 && lf.Layer != LayerAnnouncements && lf.Layer == filters[i-1].Layer && slices.Equal(references(lf.Filter), references(filters[i-1].Filter)) {
+			last := &out[len(out)-1]
+			last.filters = append(last.filters, f)
+			continue
+		}
+		out = append(out, layerGroup{lf.Layer, nostr.Filters{f}})
+	}
+	return out
+}
+
+// references are the values of a layer 2 or 3 filter's one tag.
+func references(f nostr.Filter) []string {
+	for _, values := range f.Tags {
+		return values
+	}
+	return nil
+}
+
+// fetchGroup fetches the history of a group of filters, going on from the
+// progress an earlier attempt left: first what is newer than that attempt's
+// start, then what it had not reached.
+func (c *relayConn) fetchGroup(ctx context.Context, conn *relay.Conn, filters nostr.Filters, ingest func([]*nostr.Event) error, refresh *relay.RefreshTally) error {
+	key := progressKey(filters)
+	c.mu.Lock()
+	p, resuming := c.progress[key]
+	c.mu.Unlock()
+	now := c.s.cfg.Clock.Now().Unix()
+	if filters[0].Since == nil && (!resuming || len(p.left) > 0) {
+		// NIP-77 finds what we lack of each whole history, wherever an
+		// earlier attempt stopped
+		paged, err := c.reconcileEach(ctx, conn, filters, ingest, refresh)
+		if err != nil {
+			return err
+		}
+		if len(paged) == 0 {
+			c.saveProgress(key, progress{started: now})
+			return nil
+		}
+		if !resuming {
+			filters = paged
+		}
+	}
+	if resuming {
+		since := p.started - int64(relay.ReconnectWindow/time.Second)
+		newer := slices.Clone(filters)
+		for i := range newer {
+			if newer[i].Since == nil || int64(*newer[i].Since) < since {
+				newer[i].Since = timestamp(since)
 			}
 		}
-		st, err := conn.Fetch(ctx, f, ingest)
+		st, _, err := conn.FetchEach(ctx, newer, ingest)
 		c.link.Fetched(st)
 		if err != nil {
 			return err
 		}
+		p.started = now
+		c.saveProgress(key, p)
+		if len(p.left) == 0 {
+			return nil
+		}
+		filters = p.left
+	} else {
+		p.started = now
 	}
-	return nil
+	st, left, err := conn.FetchEach(ctx, filters, ingest)
+	c.link.Fetched(st)
+	p.left = left
+	c.saveProgress(key, p)
+	return err
+}
+
+// reconcileEach reconciles each filter's whole history with NIP-77 where the
+// relay does it and returns the filters left to page.
+func (c *relayConn) reconcileEach(ctx context.Context, conn *relay.Conn, filters nostr.Filters, ingest func([]*nostr.Event) error, refresh *relay.RefreshTally) (nostr.Filters, error) {
+	var paged nostr.Filters
+	for _, f := range filters {
+		err := c.reconcile(ctx, conn, f, ingest, refresh)
+		switch {
+		case err == nil:
+		case errors.Is(err, relay.ErrNotReconciled) || relay.IsReconcileRefused(err):
+			paged = append(paged, f)
+		default:
+			return nil, err
+		}
+	}
+	return paged, nil
+}
+
+func (c *relayConn) saveProgress(key string, p progress) {
+	c.mu.Lock()
+	c.progress[key] = p
+	c.mu.Unlock()
+}
+
+// progressKey names a group of filters across attempts.
+func progressKey(filters nostr.Filters) string { return filters.String() }
+
+func timestamp(unix int64) *nostr.Timestamp {
+	ts := nostr.Timestamp(unix)
+	return &ts
 }
 
 // reconcile fetches what f's history holds that we lack, found by NIP-77.
@@ -372,8 +543,7 @@ func (c *relayConn) groups(filters []LayerFilter, since int64) []relay.Group {
 	for i, lf := range filters {
 		f := lf.Filter
 		if since > 0 {
-			ts := nostr.Timestamp(since)
-			f.Since = &ts
+			f.Since = timestamp(since)
 		}
 		out[i] = relay.Group{Label: lf.Layer, Filters: nostr.Filters{f}}
 	}

@@ -22,14 +22,18 @@ type Index struct {
 	services []string
 	anns     map[annKey]*Announcement // every announcement held (listing us, or a maintainer's)
 	byD      map[string][]annKey      // d → the announcements of that d
-	roots    map[eventKey][]RepoRef   // held root event → the held repos it belongs to
+	// held root event → every repository it names, held or not (one that
+	// ended keeps its roots for the day its owner lists us again)
+	roots  map[eventKey][]RepoRef
+	byRepo map[RepoRef][]eventKey // the reverse of roots
 }
 
 // NewIndex is an empty index for our service URLs (normalised).
 func NewIndex(services []string, normalize Normalizer) *Index {
 	return &Index{
 		normalize: normalize, services: slices.Clone(services),
-		anns: map[annKey]*Announcement{}, byD: map[string][]annKey{}, roots: map[eventKey][]RepoRef{},
+		anns: map[annKey]*Announcement{}, byD: map[string][]annKey{},
+		roots: map[eventKey][]RepoRef{}, byRepo: map[RepoRef][]eventKey{},
 	}
 }
 
@@ -71,17 +75,39 @@ func (ix *Index) removeAnnouncement(k annKey) {
 	}
 }
 
-// putRoot links a root event to the held repositories it names.
-func (ix *Index) putRoot(id string, refs []RepoRef) {
-	k, ok := parseEventKey(id)
-	if !ok || len(refs) == 0 {
-		return
-	}
+// putRoot links a held root event to the repositories it names.
+func (ix *Index) putRoot(k eventKey, refs []RepoRef) {
 	for _, r := range refs {
 		if !slices.Contains(ix.roots[k], r) {
 			ix.roots[k] = append(ix.roots[k], r)
+			ix.byRepo[r] = append(ix.byRepo[r], k)
 		}
 	}
+}
+
+// rootHeld reports whether k is a held root event of a repository this
+// server keeps: the roots of an ended repository are not. Callers hold mu.
+func (ix *Index) rootHeld(k eventKey) bool {
+	for _, r := range ix.roots[k] {
+		if ix.heldRef(string(r)) != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// maintainerSets are the recursive maintainer sets of the held
+// repositories with id d. Callers hold mu.
+func (ix *Index) maintainerSets(d string) map[RepoRef][]string {
+	out := map[RepoRef][]string{}
+	for _, k := range ix.byD[d] {
+		if a := ix.held(k.pubkey, d); a != nil {
+			set := ix.maintainers(k.pubkey, d)
+			slices.Sort(set)
+			out[a.Ref()] = set
+		}
+	}
+	return out
 }
 
 // held returns the announcement of a repository this server keeps: the
@@ -168,19 +194,36 @@ func (ix *Index) Apply(ev *nostr.Event) (*Change, []string) {
 	switch {
 	case ev.Kind == KindAnnouncement:
 		a := ParseAnnouncement(ev, ix.normalize)
+		c := &Change{Announcement: &a}
 		ix.mu.Lock()
+		before := ix.maintainerSets(a.D)
 		ix.putAnnouncement(&a)
-		ix.mu.Unlock()
-		return &Change{Announcement: &a}, []string{string(a.Ref()), dKey(a.D)}
-	case IsRootKind(ev.Kind):
-		ix.mu.Lock()
-		var refs []RepoRef
-		for _, r := range rootRefs(ev) {
-			if a := ix.heldRef(string(r)); a != nil {
-				refs = append(refs, a.ref) // the announcement's copy: one string per repository, not per event
+		for ref, set := range ix.maintainerSets(a.D) {
+			if !slices.Equal(before[ref], set) {
+				c.StateOf = append(c.StateOf, ref)
 			}
 		}
-		ix.putRoot(ev.ID, refs)
+		if ix.held(a.Owner, a.D) != nil {
+			c.Roots = slices.Clone(ix.byRepo[a.Ref()])
+		}
+		ix.mu.Unlock()
+		slices.Sort(c.StateOf)
+		return c, []string{string(a.Ref()), dKey(a.D)}
+	case IsRootKind(ev.Kind):
+		k, ok := parseEventKey(ev.ID)
+		if !ok {
+			return nil, nil
+		}
+		ix.mu.Lock()
+		var refs, named []RepoRef
+		for _, r := range rootRefs(ev) {
+			if a := ix.heldRef(string(r)); a != nil {
+				r = a.ref // the announcement's copy: one string per repository, not per event
+				refs = append(refs, r)
+			}
+			named = append(named, r)
+		}
+		ix.putRoot(k, named) // stored, so held once: at start-up, an ended repository's too
 		ix.mu.Unlock()
 		if len(refs) == 0 {
 			return nil, nil
@@ -191,7 +234,9 @@ func (ix *Index) Apply(ev *nostr.Event) (*Change, []string) {
 }
 
 // End forgets a repository whose owner published an announcement that no
-// longer lists this server; the plan drops its filters.
+// longer lists this server; the plan drops its filters. Its root events stay
+// indexed but no longer admit anything (rootHeld), until the owner lists
+// this server again.
 func (ix *Index) End(ref RepoRef) *Change {
 	owner, d, ok := ParseRef(string(ref))
 	if !ok {

@@ -67,6 +67,16 @@ func Filters(refs []RepoRef, roots []string, maintainers func(RepoRef) []string,
 	return out
 }
 
+// StateFilters ask for the state of refs by their maintainers alone: a
+// maintainer set changed.
+func StateFilters(refs []RepoRef, maintainers func(RepoRef) []string) []LayerFilter {
+	var out []LayerFilter
+	for chunk := range slices.Chunk(refs, ChunkSize) {
+		out = append(out, LayerFilter{LayerAnnouncements, stateFilter(chunk, maintainers)})
+	}
+	return out
+}
+
 // stateFilter asks for the 30618 of chunk's repositories by their
 // maintainers.
 func stateFilter(chunk []RepoRef, maintainers func(RepoRef) []string) nostr.Filter {

@@ -7,7 +7,9 @@ import (
 
 // Change is one fact the plan learns from the committed stream.
 type Change struct {
-	Announcement *Announcement // a stored announcement (the newest of its slot)
+	Announcement *Announcement // a stored announcement (the newest of its slot) ...
+	Roots        []eventKey    // ... the held root events of its repository, when held ...
+	StateOf      []RepoRef     // ... and the held repositories whose maintainer set it changed
 	Ended        RepoRef       // a repository this server stopped keeping
 	Root         string        // a stored root event id ...
 	RootRefs     []RepoRef     // ... and the held repositories it belongs to
@@ -50,6 +52,7 @@ type RelayDelta struct {
 	Close bool      // no repository left (never the bootstrap relay)
 	Refs  []RepoRef // repositories newly on this relay: incremental layer 1–2 filters
 	Roots []string  // root events newly followed here: incremental layer 3 filters
+	State []RepoRef // repositories whose maintainer set changed: a new state filter
 	// Shrunk: a repository left this relay; its filters go at the next
 	// consolidation.
 	Shrunk bool
@@ -87,7 +90,8 @@ func (p *Plan) fold(changes []Change, delta func(string) *RelayDelta) {
 	for _, c := range changes {
 		switch {
 		case c.Announcement != nil:
-			p.announce(c.Announcement, delta)
+			p.announce(c.Announcement, c.Roots, delta)
+			p.restate(c.StateOf, delta)
 		case c.Ended != "":
 			p.unfollow(c.Ended, delta)
 		case c.Root != "":
@@ -97,8 +101,8 @@ func (p *Plan) fold(changes []Change, delta func(string) *RelayDelta) {
 }
 
 // announce follows, updates or unfollows a repository from its newest
-// announcement.
-func (p *Plan) announce(a *Announcement, delta func(string) *RelayDelta) {
+// announcement; a repository followed again takes back its held roots.
+func (p *Plan) announce(a *Announcement, roots []eventKey, delta func(string) *RelayDelta) {
 	ref := a.Ref()
 	if !a.Lists(p.services) {
 		if _, ok := p.repos[ref]; ok {
@@ -108,7 +112,7 @@ func (p *Plan) announce(a *Announcement, delta func(string) *RelayDelta) {
 	}
 	f := p.repos[ref]
 	if f == nil {
-		f = &followed{}
+		f = &followed{roots: roots}
 		p.repos[ref] = f
 	}
 	next := p.syncRelays(a)
@@ -123,11 +127,20 @@ func (p *Plan) announce(a *Announcement, delta func(string) *RelayDelta) {
 		}
 	}
 	f.relays = next
-	// a changed maintainer list changes the state filter of every relay
-	for _, r := range f.relays {
-		d := delta(r)
-		if !slices.Contains(d.Refs, ref) {
-			d.Refs = append(d.Refs, ref)
+}
+
+// restate asks each relay of the followed repositories in refs for their
+// state by their new maintainer sets.
+func (p *Plan) restate(refs []RepoRef, delta func(string) *RelayDelta) {
+	for _, ref := range refs {
+		f := p.repos[ref]
+		if f == nil {
+			continue
+		}
+		for _, r := range f.relays {
+			if d := delta(r); !slices.Contains(d.State, ref) {
+				d.State = append(d.State, ref)
+			}
 		}
 	}
 }

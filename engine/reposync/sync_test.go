@@ -245,7 +245,8 @@ func waitRelay(t *testing.T, n *node, url, what string, ok func(r status.RepoRel
 }
 
 // followToolOn starts a node that follows owner's repository "tool" from a
-// fault relay B (also its bootstrap relay), live on B.
+// fault relay B (also its bootstrap relay), live on B with every filter's
+// history fetched.
 func followToolOn(t *testing.T, now int64) (*node, *faultrelay.Relay) {
 	t.Helper()
 	b := faultrelay.StartForTest(t, faultrelay.Mode{})
@@ -254,6 +255,14 @@ func followToolOn(t *testing.T, now int64) (*node, *faultrelay.Relay) {
 	n := startNode(t, []string{ourService}, b.URL)
 	waitStored(t, n, ann)
 	waitRelay(t, n, b.URL, "live connection", func(r status.RepoRelay) bool { return r.State == status.StateLive })
+	testutil.EventuallyWithin(t, patience, "the repository's filters fetched", func() bool {
+		n.sync.mu.Lock()
+		c := n.sync.conns[b.URL]
+		n.sync.mu.Unlock()
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return len(c.full) > 1 && len(c.pending) == 0
+	})
 	return n, b
 }
 

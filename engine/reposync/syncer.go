@@ -337,7 +337,8 @@ func (s *Syncer) flush(cs []Change) {
 			s.start(d.Relay)
 		default:
 			full := RelayFilters(s.plan, s.ix, d.Relay)
-			c.update(Filters(d.Refs, d.Roots, s.ix.Maintainers, false), full)
+			restated := slices.DeleteFunc(d.State, func(ref RepoRef) bool { return slices.Contains(d.Refs, ref) }) // Refs bring their state filters
+			c.update(append(Filters(d.Refs, d.Roots, s.ix.Maintainers, false), StateFilters(restated, s.ix.Maintainers)...), full)
 		}
 	}
 	if left {

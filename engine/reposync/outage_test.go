@@ -1,0 +1,137 @@
+package reposync
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+
+	"dtp-personal/engine/fixture"
+	"dtp-personal/engine/ingest"
+	"dtp-personal/engine/internal/faultrelay"
+	"dtp-personal/engine/internal/testutil"
+	"dtp-personal/engine/status"
+)
+
+// push submits ev to n as a client would and fails unless it is stored.
+func push(t *testing.T, n *node, ev *nostr.Event) {
+	t.Helper()
+	if r, err := n.pipe.SubmitWait(context.Background(), ev, "push"); err != nil || r.Outcome != ingest.Stored {
+		t.Fatalf("push kind %d: %+v %v", ev.Kind, r, err)
+	}
+}
+
+// A root event that arrives while its relay's connection is down gives that
+// relay new filters; the reconnect fetches their whole history, older than
+// the last success − 15 min. Before, the reconnect dropped them and the
+// comment arrived only at the next UTC day's catch-up.
+func TestFiltersAddedWhileDownFetchTheirHistory(t *testing.T) {
+	now := time.Now().Unix()
+	n, b := followToolOn(t, now)
+	b.SetMode(faultrelay.Mode{DropAfterAccept: true})
+	b.DropAll()
+	down := waitRelay(t, n, b.URL, "the drop seen", func(r status.RepoRelay) bool { return !r.Connected })
+
+	issue := stranger.Root(KindIssue, "pushed while the relay is down", now-7200, fixture.RepoRef(owner.Pubkey, "tool"))
+	comment := maint.Tagging(1111, "E", now-7100, issue.ID)
+	b.Publish(comment)
+	push(t, n, issue)
+	waitRelay(t, n, b.URL, "the new root's filters queued", func(r status.RepoRelay) bool { return r.Filters > down.Filters })
+	b.SetMode(faultrelay.Mode{})
+	waitStored(t, n, comment)
+	waitRelay(t, n, b.URL, "live again", func(r status.RepoRelay) bool { return r.State == status.StateLive })
+}
+
+// A repository history longer than 20 pages is paged to its end, and a
+// connection that drops in the middle of it goes on from the oldest event
+// reached instead of starting again. The relay here serves pages of 20 (so
+// 20 pages are 400 events, as 4,000 are at our page size) and drops every
+// connection after 450 events: neither a page cap nor a restart from the
+// newest event could finish 600. Before, paging stopped after 20 pages with
+// a batch failure that repeated every 5 s, and the connection never went
+// live.
+func TestLongHistoryPagesToTheEndAcrossDrops(t *testing.T) {
+	now := time.Now().Unix()
+	b := faultrelay.StartForTest(t, faultrelay.Mode{CapLimit: 20, AdvertiseCap: true, DropAfter: 450, NegRefusal: "NEG-ERR"})
+	ann := owner.Announce("tool", []string{ourService, b.URL}, nil, now-100000)
+	ref := fixture.RepoRef(owner.Pubkey, "tool")
+	issues := make([]*nostr.Event, 600)
+	for i := range issues {
+		issues[i] = stranger.Root(KindIssue, fmt.Sprint("bug ", i), now-90000+int64(i), ref)
+	}
+	b.Publish(ann)
+	b.Publish(issues...)
+	n := startNode(t, []string{ourService}, "")
+	push(t, n, ann)
+	// about 11 s under -race: two connections' paging and the 5 s backoff after the drop
+	testutil.EventuallyWithin(t, 3*patience, "live after the whole history", func() bool {
+		st := n.sync.Status()
+		return len(st.Relays) == 1 && st.Relays[0].State == status.StateLive
+	})
+	waitStored(t, n, issues...)
+}
+
+// Batches that fail in a row are paced as connection failures are: 5 s,
+// then 10 s. The relay here caps pages at 5 events and holds ten issues of
+// one second, so paging by until cannot pass them (page stalled), and it
+// refuses NIP-77, which would find them. Before, every retry came after 5 s.
+func TestRepeatedBatchFailuresBackOff(t *testing.T) {
+	now := time.Now().Unix()
+	b := faultrelay.StartForTest(t, faultrelay.Mode{CapLimit: 5, AdvertiseCap: true, NegRefusal: "NEG-ERR"})
+	ann := owner.Announce("tool", []string{ourService, b.URL}, nil, now-100)
+	b.Publish(ann)
+	for i := range 10 {
+		b.Publish(stranger.Root(KindIssue, fmt.Sprint("same second ", i), now-50, fixture.RepoRef(owner.Pubkey, "tool")))
+	}
+	n := startNode(t, []string{ourService}, "")
+	push(t, n, ann)
+	first := waitRelay(t, n, b.URL, "a first cool-down", func(r status.RepoRelay) bool { return r.CoolingUntil > 0 })
+	firstAt := time.Now()
+	second := waitRelay(t, n, b.URL, "a second cool-down", func(r status.RepoRelay) bool {
+		return r.CoolingUntil > first.CoolingUntil+1
+	})
+	if d := time.Unix(first.CoolingUntil, 0).Sub(firstAt); d > 6*time.Second {
+		t.Fatalf("first cool-down %v, want 5 s", d)
+	}
+	if d := second.CoolingUntil - first.CoolingUntil; d < 9 { // the second starts as the first ends
+		t.Fatalf("second cool-down ends %d s after the first, want 10 (5 s, then 10 s): %+v", d, second)
+	}
+}
+
+// A restart's catch-up pages the #e, #E and #q filters over the same root
+// events together: a NIP-22 comment, which names its root by both e and E,
+// is sent about once instead of twice. The relay here refuses NIP-77 (which
+// would skip held events anyway) and publishes its page size.
+func TestCatchUpSendsSharedCommentsOnce(t *testing.T) {
+	now := time.Now().Unix()
+	b := faultrelay.StartForTest(t, faultrelay.Mode{CapLimit: 50, AdvertiseCap: true, NegRefusal: "NEG-ERR"})
+	ann := owner.Announce("tool", []string{ourService, b.URL}, nil, now-9000)
+	issue := stranger.Root(KindIssue, "busy thread", now-8000, fixture.RepoRef(owner.Pubkey, "tool"))
+	comments := make([]*nostr.Event, 200)
+	for i := range comments {
+		c := maint.Tagging(1111, "E", now-7000+int64(i), issue.ID)
+		c.Tags = append(c.Tags, nostr.Tag{"e", issue.ID}) // a top-level comment: its parent is the root
+		comments[i] = maint.Sign(c)
+	}
+	b.Publish(ann, issue)
+	b.Publish(comments...)
+	path := filepath.Join(t.TempDir(), "dtp.db")
+	n, stop := startNodeAt(t, path, []string{ourService}, "")
+	push(t, n, ann)
+	waitStored(t, n, comments...)
+	stop()
+
+	resetCountersAfterStop(t, b)
+	n, stop = startNodeAt(t, path, []string{ourService}, "")
+	t.Cleanup(stop)
+	waitRelay(t, n, b.URL, "live after the catch-up", func(r status.RepoRelay) bool { return r.State == status.StateLive })
+	held := int64(len(comments) + 2)
+	sent := b.EventsSent()
+	t.Logf("the restart's catch-up was sent %d events for %d held", sent, held)
+	if sent > held+held/4 {
+		t.Fatalf("the catch-up was sent %d events for %d held, want each about once", sent, held)
+	}
+}
