@@ -403,14 +403,10 @@ func (c *conn) handleCount(frame []json.RawMessage) {
 	if !ok {
 		return
 	}
-	var total int64
-	for _, f := range filters {
-		n, err := c.s.cfg.Events.Count(c.ctx, f)
-		if err != nil {
-			c.closed(subID, "error: count failed: "+err.Error())
-			return
-		}
-		total += n
+	total, err := c.s.cfg.Events.Count(c.ctx, filters...)
+	if err != nil {
+		c.closed(subID, "error: count failed: "+err.Error())
+		return
 	}
 	c.send("COUNT", subID, map[string]int64{"count": total})
 }

@@ -23,7 +23,7 @@ func (fuzzPorts) Submit(_ context.Context, ev *nostr.Event, _ string, done func(
 	return nil
 }
 func (fuzzPorts) Query(context.Context, nostr.Filter, int) ([]*nostr.Event, error) { return nil, nil }
-func (fuzzPorts) Count(context.Context, nostr.Filter) (int64, error)               { return 0, nil }
+func (fuzzPorts) Count(context.Context, ...nostr.Filter) (int64, error)            { return 0, nil }
 func (fuzzPorts) Stamps(context.Context, nostr.Filter, int) ([]store.Stamp, error) {
 	return []store.Stamp{{CreatedAt: 1, ID: strings.Repeat("ab", 32)}, {CreatedAt: 2, ID: strings.Repeat("cd", 32)}}, nil
 }

@@ -26,7 +26,8 @@ type Ingester interface {
 // EventReader answers REQ and COUNT.
 type EventReader interface {
 	Query(ctx context.Context, f nostr.Filter, max int) ([]*nostr.Event, error)
-	Count(ctx context.Context, f nostr.Filter) (int64, error)
+	// Count counts the events any of filters matches, each once (NIP-45).
+	Count(ctx context.Context, filters ...nostr.Filter) (int64, error)
 	// Stamps are the (created_at, id) pairs NIP-77 reconciles.
 	Stamps(ctx context.Context, f nostr.Filter, max int) ([]store.Stamp, error)
 }

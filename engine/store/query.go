@@ -163,15 +163,30 @@ func selectSQL(columns string, f nostr.Filter, max int, order string) (q string,
 	return q, append(w.args, limit), true
 }
 
-// Count returns how many stored events match f (its limit is ignored).
-func (s *Store) Count(ctx context.Context, f nostr.Filter) (int64, error) {
-	w := filterWhere(f)
-	if w.none {
+// Count returns how many stored events match any of filters (NIP-45: the
+// filters are OR-ed, so an event two of them match counts once); limits are
+// ignored.
+func (s *Store) Count(ctx context.Context, filters ...nostr.Filter) (int64, error) {
+	var matches []string // "FROM … WHERE …" of each filter that can match
+	var args []any
+	for _, f := range filters {
+		if w := filterWhere(f); !w.none {
+			matches = append(matches, " FROM "+w.from+w.sql())
+			args = append(args, w.args...)
+		}
+	}
+	var q string
+	switch len(matches) {
+	case 0:
 		return 0, nil
+	case 1: // counted from an index alone where one covers the filter
+		q = "SELECT COUNT(*)" + matches[0]
+	default:
+		q = "SELECT COUNT(*) FROM (SELECT e.rid" + strings.Join(matches, " UNION SELECT e.rid") + ")"
 	}
 	var n int64
-	if err := s.r.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+w.from+w.sql(), w.args...).Scan(&n); err != nil {
-		return 0, fmt.Errorf("store: count %s: %w", f, err)
+	if err := s.r.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("store: count %v: %w", filters, err)
 	}
 	return n, nil
 }

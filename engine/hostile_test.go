@@ -1,0 +1,64 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/nbd-wtf/go-nostr"
+
+	"dtp-personal/engine/fixture"
+)
+
+// count sends a COUNT with filters and returns the count it was answered.
+func (c *rawClient) count(filters ...nostr.Filter) int64 {
+	c.t.Helper()
+	frame := []any{"COUNT", "n"}
+	for _, f := range filters {
+		frame = append(frame, f)
+	}
+	b, _ := json.Marshal(frame)
+	if err := c.write(string(b)); err != nil {
+		c.t.Fatal(err)
+	}
+	msg := c.read()
+	if str(msg[0]) != "COUNT" {
+		c.t.Fatalf("COUNT answered %s", msg)
+	}
+	var n struct{ Count int64 }
+	if err := json.Unmarshal(msg[2], &n); err != nil {
+		c.t.Fatal(err)
+	}
+	return n.Count
+}
+
+// NIP-45 filters are OR-ed: several filters count the events any of them
+// matches, each once.
+func TestCountWithSeveralFiltersCountsTheUnion(t *testing.T) {
+	_, url := startEngine(t, Options{})
+	c := dialRaw(t, url)
+	alice, bob := fixture.NewAuthor(1), fixture.NewAuthor(2)
+	for i := range 20 {
+		for _, a := range []fixture.Author{alice, bob} {
+			if ok, msg := c.push(a.Trust(fixture.XUser(fmt.Sprint(i)), "1", int64(t0+i))); !ok {
+				t.Fatalf("fixture refused: %s", msg)
+			}
+		}
+	}
+	all := nostr.Filter{Kinds: []int{32009}}
+	byAlice := nostr.Filter{Authors: []string{alice.Pubkey}}
+	late := nostr.Filter{Since: ptr(nostr.Timestamp(t0 + 15))}
+	for name, tc := range map[string]struct {
+		filters []nostr.Filter
+		want    int64
+	}{
+		"one":                     {[]nostr.Filter{all}, 40},
+		"ten identical":           {[]nostr.Filter{all, all, all, all, all, all, all, all, all, all}, 40},
+		"alice or late":           {[]nostr.Filter{byAlice, late}, 20 + 5},
+		"alice or late, limit 1 ": {[]nostr.Filter{{Authors: []string{alice.Pubkey}, Limit: 1}, late}, 20 + 5},
+	} {
+		if got := c.count(tc.filters...); got != tc.want {
+			t.Errorf("%s: COUNT answered %d, want %d", name, got, tc.want)
+		}
+	}
+}
