@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/nbd-wtf/go-nostr"
@@ -60,5 +61,34 @@ func TestCountWithSeveralFiltersCountsTheUnion(t *testing.T) {
 		if got := c.count(tc.filters...); got != tc.want {
 			t.Errorf("%s: COUNT answered %d, want %d", name, got, tc.want)
 		}
+	}
+}
+
+// An oversized REQ or COUNT is refused with CLOSED under its own
+// subscription id, so the client can tell which request was refused.
+func TestOversizedRequestIsClosedUnderItsSubscriptionID(t *testing.T) {
+	_, url := startEngine(t, Options{})
+	c := dialRaw(t, url)
+	authors := make([]string, 3000) // 3000 × 67 bytes: past the 128 KiB message limit
+	for i := range authors {
+		authors[i] = fmt.Sprintf("%064x", i)
+	}
+	for _, label := range []string{"REQ", "COUNT"} {
+		b, _ := json.Marshal([]any{label, "big-" + label, nostr.Filter{Authors: authors}})
+		if err := c.write(string(b)); err != nil {
+			t.Fatal(err)
+		}
+		msg := c.read()
+		if str(msg[0]) != "CLOSED" || str(msg[1]) != "big-"+label || !strings.HasPrefix(str(msg[2]), "invalid: message of ") {
+			t.Errorf("oversized %s answered %s, want CLOSED big-%s \"invalid: message of …\"", label, msg, label)
+		}
+	}
+	// no readable subscription id: a NOTICE is all that can be said
+	b, _ := json.Marshal([]any{"REQ", 7, nostr.Filter{Authors: authors}})
+	if err := c.write(string(b)); err != nil {
+		t.Fatal(err)
+	}
+	if msg := c.read(); str(msg[0]) != "NOTICE" || !strings.HasPrefix(str(msg[1]), "invalid: message of ") {
+		t.Errorf("oversized REQ without a string id answered %s, want a NOTICE naming the limit", msg)
 	}
 }

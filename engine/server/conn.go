@@ -220,7 +220,7 @@ func (c *conn) handle(data []byte) {
 		c.handleEvent(frame, len(data), oversize)
 	case "REQ", "COUNT", "RESOLVE", "ROOTS":
 		if oversize {
-			c.notice(c.oversizeRule(len(data)))
+			c.refuse(frame, label, c.oversizeRule(len(data)))
 			return
 		}
 		switch label {
@@ -253,6 +253,18 @@ func (c *conn) handle(data []byte) {
 	default:
 		c.notice(fmt.Sprintf("invalid: unknown message type %q", label))
 	}
+}
+
+// refuse answers a request refused as a whole: a REQ or COUNT whose
+// subscription id can be read gets CLOSED under it, anything else a NOTICE.
+func (c *conn) refuse(frame []json.RawMessage, label, reason string) {
+	if label == "REQ" || label == "COUNT" {
+		if subID, ok := readSubID(frame); ok {
+			c.closed(subID, reason)
+			return
+		}
+	}
+	c.notice(reason)
 }
 
 func (c *conn) oversizeRule(n int) string {
@@ -326,8 +338,8 @@ func (c *conn) readFilters(frame []json.RawMessage) (string, nostr.Filters, stri
 	if len(frame) < 2 {
 		return "", nil, "invalid: missing subscription id"
 	}
-	var subID string
-	if err := json.Unmarshal(frame[1], &subID); err != nil || subID == "" || len(subID) > 64 {
+	subID, ok := readSubID(frame)
+	if !ok {
 		return "", nil, "invalid: subscription id must be a string of 1 to 64 characters"
 	}
 	n := len(frame) - 2
@@ -345,6 +357,15 @@ func (c *conn) readFilters(frame []json.RawMessage) (string, nostr.Filters, stri
 		}
 	}
 	return subID, filters, ""
+}
+
+// readSubID reads the subscription id of a REQ or COUNT frame.
+func readSubID(frame []json.RawMessage) (string, bool) {
+	var subID string
+	if len(frame) < 2 || json.Unmarshal(frame[1], &subID) != nil || subID == "" || len(subID) > 64 {
+		return "", false
+	}
+	return subID, true
 }
 
 func (c *conn) handleReq(frame []json.RawMessage) {
