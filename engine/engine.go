@@ -239,7 +239,7 @@ func (e *Engine) Serve(ctx context.Context) error {
 		return fmt.Errorf("record running server: %w", err)
 	}
 	defer os.Remove(runningPath(e.opts.DataDir))
-	httpSrv := &http.Server{Handler: e.server, ReadHeaderTimeout: 10 * time.Second}
+	httpSrv := &http.Server{Handler: e.server, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: e.server.Limits().HTTPIdleTimeout}
 	served := make(chan error, 1)
 	go func() { served <- httpSrv.Serve(ln) }()
 	e.log.Info("serving", "listen", e.listen, "data", e.opts.DataDir)

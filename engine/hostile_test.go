@@ -1,14 +1,21 @@
 package engine
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/fixture"
+	"dtp-personal/engine/server"
+	"dtp-personal/engine/settings"
 )
 
 // count sends a COUNT with filters and returns the count it was answered.
@@ -91,4 +98,49 @@ func TestOversizedRequestIsClosedUnderItsSubscriptionID(t *testing.T) {
 	if msg := c.read(); str(msg[0]) != "NOTICE" || !strings.HasPrefix(str(msg[1]), "invalid: message of ") {
 		t.Errorf("oversized REQ without a string id answered %s, want a NOTICE naming the limit", msg)
 	}
+}
+
+// status names the address the server actually listens on, not the stored
+// setting: here a port the system chose.
+func TestStatusShowsTheActualListenAddress(t *testing.T) {
+	eng, wsURL := startEngine(t, Options{})
+	code, body := httpGet(t, "http"+strings.TrimPrefix(wsURL, "ws")+"/api/v1/status")
+	var st struct {
+		Listen string `json:"listen"`
+	}
+	if code != 200 || json.Unmarshal([]byte(body), &st) != nil {
+		t.Fatalf("status: %d %s", code, body)
+	}
+	if st.Listen != eng.ListenAddr() || st.Listen == settings.DefaultListen {
+		t.Errorf("status says it listens on %q; it listens on %s", st.Listen, eng.ListenAddr())
+	}
+}
+
+// An idle keep-alive HTTP connection is closed after the idle timeout.
+func TestIdleHTTPConnectionIsClosed(t *testing.T) {
+	limits := server.DefaultLimits()
+	limits.HTTPIdleTimeout = 500 * time.Millisecond
+	_, wsURL := startEngine(t, Options{ServerLimits: limits})
+	nc, err := net.Dial("tcp", strings.TrimPrefix(wsURL, "ws://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	if _, err := nc.Write([]byte("GET /api/v1/status HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(nc)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	// kept alive after the answer; then, idle, closed by the server
+	start := time.Now()
+	_ = nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := br.ReadByte(); err != io.EOF {
+		t.Fatalf("idle keep-alive connection: read %v after %s, want the server to close it (EOF) within 5 s", err, time.Since(start).Round(time.Millisecond))
+	}
+	t.Logf("idle connection closed after %s", time.Since(start).Round(time.Millisecond))
 }

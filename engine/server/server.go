@@ -68,6 +68,8 @@ type Limits struct {
 	MaxInflightEvents int     // pushed events awaiting OK per connection
 	MaxNegSessions    int     // open NIP-77 reconciliations per connection; 0 turns NIP-77 off
 	MaxNegItems       int     // events one NIP-77 reconciliation may cover
+	// HTTPIdleTimeout closes a keep-alive HTTP connection idle this long
+	HTTPIdleTimeout time.Duration
 }
 
 // DefaultLimits are the limits a personal server ships with.
@@ -77,6 +79,7 @@ func DefaultLimits() Limits {
 		MaxSubscriptions: 32, MaxFilters: 10, MaxLimit: 5000,
 		EventsPerSecond: 2000, EventsBurst: 20000, MaxInflightEvents: 1024,
 		MaxNegSessions: 4, MaxNegItems: 500_000,
+		HTTPIdleTimeout: 60 * time.Second,
 	}
 }
 
@@ -134,6 +137,9 @@ func New(cfg Config) *Server {
 		refused: cfg.Metrics.NewCounter("dtp_server_refused_total", "Requests refused by access rules or limits.", "rule"),
 	}
 }
+
+// Limits are the limits in force.
+func (s *Server) Limits() Limits { return s.cfg.Limits }
 
 // Broadcast delivers committed events to matching live subscriptions.
 func (s *Server) Broadcast(evs []*nostr.Event) {
