@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -143,4 +145,30 @@ func TestIdleHTTPConnectionIsClosed(t *testing.T) {
 		t.Fatalf("idle keep-alive connection: read %v after %s, want the server to close it (EOF) within 5 s", err, time.Since(start).Round(time.Millisecond))
 	}
 	t.Logf("idle connection closed after %s", time.Since(start).Round(time.Millisecond))
+}
+
+// A zero-length dtp.db (a restore copy that failed) stops the start, named,
+// and is left as it is; it is not given a fresh schema.
+func TestEmptyDatabaseFileStopsTheStart(t *testing.T) {
+	dir := t.TempDir()
+	path := DatabasePath(dir)
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	eng, err := Open(Options{DataDir: dir, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err == nil {
+		eng.Close()
+		t.Fatal("the server started on an empty database file")
+	}
+	if !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "is empty") || !strings.Contains(err.Error(), "restore a backup") {
+		t.Errorf("refusal %q should name the file, that it is empty, and the fix", err)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Size() != 0 {
+		t.Errorf("the empty file was changed: %v %v", fi, err)
+	}
+	// a start that creates the file itself starts
+	_, url := startEngine(t, Options{DataDir: t.TempDir()})
+	if c := dialRaw(t, url); c.count(nostr.Filter{}) != 0 {
+		t.Error("a new database holds events")
+	}
 }
