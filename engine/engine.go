@@ -102,6 +102,9 @@ func Open(opts Options) (*Engine, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
+	if opts.ServerLimits == (server.Limits{}) {
+		opts.ServerLimits = server.DefaultLimits()
+	}
 	if err := os.MkdirAll(opts.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("data directory: %w", err)
 	}
@@ -147,7 +150,7 @@ func Open(opts Options) (*Engine, error) {
 		e.closeStore()
 		return nil, err
 	}
-	if e.ingest, err = ingest.New(st, e.eventRules(), validation.VerifyEvent, opts.Ingest); err != nil {
+	if e.ingest, err = ingest.New(st, e.eventRules(opts.ServerLimits.MaxTagBytes), validation.VerifyEvent, opts.Ingest); err != nil {
 		e.closeStore()
 		return nil, err
 	}

@@ -68,6 +68,7 @@ type Limits struct {
 	MaxInflightEvents int     // pushed events awaiting OK per connection
 	MaxNegSessions    int     // open NIP-77 reconciliations per connection; 0 turns NIP-77 off
 	MaxNegItems       int     // events one NIP-77 reconciliation may cover
+	MaxTagBytes       int     // bytes of all of an event's tag elements together (checked by the engine's arrival rules)
 	// HTTPIdleTimeout closes a keep-alive HTTP connection idle this long
 	HTTPIdleTimeout time.Duration
 }
@@ -79,7 +80,7 @@ func DefaultLimits() Limits {
 		MaxSubscriptions: 32, MaxFilters: 10, MaxLimit: 5000,
 		EventsPerSecond: 2000, EventsBurst: 20000, MaxInflightEvents: 1024,
 		MaxNegSessions: 4, MaxNegItems: 500_000,
-		HTTPIdleTimeout: 60 * time.Second,
+		MaxTagBytes: 64 << 10, HTTPIdleTimeout: 60 * time.Second,
 	}
 }
 
@@ -203,7 +204,7 @@ func (s *Server) serveRoot(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) nip11() map[string]any {
 	l := s.cfg.Limits
-	nips := []int{1, 11, 45}
+	nips := []int{1, 11, 40, 45}
 	if l.MaxNegSessions > 0 {
 		nips = append(nips, 77)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/nbd-wtf/go-nostr"
 )
@@ -91,6 +92,19 @@ func filterWhere(f nostr.Filter) whereClause {
 	return w
 }
 
+// servedWhere is filterWhere over the events the server still serves: not
+// those whose NIP-40 expiration has passed. They stay stored (the sync's
+// view of what is held sees them, so it does not fetch them again).
+func servedWhere(f nostr.Filter) whereClause {
+	w := filterWhere(f)
+	// instr first: only the rare event that mentions an expiration pays
+	// for reading its tags
+	w.conds = append(w.conds, `(instr(e.tags, '"expiration"') = 0 OR NOT EXISTS (SELECT 1 FROM json_each(e.tags) j `+
+		`WHERE j.value ->> 0 = 'expiration' AND CAST(j.value ->> 1 AS INTEGER) <= ?))`)
+	w.args = append(w.args, time.Now().Unix())
+	return w
+}
+
 func hasIndexedTagCondition(tags nostr.TagMap) bool {
 	for name, values := range tags {
 		if values != nil && isIndexedTag(name) {
@@ -122,7 +136,7 @@ func (w *whereClause) tag(name string, values []string, drive bool) {
 	w.args = append(w.args, anySlice(values)...)
 }
 
-// Query returns the events matching f, newest first, ties by id ascending.
+// Query returns the served events matching f (see servedWhere), newest first, ties by id ascending.
 // At most min(f.Limit, max) events are returned, where an unset f.Limit or a
 // max <= 0 does not cap; "limit":0 (f.LimitZero) returns nothing.
 func (s *Store) Query(ctx context.Context, f nostr.Filter, max int) ([]*nostr.Event, error) {
@@ -140,14 +154,15 @@ func (s *Store) Query(ctx context.Context, f nostr.Filter, max int) ([]*nostr.Ev
 // querySQL builds Query's statement selecting columns; ok is false when
 // nothing can match.
 func querySQL(columns string, f nostr.Filter, max int) (q string, args []any, ok bool) {
-	return selectSQL(columns, f, max, newestFirst)
+	return selectSQL(columns, servedWhere(f), f, max, newestFirst)
 }
 
 // newestFirst is NIP-01's order of a query's answer.
 const newestFirst = " ORDER BY e.created_at DESC, e.id ASC"
 
-// selectSQL is querySQL with the given ORDER BY clause ("" for none).
-func selectSQL(columns string, f nostr.Filter, max int, order string) (q string, args []any, ok bool) {
+// selectSQL selects columns where w holds, at most as many rows as f's
+// limit and max allow, in the given ORDER BY clause ("" for none).
+func selectSQL(columns string, w whereClause, f nostr.Filter, max int, order string) (q string, args []any, ok bool) {
 	limit := -1 // SQLite: no limit
 	if max > 0 {
 		limit = max
@@ -155,7 +170,6 @@ func selectSQL(columns string, f nostr.Filter, max int, order string) (q string,
 	if f.Limit > 0 && (limit < 0 || f.Limit < limit) {
 		limit = f.Limit
 	}
-	w := filterWhere(f)
 	if w.none || (f.LimitZero && f.Limit == 0) {
 		return "", nil, false
 	}
@@ -163,14 +177,14 @@ func selectSQL(columns string, f nostr.Filter, max int, order string) (q string,
 	return q, append(w.args, limit), true
 }
 
-// Count returns how many stored events match any of filters (NIP-45: the
+// Count returns how many served events match any of filters (NIP-45: the
 // filters are OR-ed, so an event two of them match counts once); limits are
 // ignored.
 func (s *Store) Count(ctx context.Context, filters ...nostr.Filter) (int64, error) {
 	var matches []string // "FROM … WHERE …" of each filter that can match
 	var args []any
 	for _, f := range filters {
-		if w := filterWhere(f); !w.none {
+		if w := servedWhere(f); !w.none {
 			matches = append(matches, " FROM "+w.from+w.sql())
 			args = append(args, w.args...)
 		}
