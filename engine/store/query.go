@@ -94,13 +94,12 @@ func filterWhere(f nostr.Filter) whereClause {
 
 // servedWhere is filterWhere over the events the server still serves: not
 // those whose NIP-40 expiration has passed. They stay stored (the sync's
-// view of what is held sees them, so it does not fetch them again).
+// view of what is held sees them, so it does not fetch them again). The
+// expired rids are one set, read once per statement; a count still needs no
+// event row.
 func servedWhere(f nostr.Filter) whereClause {
 	w := filterWhere(f)
-	// instr first: only the rare event that mentions an expiration pays
-	// for reading its tags
-	w.conds = append(w.conds, `(instr(e.tags, '"expiration"') = 0 OR NOT EXISTS (SELECT 1 FROM json_each(e.tags) j `+
-		`WHERE j.value ->> 0 = 'expiration' AND CAST(j.value ->> 1 AS INTEGER) <= ?))`)
+	w.conds = append(w.conds, "e.rid NOT IN (SELECT x.rid FROM expirations x WHERE x.expires_at <= ?)")
 	w.args = append(w.args, time.Now().Unix())
 	return w
 }
