@@ -7,8 +7,10 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
@@ -16,6 +18,7 @@ import (
 	"dtp-personal/engine/ingest"
 	"dtp-personal/engine/metrics"
 	"dtp-personal/engine/store"
+	"dtp-personal/engine/validation"
 )
 
 // Ingester takes pushed events; done runs after the commit (see ingest).
@@ -25,7 +28,9 @@ type Ingester interface {
 
 // EventReader answers REQ and COUNT.
 type EventReader interface {
-	Query(ctx context.Context, f nostr.Filter, max int) ([]*nostr.Event, error)
+	// QueryEach calls fn for each event a REQ filter answers, newest first,
+	// at most max, holding no database resources while fn runs.
+	QueryEach(ctx context.Context, f nostr.Filter, max int, fn func(*nostr.Event) error) error
 	// Count counts the events any of filters matches, each once (NIP-45).
 	Count(ctx context.Context, filters ...nostr.Filter) (int64, error)
 	// Stamps are the (created_at, id) pairs NIP-77 reconciles.
@@ -71,6 +76,11 @@ type Limits struct {
 	MaxTagBytes       int     // bytes of all of an event's tag elements together (checked by the engine's arrival rules)
 	// HTTPIdleTimeout closes a keep-alive HTTP connection idle this long
 	HTTPIdleTimeout time.Duration
+	// Memory (SPEC §9: bounded in bytes, per connection and in total)
+	MaxQueuedBytes      int   // outgoing bytes queued for one connection; a REQ's answer waits for room
+	MaxTotalQueuedBytes int64 // for all connections together; past it the most stalled are dropped (0: no cap)
+	MaxConnections      int   // open WebSocket connections (0: no cap)
+	MaxConnectionsPerIP int   // open WebSocket connections from one remote address (0: no cap)
 }
 
 // DefaultLimits are the limits a personal server ships with.
@@ -81,6 +91,8 @@ func DefaultLimits() Limits {
 		EventsPerSecond: 2000, EventsBurst: 20000, MaxInflightEvents: 1024,
 		MaxNegSessions: 4, MaxNegItems: 500_000,
 		MaxTagBytes: 64 << 10, HTTPIdleTimeout: 60 * time.Second,
+		MaxQueuedBytes: 4 << 20, MaxTotalQueuedBytes: 64 << 20,
+		MaxConnections: 256, MaxConnectionsPerIP: 64,
 	}
 }
 
@@ -117,8 +129,12 @@ type Server struct {
 	cfg     Config
 	mu      sync.Mutex
 	conns   map[*conn]struct{}
+	perIP   map[string]int // open WebSocket connections by remote address
 	nextID  uint64
 	refused metrics.Counter
+
+	queued   atomic.Int64 // bytes in every connection's outgoing queue
+	shedding sync.Mutex   // one shed at a time
 }
 
 // New builds a Server.
@@ -135,6 +151,7 @@ func New(cfg Config) *Server {
 	return &Server{
 		cfg:     cfg,
 		conns:   make(map[*conn]struct{}),
+		perIP:   make(map[string]int),
 		refused: cfg.Metrics.NewCounter("dtp_server_refused_total", "Requests refused by access rules or limits.", "rule"),
 	}
 }
@@ -215,13 +232,15 @@ func (s *Server) nip11() map[string]any {
 		"version":        s.cfg.Info.Version,
 		"supported_nips": nips,
 		"limitation": map[string]any{
-			"max_message_length": l.MaxMessageBytes,
-			"max_subscriptions":  l.MaxSubscriptions,
-			"max_filters":        l.MaxFilters,
-			"max_limit":          l.MaxLimit,
-			"auth_required":      false,
-			"payment_required":   false,
-			"restricted_writes":  true,
+			"max_message_length":     l.MaxMessageBytes,
+			"max_subscriptions":      l.MaxSubscriptions,
+			"max_filters":            l.MaxFilters,
+			"max_limit":              l.MaxLimit,
+			"max_subid_length":       maxSubIDLength,
+			"created_at_upper_limit": int(validation.MaxFutureSkew / time.Second),
+			"auth_required":          false,
+			"payment_required":       false,
+			"restricted_writes":      true,
 		},
 	}
 }
@@ -273,6 +292,35 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	_ = enc.Encode(v)
 }
 
+// admit takes a connection slot for the remote address ip within the
+// connection caps, or returns the refusal.
+func (s *Server) admit(ip string) string {
+	l := s.cfg.Limits
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	open := 0
+	for _, n := range s.perIP {
+		open += n
+	}
+	switch {
+	case l.MaxConnections > 0 && open >= l.MaxConnections:
+		return fmt.Sprintf("too many connections: %d are open, the limit of this server", open)
+	case l.MaxConnectionsPerIP > 0 && s.perIP[ip] >= l.MaxConnectionsPerIP:
+		return fmt.Sprintf("too many connections: %d are open from %s, the limit per address", s.perIP[ip], ip)
+	}
+	s.perIP[ip]++
+	return ""
+}
+
+// leave gives back a slot admit took.
+func (s *Server) leave(ip string) {
+	s.mu.Lock()
+	if s.perIP[ip]--; s.perIP[ip] <= 0 {
+		delete(s.perIP, ip)
+	}
+	s.mu.Unlock()
+}
+
 func (s *Server) register(c *conn) {
 	s.mu.Lock()
 	s.conns[c] = struct{}{}
@@ -285,6 +333,31 @@ func (s *Server) unregister(c *conn) {
 	s.mu.Unlock()
 	if s.cfg.Sessions != nil {
 		s.cfg.Sessions.DropSession(c.id)
+	}
+}
+
+// shed drops the connections whose queues have stalled longest while the
+// bytes queued for all exceed MaxTotalQueuedBytes: a client that stopped
+// reading loses its connection before it takes memory from the others.
+func (s *Server) shed() {
+	budget := s.cfg.Limits.MaxTotalQueuedBytes
+	if budget <= 0 || s.queued.Load() <= budget {
+		return
+	}
+	s.shedding.Lock()
+	defer s.shedding.Unlock()
+	for s.queued.Load() > budget {
+		var victim *conn
+		var since time.Time
+		for _, c := range s.connections() {
+			if n, t := c.out.stalled(); n > 0 && (victim == nil || t.Before(since)) {
+				victim, since = c, t
+			}
+		}
+		if victim == nil {
+			return
+		}
+		victim.dropTooSlow() // its queue's bytes leave the total at once
 	}
 }
 

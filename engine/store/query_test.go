@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -299,6 +300,46 @@ func queryPlan(t *testing.T, s *Store, q string, args ...any) []string {
 		plan = append(plan, detail)
 	}
 	return plan
+}
+
+// A query longer than a page, with created_at ties across page boundaries
+// and pages cut by bytes, is answered whole, in order, each event once, and
+// within its limit.
+func TestQueryPagesKeepOrderAndLimit(t *testing.T) {
+	s, _ := openTemp(t)
+	a := hex64("a")
+	big := strings.Repeat("x", queryPageBytes/7) // a page holds 7 of these
+	var evs []*nostr.Event
+	for i := range 2*queryPageRows + 37 {
+		content := fmt.Sprint(i)
+		if i%50 < 3 {
+			content = big + content
+		}
+		evs = append(evs, mkEventContent(content, 1, a, int64(1000+i/9), nostr.Tag{"t", "x"}))
+	}
+	save(t, s, evs...)
+	want := slices.Clone(evs)
+	slices.SortFunc(want, func(x, y *nostr.Event) int {
+		return cmp.Or(cmp.Compare(y.CreatedAt, x.CreatedAt), strings.Compare(x.ID, y.ID))
+	})
+	for _, tc := range []struct {
+		f   nostr.Filter
+		max int
+		n   int
+	}{
+		{nostr.Filter{}, 0, len(evs)},
+		{nostr.Filter{Tags: nostr.TagMap{"t": {"x"}}}, 0, len(evs)},
+		{nostr.Filter{}, queryPageRows + 3, queryPageRows + 3},
+		{nostr.Filter{Limit: 20}, queryPageRows, 20},
+	} {
+		got, err := s.Query(context.Background(), tc.f, tc.max)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(ids(got), ids(want[:tc.n])) {
+			t.Errorf("%v max %d: got %d events, want the newest %d in order", tc.f, tc.max, len(got), tc.n)
+		}
+	}
 }
 
 // Expired events are left out of queries, counts and stamps, and the
