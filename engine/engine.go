@@ -176,6 +176,10 @@ func Open(opts Options) (*Engine, error) {
 		Metrics:    e.metrics,
 		Limits:     opts.ServerLimits,
 		OwnerToken: e.ownerToken,
+		Connections: func() (int, int) {
+			l := e.Settings().Limits
+			return l.MaxConnections, l.MaxConnectionsPerAddress
+		},
 		Access: func() server.Access {
 			s := e.Settings()
 			return server.Access{AllowLAN: s.AllowLAN, Hosts: s.AllowedHosts, Origins: s.AllowedOrigins}

@@ -121,18 +121,19 @@ func TestNonReadingClientsCannotTakeTheMemory(t *testing.T) {
 // upgrade past a cap is answered 503, naming the limit, and a slot given
 // back is taken again.
 func TestConnectionsAreCapped(t *testing.T) {
-	total, perIP := server.DefaultLimits(), server.DefaultLimits()
-	total.MaxConnections = 2
-	perIP.MaxConnectionsPerIP = 3
 	for name, tc := range map[string]struct {
-		limits server.Limits
-		open   int
-		says   string
+		total, perAddress, open int
+		says                    string
 	}{
-		"total":       {total, 2, "too many connections: 2 are open, the limit of this server"},
-		"per address": {perIP, 3, "too many connections: 3 are open from 127.0.0.1, the limit per address"},
+		"total":       {2, 64, 2, "too many connections: 2 are open, the limit of this server"},
+		"per address": {256, 3, 3, "too many connections: 3 are open from 127.0.0.1, the limit per address"},
 	} {
-		_, url := startEngine(t, Options{ServerLimits: tc.limits})
+		eng, url := startEngine(t, Options{})
+		l := eng.Settings().Limits
+		l.MaxConnections, l.MaxConnectionsPerAddress = tc.total, tc.perAddress
+		if err := eng.SetLimits(l); err != nil {
+			t.Fatal(err)
+		}
 		var open []*websocket.Conn
 		for range tc.open {
 			ws, _, err := websocket.Dial(context.Background(), url, nil)

@@ -79,8 +79,6 @@ type Limits struct {
 	// Memory (SPEC §9: bounded in bytes, per connection and in total)
 	MaxQueuedBytes      int   // outgoing bytes queued for one connection; a REQ's answer waits for room
 	MaxTotalQueuedBytes int64 // for all connections together; past it the most stalled are dropped (0: no cap)
-	MaxConnections      int   // open WebSocket connections (0: no cap)
-	MaxConnectionsPerIP int   // open WebSocket connections from one remote address (0: no cap)
 }
 
 // DefaultLimits are the limits a personal server ships with.
@@ -92,7 +90,6 @@ func DefaultLimits() Limits {
 		MaxNegSessions: 4, MaxNegItems: 500_000,
 		MaxTagBytes: 64 << 10, HTTPIdleTimeout: 60 * time.Second,
 		MaxQueuedBytes: 4 << 20, MaxTotalQueuedBytes: 64 << 20,
-		MaxConnections: 256, MaxConnectionsPerIP: 64,
 	}
 }
 
@@ -111,6 +108,10 @@ type Config struct {
 	// change while the server runs); nil = loopback and no web pages.
 	Access func() Access
 	Info   Info
+	// Connections gives the caps on open WebSocket connections, in total
+	// and per remote address, at each upgrade (settings the user can change
+	// while the server runs); nil or 0 = no cap.
+	Connections func() (total, perAddress int)
 	// OwnerToken, when set, marks the WebSocket connections whose upgrade
 	// carries "Authorization: Bearer <OwnerToken>": the data directory's
 	// owner (the CLI reads it from a file only they can read), whose pushes
@@ -295,7 +296,10 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 // admit takes a connection slot for the remote address ip within the
 // connection caps, or returns the refusal.
 func (s *Server) admit(ip string) string {
-	l := s.cfg.Limits
+	var total, perAddress int
+	if s.cfg.Connections != nil {
+		total, perAddress = s.cfg.Connections()
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	open := 0
@@ -303,9 +307,9 @@ func (s *Server) admit(ip string) string {
 		open += n
 	}
 	switch {
-	case l.MaxConnections > 0 && open >= l.MaxConnections:
+	case total > 0 && open >= total:
 		return fmt.Sprintf("too many connections: %d are open, the limit of this server", open)
-	case l.MaxConnectionsPerIP > 0 && s.perIP[ip] >= l.MaxConnectionsPerIP:
+	case perAddress > 0 && s.perIP[ip] >= perAddress:
 		return fmt.Sprintf("too many connections: %d are open from %s, the limit per address", s.perIP[ip], ip)
 	}
 	s.perIP[ip]++

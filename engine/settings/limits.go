@@ -5,8 +5,8 @@ import (
 	"math"
 )
 
-// Limits are the frontier caps, heap guardrails (SPEC §4, §5) and the sync's
-// page timeout.
+// Limits are the frontier caps, heap guardrails (SPEC §4, §5), the sync's
+// page timeout and the server's connection caps (SPEC §9).
 type Limits struct {
 	MaxDepth           int `json:"maxDepth"`
 	MaxAuthorsPerLevel int `json:"maxAuthorsPerLevel"`
@@ -19,6 +19,10 @@ type Limits struct {
 	// PageTimeoutSeconds is the longest wait for one page of history; a
 	// timed-out page is asked again before the relay counts as failed.
 	PageTimeoutSeconds int `json:"pageTimeoutSeconds"`
+	// MaxConnections caps the server's open WebSocket connections, in total
+	// and from one remote address; the upgrade past a cap is refused.
+	MaxConnections           int `json:"maxConnections"`
+	MaxConnectionsPerAddress int `json:"maxConnectionsPerAddress"`
 }
 
 // DefaultLimits are SPEC §4/§5 defaults.
@@ -27,6 +31,7 @@ func DefaultLimits() Limits {
 		MaxDepth: 4, MaxAuthorsPerLevel: 2000, MaxTotalAuthors: 20000,
 		MaxEvents: 400000, MaxRatingEvents: 400000, MaxDiscoveryEvents: 40000,
 		HeapNodeLimit: 1000000, HeapEdgeLimit: 5000000, PageTimeoutSeconds: 30,
+		MaxConnections: 256, MaxConnectionsPerAddress: 64,
 	}
 }
 
@@ -55,6 +60,8 @@ var LimitFields = []LimitField{
 	{"heap-node-limit", "heapNodeLimit", "Heap node limit", math.MaxInt32, func(l *Limits) *int { return &l.HeapNodeLimit }},
 	{"heap-edge-limit", "heapEdgeLimit", "Heap edge limit", math.MaxInt32, func(l *Limits) *int { return &l.HeapEdgeLimit }},
 	{"page-timeout", "pageTimeoutSeconds", "Page timeout (seconds)", 600, func(l *Limits) *int { return &l.PageTimeoutSeconds }},
+	{"max-connections", "maxConnections", "Max open connections", math.MaxInt32, func(l *Limits) *int { return &l.MaxConnections }},
+	{"max-connections-per-address", "maxConnectionsPerAddress", "Max connections per address", math.MaxInt32, func(l *Limits) *int { return &l.MaxConnectionsPerAddress }},
 }
 
 // Check reports whether v is within f's bounds.
