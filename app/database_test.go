@@ -99,3 +99,20 @@ func TestDamagedDatabaseStopsTheStartAndIsLeftAsItIs(t *testing.T) {
 		t.Fatalf("db check found no damage: %q", out)
 	}
 }
+
+// db check refuses a zero-length dtp.db (a restore copy that failed) and
+// leaves it as it is; it used to give it a fresh schema and say ok.
+func TestDBCheckRefusesAnEmptyFile(t *testing.T) {
+	data := t.TempDir()
+	path := engine.DatabasePath(data)
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := cliRun(t, data, "db", "check")
+	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "is empty") {
+		t.Fatalf("db check of an empty file: %q %v", out, err)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Size() != 0 {
+		t.Fatalf("the empty file was changed: %v %v", fi, err)
+	}
+}

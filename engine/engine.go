@@ -106,6 +106,9 @@ func Open(opts Options) (*Engine, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
+	if opts.ServerLimits == (server.Limits{}) {
+		opts.ServerLimits = server.DefaultLimits()
+	}
 	if err := os.MkdirAll(opts.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("data directory: %w", err)
 	}
@@ -151,7 +154,7 @@ func Open(opts Options) (*Engine, error) {
 		e.closeStore()
 		return nil, err
 	}
-	if e.ingest, err = ingest.New(st, e.eventRules(), validation.VerifyEvent, opts.Ingest); err != nil {
+	if e.ingest, err = ingest.New(st, e.eventRules(opts.ServerLimits.MaxTagBytes), validation.VerifyEvent, opts.Ingest); err != nil {
 		e.closeStore()
 		return nil, err
 	}
@@ -177,6 +180,10 @@ func Open(opts Options) (*Engine, error) {
 		Metrics:    e.metrics,
 		Limits:     opts.ServerLimits,
 		OwnerToken: e.ownerToken,
+		Connections: func() (int, int) {
+			l := e.Settings().Limits
+			return l.MaxConnections, l.MaxConnectionsPerAddress
+		},
 		Access: func() server.Access {
 			s := e.Settings()
 			return server.Access{AllowLAN: s.AllowLAN, Hosts: s.AllowedHosts, Origins: s.AllowedOrigins}
@@ -243,7 +250,7 @@ func (e *Engine) Serve(ctx context.Context) error {
 		return fmt.Errorf("record running server: %w", err)
 	}
 	defer os.Remove(runningPath(e.opts.DataDir))
-	httpSrv := &http.Server{Handler: e.server, ReadHeaderTimeout: 10 * time.Second}
+	httpSrv := &http.Server{Handler: e.server, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: e.server.Limits().HTTPIdleTimeout}
 	served := make(chan error, 1)
 	go func() { served <- httpSrv.Serve(ln) }()
 	e.log.Info("serving", "listen", e.listen, "data", e.opts.DataDir)

@@ -32,10 +32,28 @@ func (e *Engine) openRepoSync() error {
 	return nil
 }
 
-// eventRules is the pipeline's checker: the trust rules, with the
-// repository profile deciding every other kind.
-func (e *Engine) eventRules() reposync.Rules {
-	return reposync.Rules{Trust: validation.Profile{Scope: e.settings.ScopeProfile}, Repos: e.repos}
+// eventRules is the pipeline's checker: the arrival rules every event
+// meets, then the trust rules, with the repository profile deciding every
+// other kind.
+func (e *Engine) eventRules(maxTagBytes int) eventChecker {
+	return eventChecker{
+		arrival: validation.Arrival{MaxTagBytes: maxTagBytes},
+		Rules:   reposync.Rules{Trust: validation.Profile{Scope: e.settings.ScopeProfile}, Repos: e.repos},
+	}
+}
+
+// eventChecker puts the arrival rules before the kinds' own; Admit is the
+// repository profile's.
+type eventChecker struct {
+	arrival validation.Arrival
+	reposync.Rules
+}
+
+func (c eventChecker) Check(ev *nostr.Event) (any, error) {
+	if err := c.arrival.Check(ev); err != nil {
+		return nil, err
+	}
+	return c.Rules.Check(ev)
 }
 
 // repoSink feeds what the repository profile fetched into the pipeline.

@@ -28,6 +28,7 @@ func (e *Engine) Status() status.Snapshot {
 		Heap:            e.trust.heap.Stats(),
 		Progress:        sy.Progress,
 		Ingest:          e.stats.snapshot(e.ingest.Duplicates()),
+		Listen:          e.ListenAddr(),
 		Settings:        s,
 		RepoSync:        e.repos.Status(),
 	}

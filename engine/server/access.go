@@ -22,11 +22,7 @@ type Access struct {
 // loopback always, private networks only when the user opened the server to
 // the local network (SPEC §9).
 func peerAllowed(remoteAddr string, allowLAN bool) bool {
-	host, _, err := net.SplitHostPort(remoteAddr)
-	if err != nil {
-		host = remoteAddr
-	}
-	ip := net.ParseIP(host)
+	ip := net.ParseIP(remoteIP(remoteAddr))
 	if ip == nil {
 		return false
 	}
@@ -34,6 +30,15 @@ func peerAllowed(remoteAddr string, allowLAN bool) bool {
 		return true
 	}
 	return allowLAN && (ip.IsPrivate() || ip.IsLinkLocalUnicast())
+}
+
+// remoteIP is the address part of a request's RemoteAddr.
+func remoteIP(remoteAddr string) string {
+	host, _, err := net.SplitHostPort(remoteAddr)
+	if err != nil {
+		return remoteAddr
+	}
+	return host
 }
 
 // hostAllowed reports whether the request names this server in Host: the

@@ -35,7 +35,7 @@ type conn struct {
 	limiter *tokenBucket // nil: not rate-limited (the owner's CLI)
 
 	oks      chan []byte   // OK replies, never blocks (see inflight)
-	out      chan []byte   // everything else, in order
+	out      *outQueue     // everything else, in order, bounded in bytes
 	inflight chan struct{} // pushed events awaiting their OK
 
 	mu   sync.Mutex
@@ -54,6 +54,13 @@ type subscription struct {
 }
 
 func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
+	ip := remoteIP(r.RemoteAddr)
+	if refusal := s.admit(ip); refusal != "" {
+		s.refused.Inc("too-many-connections")
+		http.Error(w, refusal, http.StatusServiceUnavailable)
+		return
+	}
+	defer s.leave(ip)
 	bw := &batchingWriter{ResponseWriter: w}
 	ws, err := websocket.Accept(bw, r, &websocket.AcceptOptions{
 		// ServeHTTP checked the origin by our own rule (allowed pages and
@@ -74,11 +81,10 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 	go c.writeLoop()
 	c.readLoop()
 	c.cancel()
-	if c.tooSlow.Load() {
-		_ = ws.Close(websocket.StatusPolicyViolation, "too slow: live events were not read in time")
-		return
+	c.out.close()
+	if !c.tooSlow.Load() { // a dropped client is being closed already (readLoop)
+		_ = ws.Close(websocket.StatusNormalClosure, "")
 	}
-	_ = ws.Close(websocket.StatusNormalClosure, "")
 }
 
 // newConn makes the state of one client connection.
@@ -93,7 +99,7 @@ func (s *Server) newConn(ws *websocket.Conn) *conn {
 		s: s, id: id, ws: ws, ctx: ctx, cancel: cancel,
 		limiter:  newTokenBucket(l.EventsPerSecond, l.EventsBurst),
 		oks:      make(chan []byte, l.MaxInflightEvents),
-		out:      make(chan []byte, 1024),
+		out:      newOutQueue(&s.queued),
 		inflight: make(chan struct{}, l.MaxInflightEvents),
 		subs:     make(map[string]*subscription),
 		negs:     make(map[string]*negentropy.Negentropy),
@@ -103,7 +109,13 @@ func (s *Server) newConn(ws *websocket.Conn) *conn {
 func (c *conn) readLoop() {
 	// one registration for the connection's life: given a cancellable
 	// context, coder/websocket registers (and allocates) one per read
-	stop := context.AfterFunc(c.ctx, func() { c.ws.CloseNow() })
+	stop := context.AfterFunc(c.ctx, func() {
+		if c.tooSlow.Load() { // with its reason, where the socket still takes a close frame
+			_ = c.ws.Close(websocket.StatusPolicyViolation, tooSlowReason)
+			return
+		}
+		c.ws.CloseNow()
+	})
 	defer stop()
 	var msg bytes.Buffer // reused: handlers copy what they keep
 	for {
@@ -143,12 +155,15 @@ func (c *conn) writeLoop() {
 	stall.Stop()
 	defer stall.Stop()
 	for {
-		var b []byte
-		select {
-		case b = <-c.oks:
-		case b = <-c.out:
-		case <-c.ctx.Done():
-			return
+		b, ok := c.next()
+		if !ok {
+			select {
+			case b = <-c.oks:
+			case <-c.out.ready:
+				continue
+			case <-c.ctx.Done():
+				return
+			}
 		}
 		stall.Reset(writeTimeout)
 		err := c.writeQueued(b)
@@ -176,27 +191,45 @@ func (c *conn) writeQueued(b []byte) error {
 		if n == maxWriteRun {
 			break
 		}
-		select {
-		case b = <-c.oks:
-			continue
-		case b = <-c.out:
-			continue
-		default:
+		var more bool
+		if b, more = c.next(); !more {
+			break
 		}
-		break
 	}
 	return c.batch.release()
 }
 
-// send queues a frame in order, waiting while the client reads slowly.
+// next takes the next queued frame without waiting: an OK first, as OKs
+// are what pushing clients wait on.
+func (c *conn) next() ([]byte, bool) {
+	select {
+	case b := <-c.oks:
+		return b, true
+	default:
+		return c.out.pop()
+	}
+}
+
+// send queues a frame in order, waiting while the client reads slowly (its
+// queue holds MaxQueuedBytes).
 func (c *conn) send(v ...any) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return
 	}
-	select {
-	case c.out <- b:
-	case <-c.ctx.Done():
+	for {
+		added, fit := c.out.push(b, c.s.cfg.Limits.MaxQueuedBytes)
+		if added {
+			c.s.shed()
+		}
+		if added || fit { // fit and not added: the connection is closing
+			return
+		}
+		select {
+		case <-c.out.room:
+		case <-c.ctx.Done():
+			return
+		}
 	}
 }
 
@@ -220,7 +253,7 @@ func (c *conn) handle(data []byte) {
 		c.handleEvent(frame, len(data), oversize)
 	case "REQ", "COUNT", "RESOLVE", "ROOTS":
 		if oversize {
-			c.notice(c.oversizeRule(len(data)))
+			c.refuse(frame, label, c.oversizeRule(len(data)))
 			return
 		}
 		switch label {
@@ -253,6 +286,18 @@ func (c *conn) handle(data []byte) {
 	default:
 		c.notice(fmt.Sprintf("invalid: unknown message type %q", label))
 	}
+}
+
+// refuse answers a request refused as a whole: a REQ or COUNT whose
+// subscription id can be read gets CLOSED under it, anything else a NOTICE.
+func (c *conn) refuse(frame []json.RawMessage, label, reason string) {
+	if label == "REQ" || label == "COUNT" {
+		if subID, ok := readSubID(frame); ok {
+			c.closed(subID, reason)
+			return
+		}
+	}
+	c.notice(reason)
 }
 
 func (c *conn) oversizeRule(n int) string {
@@ -326,9 +371,9 @@ func (c *conn) readFilters(frame []json.RawMessage) (string, nostr.Filters, stri
 	if len(frame) < 2 {
 		return "", nil, "invalid: missing subscription id"
 	}
-	var subID string
-	if err := json.Unmarshal(frame[1], &subID); err != nil || subID == "" || len(subID) > 64 {
-		return "", nil, "invalid: subscription id must be a string of 1 to 64 characters"
+	subID, ok := readSubID(frame)
+	if !ok {
+		return "", nil, fmt.Sprintf("invalid: subscription id must be a string of 1 to %d characters", maxSubIDLength)
 	}
 	n := len(frame) - 2
 	if n == 0 {
@@ -345,6 +390,18 @@ func (c *conn) readFilters(frame []json.RawMessage) (string, nostr.Filters, stri
 		}
 	}
 	return subID, filters, ""
+}
+
+// maxSubIDLength is the longest subscription id, NIP-01's 64.
+const maxSubIDLength = 64
+
+// readSubID reads the subscription id of a REQ or COUNT frame.
+func readSubID(frame []json.RawMessage) (string, bool) {
+	var subID string
+	if len(frame) < 2 || json.Unmarshal(frame[1], &subID) != nil || subID == "" || len(subID) > maxSubIDLength {
+		return "", false
+	}
+	return subID, true
 }
 
 func (c *conn) handleReq(frame []json.RawMessage) {
@@ -368,21 +425,24 @@ func (c *conn) handleReq(frame []json.RawMessage) {
 		if f.LimitZero {
 			continue
 		}
-		max := c.s.cfg.Limits.MaxLimit
-		evs, err := c.s.cfg.Events.Query(c.ctx, f, max)
+		// streamed: send waits while the client's queue is full, and the
+		// store holds nothing meanwhile
+		err := c.s.cfg.Events.QueryEach(c.ctx, f, c.s.cfg.Limits.MaxLimit, func(ev *nostr.Event) error {
+			if _, dup := sub.sent[ev.ID]; !dup {
+				sub.sent[ev.ID] = struct{}{}
+				c.send("EVENT", subID, ev)
+			}
+			return c.ctx.Err()
+		})
+		if c.ctx.Err() != nil {
+			return
+		}
 		if err != nil {
 			c.closed(subID, "error: query failed: "+err.Error())
 			c.mu.Lock()
 			delete(c.subs, subID)
 			c.mu.Unlock()
 			return
-		}
-		for _, ev := range evs {
-			if _, dup := sub.sent[ev.ID]; dup {
-				continue
-			}
-			sub.sent[ev.ID] = struct{}{}
-			c.send("EVENT", subID, ev)
 		}
 	}
 	c.send("EOSE", subID)
@@ -403,14 +463,10 @@ func (c *conn) handleCount(frame []json.RawMessage) {
 	if !ok {
 		return
 	}
-	var total int64
-	for _, f := range filters {
-		n, err := c.s.cfg.Events.Count(c.ctx, f)
-		if err != nil {
-			c.closed(subID, "error: count failed: "+err.Error())
-			return
-		}
-		total += n
+	total, err := c.s.cfg.Events.Count(c.ctx, filters...)
+	if err != nil {
+		c.closed(subID, "error: count failed: "+err.Error())
+		return
 	}
 	c.send("COUNT", subID, map[string]int64{"count": total})
 }
@@ -474,18 +530,28 @@ func (c *conn) deliver(evs []*nostr.Event) {
 			if err != nil {
 				continue
 			}
-			select {
-			case c.out <- b:
-			default:
+			added, fit := c.out.push(b, c.s.cfg.Limits.MaxQueuedBytes)
+			if !fit {
 				c.dropTooSlow()
 				return
+			}
+			if added {
+				c.s.shed()
 			}
 		}
 	}
 }
 
+// tooSlowReason is the close reason a dropped client sees (code 1008).
+const tooSlowReason = "too slow: the client did not read what it was sent in time"
+
+// dropTooSlow ends a connection that does not keep up, releasing what is
+// queued for it at once.
 func (c *conn) dropTooSlow() {
-	c.tooSlow.Store(true)
+	if c.tooSlow.CompareAndSwap(false, true) {
+		c.s.refused.Inc("too-slow")
+	}
+	c.out.close()
 	c.cancel()
 }
 

@@ -22,8 +22,10 @@ func (fuzzPorts) Submit(_ context.Context, ev *nostr.Event, _ string, done func(
 	done(ingest.Result{ID: ev.ID, Outcome: ingest.Rejected, Message: "invalid: fuzz"})
 	return nil
 }
-func (fuzzPorts) Query(context.Context, nostr.Filter, int) ([]*nostr.Event, error) { return nil, nil }
-func (fuzzPorts) Count(context.Context, nostr.Filter) (int64, error)               { return 0, nil }
+func (fuzzPorts) QueryEach(context.Context, nostr.Filter, int, func(*nostr.Event) error) error {
+	return nil
+}
+func (fuzzPorts) Count(context.Context, ...nostr.Filter) (int64, error) { return 0, nil }
 func (fuzzPorts) Stamps(context.Context, nostr.Filter, int) ([]store.Stamp, error) {
 	return []store.Stamp{{CreatedAt: 1, ID: strings.Repeat("ab", 32)}, {CreatedAt: 2, ID: strings.Repeat("cd", 32)}}, nil
 }
@@ -67,14 +69,11 @@ func FuzzFrame(f *testing.F) {
 		c := s.newConn(nil)
 		defer c.cancel()
 		c.handle(frame)
-		for _, q := range []chan []byte{c.oks, c.out} {
-			for len(q) > 0 {
-				var reply []json.RawMessage
-				var label string
-				b := <-q
-				if json.Unmarshal(b, &reply) != nil || len(reply) == 0 || json.Unmarshal(reply[0], &label) != nil || !replyLabels[label] {
-					t.Fatalf("reply %s to %q is not a server message", b, frame)
-				}
+		for b, ok := c.next(); ok; b, ok = c.next() {
+			var reply []json.RawMessage
+			var label string
+			if json.Unmarshal(b, &reply) != nil || len(reply) == 0 || json.Unmarshal(reply[0], &label) != nil || !replyLabels[label] {
+				t.Fatalf("reply %s to %q is not a server message", b, frame)
 			}
 		}
 	})

@@ -7,9 +7,11 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
@@ -17,6 +19,7 @@ import (
 	"dtp-personal/engine/ingest"
 	"dtp-personal/engine/metrics"
 	"dtp-personal/engine/store"
+	"dtp-personal/engine/validation"
 )
 
 // Ingester takes pushed events; done runs after the commit (see ingest).
@@ -26,8 +29,11 @@ type Ingester interface {
 
 // EventReader answers REQ and COUNT.
 type EventReader interface {
-	Query(ctx context.Context, f nostr.Filter, max int) ([]*nostr.Event, error)
-	Count(ctx context.Context, f nostr.Filter) (int64, error)
+	// QueryEach calls fn for each event a REQ filter answers, newest first,
+	// at most max, holding no database resources while fn runs.
+	QueryEach(ctx context.Context, f nostr.Filter, max int, fn func(*nostr.Event) error) error
+	// Count counts the events any of filters matches, each once (NIP-45).
+	Count(ctx context.Context, filters ...nostr.Filter) (int64, error)
 	// Stamps are the (created_at, id) pairs NIP-77 reconciles.
 	Stamps(ctx context.Context, f nostr.Filter, max int) ([]store.Stamp, error)
 }
@@ -72,6 +78,12 @@ type Limits struct {
 	MaxInflightEvents int     // pushed events awaiting OK per connection
 	MaxNegSessions    int     // open NIP-77 reconciliations per connection; 0 turns NIP-77 off
 	MaxNegItems       int     // events one NIP-77 reconciliation may cover
+	MaxTagBytes       int     // bytes of all of an event's tag elements together (checked by the engine's arrival rules)
+	// HTTPIdleTimeout closes a keep-alive HTTP connection idle this long
+	HTTPIdleTimeout time.Duration
+	// Memory (SPEC §9: bounded in bytes, per connection and in total)
+	MaxQueuedBytes      int   // outgoing bytes queued for one connection; a REQ's answer waits for room
+	MaxTotalQueuedBytes int64 // for all connections together; past it the most stalled are dropped (0: no cap)
 }
 
 // DefaultLimits are the limits a personal server ships with.
@@ -81,6 +93,8 @@ func DefaultLimits() Limits {
 		MaxSubscriptions: 32, MaxFilters: 10, MaxLimit: 5000,
 		EventsPerSecond: 2000, EventsBurst: 20000, MaxInflightEvents: 1024,
 		MaxNegSessions: 4, MaxNegItems: 500_000,
+		MaxTagBytes: 64 << 10, HTTPIdleTimeout: 60 * time.Second,
+		MaxQueuedBytes: 4 << 20, MaxTotalQueuedBytes: 64 << 20,
 	}
 }
 
@@ -99,6 +113,10 @@ type Config struct {
 	// change while the server runs); nil = loopback and no web pages.
 	Access func() Access
 	Info   Info
+	// Connections gives the caps on open WebSocket connections, in total
+	// and per remote address, at each upgrade (settings the user can change
+	// while the server runs); nil or 0 = no cap.
+	Connections func() (total, perAddress int)
 	// OwnerToken, when set, marks the WebSocket connections whose upgrade
 	// carries "Authorization: Bearer <OwnerToken>": the data directory's
 	// owner (the CLI reads it from a file only they can read), whose pushes
@@ -117,8 +135,12 @@ type Server struct {
 	cfg     Config
 	mu      sync.Mutex
 	conns   map[*conn]struct{}
+	perIP   map[string]int // open WebSocket connections by remote address
 	nextID  uint64
 	refused metrics.Counter
+
+	queued   atomic.Int64 // bytes in every connection's outgoing queue
+	shedding sync.Mutex   // one shed at a time
 }
 
 // New builds a Server.
@@ -135,9 +157,13 @@ func New(cfg Config) *Server {
 	return &Server{
 		cfg:     cfg,
 		conns:   make(map[*conn]struct{}),
+		perIP:   make(map[string]int),
 		refused: cfg.Metrics.NewCounter("dtp_server_refused_total", "Requests refused by access rules or limits.", "rule"),
 	}
 }
+
+// Limits are the limits in force.
+func (s *Server) Limits() Limits { return s.cfg.Limits }
 
 // Broadcast delivers committed events to matching live subscriptions.
 func (s *Server) Broadcast(evs []*nostr.Event) {
@@ -201,7 +227,7 @@ func (s *Server) serveRoot(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) nip11() map[string]any {
 	l := s.cfg.Limits
-	nips := []int{1, 11, 45}
+	nips := []int{1, 11, 40, 45}
 	if l.MaxNegSessions > 0 {
 		nips = append(nips, 77)
 	}
@@ -212,13 +238,15 @@ func (s *Server) nip11() map[string]any {
 		"version":        s.cfg.Info.Version,
 		"supported_nips": nips,
 		"limitation": map[string]any{
-			"max_message_length": l.MaxMessageBytes,
-			"max_subscriptions":  l.MaxSubscriptions,
-			"max_filters":        l.MaxFilters,
-			"max_limit":          l.MaxLimit,
-			"auth_required":      false,
-			"payment_required":   false,
-			"restricted_writes":  true,
+			"max_message_length":     l.MaxMessageBytes,
+			"max_subscriptions":      l.MaxSubscriptions,
+			"max_filters":            l.MaxFilters,
+			"max_limit":              l.MaxLimit,
+			"max_subid_length":       maxSubIDLength,
+			"created_at_upper_limit": int(validation.MaxFutureSkew / time.Second),
+			"auth_required":          false,
+			"payment_required":       false,
+			"restricted_writes":      true,
 		},
 	}
 }
@@ -286,6 +314,38 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	_ = enc.Encode(v)
 }
 
+// admit takes a connection slot for the remote address ip within the
+// connection caps, or returns the refusal.
+func (s *Server) admit(ip string) string {
+	var total, perAddress int
+	if s.cfg.Connections != nil {
+		total, perAddress = s.cfg.Connections()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	open := 0
+	for _, n := range s.perIP {
+		open += n
+	}
+	switch {
+	case total > 0 && open >= total:
+		return fmt.Sprintf("too many connections: %d are open, the limit of this server", open)
+	case perAddress > 0 && s.perIP[ip] >= perAddress:
+		return fmt.Sprintf("too many connections: %d are open from %s, the limit per address", s.perIP[ip], ip)
+	}
+	s.perIP[ip]++
+	return ""
+}
+
+// leave gives back a slot admit took.
+func (s *Server) leave(ip string) {
+	s.mu.Lock()
+	if s.perIP[ip]--; s.perIP[ip] <= 0 {
+		delete(s.perIP, ip)
+	}
+	s.mu.Unlock()
+}
+
 func (s *Server) register(c *conn) {
 	s.mu.Lock()
 	s.conns[c] = struct{}{}
@@ -298,6 +358,31 @@ func (s *Server) unregister(c *conn) {
 	s.mu.Unlock()
 	if s.cfg.Sessions != nil {
 		s.cfg.Sessions.DropSession(c.id)
+	}
+}
+
+// shed drops the connections whose queues have stalled longest while the
+// bytes queued for all exceed MaxTotalQueuedBytes: a client that stopped
+// reading loses its connection before it takes memory from the others.
+func (s *Server) shed() {
+	budget := s.cfg.Limits.MaxTotalQueuedBytes
+	if budget <= 0 || s.queued.Load() <= budget {
+		return
+	}
+	s.shedding.Lock()
+	defer s.shedding.Unlock()
+	for s.queued.Load() > budget {
+		var victim *conn
+		var since time.Time
+		for _, c := range s.connections() {
+			if n, t := c.out.stalled(); n > 0 && (victim == nil || t.Before(since)) {
+				victim, since = c, t
+			}
+		}
+		if victim == nil {
+			return
+		}
+		victim.dropTooSlow() // its queue's bytes leave the total at once
 	}
 }
 

@@ -6,7 +6,8 @@ import (
 )
 
 // Limits are the frontier caps, heap guardrails (SPEC §4, §5), the sync's
-// page timeout and the resolver's follow band (SPEC §7).
+// page timeout, the resolver's follow band (SPEC §7) and the server's
+// connection caps (SPEC §9).
 type Limits struct {
 	// MaxDepth is the extension's max degree N: the frontier fetches authors
 	// at depths 0..N and answers take evidence from depths 0..N-1.
@@ -28,6 +29,10 @@ type Limits struct {
 	// Red is the percentage below which a subject is distrusted; between
 	// Red and FollowThreshold it is mixed. Never above FollowThreshold.
 	Red int `json:"red"`
+	// MaxConnections caps the server's open WebSocket connections, in total
+	// and from one remote address; the upgrade past a cap is refused.
+	MaxConnections           int `json:"maxConnections"`
+	MaxConnectionsPerAddress int `json:"maxConnectionsPerAddress"`
 }
 
 // DefaultLimits are SPEC §4/§5 defaults.
@@ -37,6 +42,7 @@ func DefaultLimits() Limits {
 		MaxEvents: 400000, MaxRatingEvents: 400000, MaxDiscoveryEvents: 40000,
 		HeapNodeLimit: 1000000, HeapEdgeLimit: 5000000, PageTimeoutSeconds: 30,
 		FollowThreshold: DefaultFollowThreshold, Red: DefaultRed,
+		MaxConnections: 256, MaxConnectionsPerAddress: 64,
 	}
 }
 
@@ -75,6 +81,8 @@ var LimitFields = []LimitField{
 	{"heap-node-limit", "heapNodeLimit", "Heap node limit", 1, math.MaxInt32, func(l *Limits) *int { return &l.HeapNodeLimit }},
 	{"heap-edge-limit", "heapEdgeLimit", "Heap edge limit", 1, math.MaxInt32, func(l *Limits) *int { return &l.HeapEdgeLimit }},
 	{"page-timeout", "pageTimeoutSeconds", "Page timeout (seconds)", 1, 600, func(l *Limits) *int { return &l.PageTimeoutSeconds }},
+	{"max-connections", "maxConnections", "Max open connections", 1, math.MaxInt32, func(l *Limits) *int { return &l.MaxConnections }},
+	{"max-connections-per-address", "maxConnectionsPerAddress", "Max connections per address", 1, math.MaxInt32, func(l *Limits) *int { return &l.MaxConnectionsPerAddress }},
 }
 
 // Check reports whether v is within f's bounds.

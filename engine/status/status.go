@@ -40,6 +40,7 @@ type Snapshot struct {
 	Heap            Heap              `json:"heap"`
 	Progress        Progress          `json:"progress"`
 	Ingest          Ingest            `json:"ingest"`
+	Listen          string            `json:"listen"` // where the server listens now ("" = not serving); may differ from Settings.Listen
 	Settings        settings.Settings `json:"settings"`
 	RepoSync        RepoSync          `json:"repoSync"`
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 )
 
 // BadFileError is a database file this program will not open: not SQLite,
@@ -27,14 +28,21 @@ func (e *BadFileError) Error() string {
 var sqliteMagic = []byte("SQLite format 3\x00")
 
 // checkFile refuses an existing file that is not one of our databases,
-// reading it only: a truncated or foreign file must never become a new,
-// empty database. A file of no bytes is what SQLite itself leaves before its
-// first write, so it is taken as new.
+// reading it only: a truncated, empty or foreign file must never become a
+// new, empty database. A missing file is created here, so that the only
+// empty file taken as new is one this open made.
 func checkFile(path string) error {
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
+	f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err == nil {
+		return f.Close()
 	}
+	if !errors.Is(err, os.ErrExist) {
+		return fmt.Errorf("store: create %s: %w", path, err)
+	}
+	if staysEmpty(path) {
+		return &BadFileError{path, "is empty (0 bytes), not a database"}
+	}
+	f, err = os.Open(path)
 	if err != nil {
 		return fmt.Errorf("store: open %s: %w", path, err)
 	}
@@ -42,8 +50,6 @@ func checkFile(path string) error {
 	n, err := io.ReadFull(f, header)
 	f.Close()
 	switch {
-	case n == 0:
-		return nil
 	case !bytes.HasPrefix(header[:n], sqliteMagic) && !bytes.HasPrefix(sqliteMagic, header[:n]):
 		return &BadFileError{path, "is not an SQLite database"}
 	case err != nil:
@@ -71,6 +77,27 @@ func checkFile(path string) error {
 		return &BadFileError{path, "is another program's SQLite database"}
 	}
 	return nil
+}
+
+// emptyGrace is how long an empty file is watched before it is refused:
+// another process that has just created it (a CLI command and the server's
+// first start at once) writes its first page within milliseconds.
+const emptyGrace = 2 * time.Second
+
+// staysEmpty reports whether the file at path is empty and stays so for
+// emptyGrace. A file that cannot be read is not called empty: the open that
+// follows names that error.
+func staysEmpty(path string) bool {
+	deadline := time.Now().Add(emptyGrace)
+	for {
+		if fi, err := os.Stat(path); err != nil || fi.Size() > 0 {
+			return false
+		}
+		if time.Now().After(deadline) {
+			return true
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // QuickCheck runs SQLite's quick_check until ctx ends, and returns a

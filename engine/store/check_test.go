@@ -52,6 +52,7 @@ func TestBadFilesAreRefusedAndLeftAsTheyAre(t *testing.T) {
 		name, problem string
 		content       []byte
 	}{
+		{"empty", "is empty (0 bytes)", []byte{}},
 		{"text", "is not an SQLite database", []byte("hello, I am a text file\n")},
 		{"header cut", "is truncated", ours[:60]},
 		{"half", "is damaged", ours[:len(ours)/2]},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/nbd-wtf/go-nostr"
 )
@@ -15,9 +16,12 @@ const scanPageSize = 2000
 
 // whereClause is a parameterised SQL condition over events aliased "e".
 type whereClause struct {
-	from  string // the events table, with an index hint when one is needed
-	conds []string
-	args  []any
+	from string // the events table, with an index hint when one is needed
+	// created is the created_at term of conditions: "+e.created_at" when
+	// its index must not drive
+	created string
+	conds   []string
+	args    []any
 	// none is set when the filter can match nothing (an empty, non-nil list,
 	// or a tag key that is not a single letter and so is never indexed).
 	none bool
@@ -76,18 +80,30 @@ func filterWhere(f nostr.Filter) whereClause {
 		}
 		w.tag(name, values, tagDriven)
 	}
-	created := "e.created_at"
+	w.created = "e.created_at"
 	if tagDriven {
-		created = "+e.created_at"
+		w.created = "+e.created_at"
 	}
 	if f.Since != nil {
-		w.conds = append(w.conds, created+" >= ?")
+		w.conds = append(w.conds, w.created+" >= ?")
 		w.args = append(w.args, int64(*f.Since))
 	}
 	if f.Until != nil {
-		w.conds = append(w.conds, created+" <= ?")
+		w.conds = append(w.conds, w.created+" <= ?")
 		w.args = append(w.args, int64(*f.Until))
 	}
+	return w
+}
+
+// servedWhere is filterWhere over the events the server still serves: not
+// those whose NIP-40 expiration has passed. They stay stored (the sync's
+// view of what is held sees them, so it does not fetch them again). The
+// expired rids are one set, read once per statement; a count still needs no
+// event row.
+func servedWhere(f nostr.Filter) whereClause {
+	w := filterWhere(f)
+	w.conds = append(w.conds, "e.rid NOT IN (SELECT x.rid FROM expirations x WHERE x.expires_at <= ?)")
+	w.args = append(w.args, time.Now().Unix())
 	return w
 }
 
@@ -122,40 +138,108 @@ func (w *whereClause) tag(name string, values []string, drive bool) {
 	w.args = append(w.args, anySlice(values)...)
 }
 
-// Query returns the events matching f, newest first, ties by id ascending.
-// At most min(f.Limit, max) events are returned, where an unset f.Limit or a
-// max <= 0 does not cap; "limit":0 (f.LimitZero) returns nothing.
+// Query returns the served events matching f (see servedWhere), newest
+// first, ties by id ascending. At most min(f.Limit, max) events are
+// returned, where an unset f.Limit or a max <= 0 does not cap; "limit":0
+// (f.LimitZero) returns nothing.
 func (s *Store) Query(ctx context.Context, f nostr.Filter, max int) ([]*nostr.Event, error) {
-	q, args, ok := querySQL(eventColumns, f, max)
-	if !ok {
-		return nil, nil
+	var evs []*nostr.Event
+	err := s.QueryEach(ctx, f, max, func(ev *nostr.Event) error {
+		evs = append(evs, ev)
+		return nil
+	})
+	return evs, err
+}
+
+// A query is read in pages bounded in rows and in bytes, each a statement of
+// its own: no database connection is held while the caller (a client's
+// outgoing queue) waits, and no more than a page is in memory.
+const (
+	queryPageRows  = 500
+	queryPageBytes = 1 << 20
+)
+
+// QueryEach calls fn for each event Query would return, in its order,
+// reading page by page and holding no database resources while fn runs. An
+// error from fn stops it and is returned. Events stored meanwhile may or may
+// not be seen; none is seen twice.
+func (s *Store) QueryEach(ctx context.Context, f nostr.Filter, max int, fn func(*nostr.Event) error) error {
+	remaining := resultLimit(f, max)
+	var last *nostr.Event
+	for remaining != 0 {
+		w := servedWhere(f)
+		if w.none || (f.LimitZero && f.Limit == 0) {
+			return nil
+		}
+		if last != nil {
+			w.conds = append(w.conds, "("+w.created+" < ? OR ("+w.created+" = ? AND e.id > ?))")
+			w.args = append(w.args, int64(last.CreatedAt), int64(last.CreatedAt), last.ID)
+		}
+		rows := queryPageRows
+		if remaining > 0 {
+			rows = min(rows, remaining)
+		}
+		q := "SELECT " + eventColumns + " FROM " + w.from + w.sql() + newestFirst + " LIMIT ?"
+		page, more, err := s.readQueryPage(ctx, q, append(w.args, rows), rows)
+		if err != nil {
+			return fmt.Errorf("store: query %s: %w", f, err)
+		}
+		for _, ev := range page {
+			if err := fn(ev); err != nil {
+				return err
+			}
+		}
+		if !more {
+			return nil
+		}
+		if remaining > 0 {
+			remaining -= len(page)
+		}
+		last = page[len(page)-1]
 	}
-	evs, err := s.queryEvents(ctx, q, args...)
+	return nil
+}
+
+// readQueryPage reads up to rows events, stopping early once they hold
+// queryPageBytes; more says whether the query may have further rows.
+func (s *Store) readQueryPage(ctx context.Context, q string, args []any, rows int) (page []*nostr.Event, more bool, err error) {
+	rs, err := s.r.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("store: query %s: %w", f, err)
+		return nil, false, err
 	}
-	return evs, nil
+	defer rs.Close()
+	var row eventRow
+	dst := row.dest()
+	size := 0
+	for rs.Next() {
+		if err := rs.Scan(dst...); err != nil {
+			return nil, false, err
+		}
+		ev := new(nostr.Event)
+		if err := row.event(ev); err != nil {
+			return nil, false, err
+		}
+		page = append(page, ev)
+		if size += len(row.tags) + len(row.content); size >= queryPageBytes {
+			return page, true, nil
+		}
+	}
+	return page, len(page) == rows, rs.Err()
 }
 
 // querySQL builds Query's statement selecting columns; ok is false when
 // nothing can match.
 func querySQL(columns string, f nostr.Filter, max int) (q string, args []any, ok bool) {
-	return selectSQL(columns, f, max, newestFirst)
+	return selectSQL(columns, servedWhere(f), f, max, newestFirst)
 }
 
 // newestFirst is NIP-01's order of a query's answer.
 const newestFirst = " ORDER BY e.created_at DESC, e.id ASC"
 
-// selectSQL is querySQL with the given ORDER BY clause ("" for none).
-func selectSQL(columns string, f nostr.Filter, max int, order string) (q string, args []any, ok bool) {
-	limit := -1 // SQLite: no limit
-	if max > 0 {
-		limit = max
-	}
-	if f.Limit > 0 && (limit < 0 || f.Limit < limit) {
-		limit = f.Limit
-	}
-	w := filterWhere(f)
+// selectSQL selects columns where w holds, at most as many rows as f's
+// limit and max allow, in the given ORDER BY clause ("" for none).
+func selectSQL(columns string, w whereClause, f nostr.Filter, max int, order string) (q string, args []any, ok bool) {
+	limit := resultLimit(f, max)
 	if w.none || (f.LimitZero && f.Limit == 0) {
 		return "", nil, false
 	}
@@ -163,15 +247,44 @@ func selectSQL(columns string, f nostr.Filter, max int, order string) (q string,
 	return q, append(w.args, limit), true
 }
 
-// Count returns how many stored events match f (its limit is ignored).
-func (s *Store) Count(ctx context.Context, f nostr.Filter) (int64, error) {
-	w := filterWhere(f)
-	if w.none {
+// resultLimit is how many events a query answers: min(f.Limit, max), where
+// an unset f.Limit or a max <= 0 does not cap; -1 (SQLite's "no limit")
+// when neither caps.
+func resultLimit(f nostr.Filter, max int) int {
+	limit := -1
+	if max > 0 {
+		limit = max
+	}
+	if f.Limit > 0 && (limit < 0 || f.Limit < limit) {
+		limit = f.Limit
+	}
+	return limit
+}
+
+// Count returns how many served events match any of filters (NIP-45: the
+// filters are OR-ed, so an event two of them match counts once); limits are
+// ignored.
+func (s *Store) Count(ctx context.Context, filters ...nostr.Filter) (int64, error) {
+	var matches []string // "FROM … WHERE …" of each filter that can match
+	var args []any
+	for _, f := range filters {
+		if w := servedWhere(f); !w.none {
+			matches = append(matches, " FROM "+w.from+w.sql())
+			args = append(args, w.args...)
+		}
+	}
+	var q string
+	switch len(matches) {
+	case 0:
 		return 0, nil
+	case 1: // counted from an index alone where one covers the filter
+		q = "SELECT COUNT(*)" + matches[0]
+	default:
+		q = "SELECT COUNT(*) FROM (SELECT e.rid" + strings.Join(matches, " UNION SELECT e.rid") + ")"
 	}
 	var n int64
-	if err := s.r.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+w.from+w.sql(), w.args...).Scan(&n); err != nil {
-		return 0, fmt.Errorf("store: count %s: %w", f, err)
+	if err := s.r.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("store: count %v: %w", filters, err)
 	}
 	return n, nil
 }
@@ -275,28 +388,6 @@ func (s *Store) readPage(ctx context.Context, q string, args ...any) ([]*nostr.E
 		evs = append(evs, ev)
 	}
 	return evs, rid, rows.Err()
-}
-
-func (s *Store) queryEvents(ctx context.Context, q string, args ...any) ([]*nostr.Event, error) {
-	rows, err := s.r.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var evs []*nostr.Event
-	var row eventRow
-	dst := row.dest()
-	for rows.Next() {
-		if err := rows.Scan(dst...); err != nil {
-			return nil, err
-		}
-		ev := new(nostr.Event)
-		if err := row.event(ev); err != nil {
-			return nil, err
-		}
-		evs = append(evs, ev)
-	}
-	return evs, rows.Err()
 }
 
 // eventRow receives the eventColumns of one row.

@@ -1,12 +1,15 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nbd-wtf/go-nostr"
 
@@ -297,4 +300,76 @@ func queryPlan(t *testing.T, s *Store, q string, args ...any) []string {
 		plan = append(plan, detail)
 	}
 	return plan
+}
+
+// A query longer than a page, with created_at ties across page boundaries
+// and pages cut by bytes, is answered whole, in order, each event once, and
+// within its limit.
+func TestQueryPagesKeepOrderAndLimit(t *testing.T) {
+	s, _ := openTemp(t)
+	a := hex64("a")
+	big := strings.Repeat("x", queryPageBytes/7) // a page holds 7 of these
+	var evs []*nostr.Event
+	for i := range 2*queryPageRows + 37 {
+		content := fmt.Sprint(i)
+		if i%50 < 3 {
+			content = big + content
+		}
+		evs = append(evs, mkEventContent(content, 1, a, int64(1000+i/9), nostr.Tag{"t", "x"}))
+	}
+	save(t, s, evs...)
+	want := slices.Clone(evs)
+	slices.SortFunc(want, func(x, y *nostr.Event) int {
+		return cmp.Or(cmp.Compare(y.CreatedAt, x.CreatedAt), strings.Compare(x.ID, y.ID))
+	})
+	for _, tc := range []struct {
+		f   nostr.Filter
+		max int
+		n   int
+	}{
+		{nostr.Filter{}, 0, len(evs)},
+		{nostr.Filter{Tags: nostr.TagMap{"t": {"x"}}}, 0, len(evs)},
+		{nostr.Filter{}, queryPageRows + 3, queryPageRows + 3},
+		{nostr.Filter{Limit: 20}, queryPageRows, 20},
+	} {
+		got, err := s.Query(context.Background(), tc.f, tc.max)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(ids(got), ids(want[:tc.n])) {
+			t.Errorf("%v max %d: got %d events, want the newest %d in order", tc.f, tc.max, len(got), tc.n)
+		}
+	}
+}
+
+// Expired events are left out of queries, counts and stamps, and the
+// expirations table follows the events it names through slot replacement.
+func TestExpiredEventsAreNotServed(t *testing.T) {
+	s, _ := openTemp(t)
+	a, now := hex64("a"), time.Now().Unix()
+	expired := mkEvent(1, a, now-5, nostr.Tag{"expiration", strconv.FormatInt(now-1, 10)})
+	later := mkEvent(1, a, now-4, nostr.Tag{"expiration", strconv.FormatInt(now+3600, 10)})
+	plain := mkEvent(1, a, now-3)
+	// a replaceable event that expired, then replaced by one that has not
+	oldProfile := mkEvent(0, a, now-9, nostr.Tag{"expiration", strconv.FormatInt(now-1, 10)})
+	newProfile := mkEvent(0, a, now-8)
+	save(t, s, expired, later, plain, oldProfile, newProfile)
+	ctx := context.Background()
+	got, err := s.Query(ctx, nostr.Filter{}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := sortedCopy([]string{later.ID, plain.ID, newProfile.ID}); !slices.Equal(sortedCopy(ids(got)), want) {
+		t.Errorf("served %v, want %v", ids(got), want)
+	}
+	if n, err := s.Count(ctx, nostr.Filter{Kinds: []int{1}}); err != nil || n != 2 {
+		t.Errorf("count %d %v, want 2", n, err)
+	}
+	if st, err := s.Stamps(ctx, nostr.Filter{Kinds: []int{1}}, 0); err != nil || len(st) != 2 {
+		t.Errorf("stamps %v %v, want 2", st, err)
+	}
+	var rows int
+	if err := s.r.QueryRow("SELECT count(*) FROM expirations").Scan(&rows); err != nil || rows != 2 {
+		t.Errorf("expirations holds %d rows (%v), want 2: the replaced event's row goes with it", rows, err)
+	}
 }

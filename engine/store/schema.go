@@ -174,6 +174,31 @@ WHERE p.profile = 'repository' OR h.url IN (SELECT url FROM relays);
 DROP TABLE relay_health;
 ALTER TABLE relay_health_new RENAME TO relay_health;
 `,
+	// 5: NIP-40 expirations of stored events, kept by triggers, so that
+	// reads leave out expired events from the indexes alone (servedWhere)
+	// instead of reading every event's tags.
+	`
+CREATE TABLE expirations (
+	rid        INTEGER PRIMARY KEY, -- events.rid
+	expires_at INTEGER NOT NULL     -- the first expiration tag's value
+);
+CREATE INDEX expirations_at ON expirations(expires_at);
+CREATE TRIGGER events_expiration_insert AFTER INSERT ON events
+WHEN instr(NEW.tags, '"expiration"') > 0
+BEGIN
+	INSERT OR REPLACE INTO expirations (rid, expires_at)
+	SELECT NEW.rid, CAST(j.value ->> 1 AS INTEGER) FROM json_each(NEW.tags) j
+	WHERE j.value ->> 0 = 'expiration' ORDER BY j.key LIMIT 1;
+END;
+CREATE TRIGGER events_expiration_delete AFTER DELETE ON events
+BEGIN
+	DELETE FROM expirations WHERE rid = OLD.rid;
+END;
+INSERT INTO expirations (rid, expires_at)
+SELECT e.rid, (SELECT CAST(j.value ->> 1 AS INTEGER) FROM json_each(e.tags) j
+	WHERE j.value ->> 0 = 'expiration' ORDER BY j.key LIMIT 1) AS at
+FROM events e WHERE instr(e.tags, '"expiration"') > 0 AND at IS NOT NULL;
+`,
 }
 
 // migrate brings the schema up to date. Each step re-reads user_version inside

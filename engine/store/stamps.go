@@ -38,7 +38,7 @@ type AuthoredStamp struct {
 	Tags   nostr.Tags
 }
 
-// Stamps returns the stamps of the events matching f, at most
+// Stamps returns the stamps of the served events matching f, at most
 // min(f.Limit, max) as Query counts them; it reads only the two columns, so
 // a set of hundreds of thousands costs no event decoding. With a limit they
 // are the newest, newest first; without one they come in no particular
@@ -47,7 +47,7 @@ type AuthoredStamp struct {
 // query.
 func (s *Store) Stamps(ctx context.Context, f nostr.Filter, max int) ([]Stamp, error) {
 	var out []Stamp
-	err := s.eachStamp(ctx, "e.created_at, e.id", f, max, func(rows *sql.Rows) error {
+	err := s.eachStamp(ctx, "e.created_at, e.id", servedWhere(f), f, max, func(rows *sql.Rows) error {
 		var st Stamp
 		err := rows.Scan(&st.CreatedAt, &st.ID)
 		out = append(out, st)
@@ -64,7 +64,7 @@ func (s *Store) AuthoredStamps(ctx context.Context, f nostr.Filter, max int, wit
 		columns += ", e.tags"
 	}
 	var out []AuthoredStamp
-	err := s.eachStamp(ctx, columns, f, max, func(rows *sql.Rows) error {
+	err := s.eachStamp(ctx, columns, filterWhere(f), f, max, func(rows *sql.Rows) error {
 		var st AuthoredStamp
 		var tags string
 		dest := []any{&st.CreatedAt, &st.ID, &st.PubKey}
@@ -84,12 +84,12 @@ func (s *Store) AuthoredStamps(ctx context.Context, f nostr.Filter, max int, wit
 	return out, err
 }
 
-func (s *Store) eachStamp(ctx context.Context, columns string, f nostr.Filter, max int, scan func(*sql.Rows) error) error {
+func (s *Store) eachStamp(ctx context.Context, columns string, w whereClause, f nostr.Filter, max int, scan func(*sql.Rows) error) error {
 	order := newestFirst
 	if f.Limit == 0 {
 		order = ""
 	}
-	q, args, ok := selectSQL(columns, f, max, order)
+	q, args, ok := selectSQL(columns, w, f, max, order)
 	if !ok {
 		return nil
 	}
