@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -275,10 +274,10 @@ func (c *Conn) closed(id, reason string) {
 	s := c.subs[id]
 	if s == nil {
 		c.mu.Unlock()
-		c.deliverNeg(id, negReply{refused: "closed: " + reason, size: len(reason)})
+		c.deliverNeg(id, c.negRefusal("closed: ", reason))
 		return
 	}
-	if strings.HasPrefix(reason, "auth-required:") && c.opts.AuthKey != "" && !s.retried {
+	if ReasonPrefix(reason) == PrefixAuthRequired && c.opts.AuthKey != "" && !s.retried {
 		s.retried = true
 		if c.authed {
 			c.mu.Unlock()

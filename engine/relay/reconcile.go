@@ -211,23 +211,40 @@ func (c *Conn) negFrame(data []byte) bool {
 	if !bytes.HasPrefix(data, negPrefix) {
 		return false
 	}
-	var frame []string
-	if json.Unmarshal(data, &frame) != nil || len(frame) != 3 {
+	// label, id, message or reason; relays may add elements after them
+	// (strfry: ["NEG-ERR", id, "blocked: too many query results", 50])
+	var raw []json.RawMessage
+	var label, id, text string
+	if json.Unmarshal(data, &raw) != nil || len(raw) < 3 ||
+		json.Unmarshal(raw[0], &label) != nil || json.Unmarshal(raw[1], &id) != nil || json.Unmarshal(raw[2], &text) != nil {
 		c.garbage.Add(1)
 		return true
 	}
-	r := negReply{size: len(data)}
-	switch frame[0] {
+	var r negReply
+	switch label {
 	case "NEG-MSG":
-		r.msg = frame[2]
+		r.msg = text
 	case "NEG-ERR", "NEG-ERROR":
-		r.refused, r.forQuery = frame[0]+": "+frame[2], queryLimit(frame[2])
+		r = c.negRefusal(label+": ", text)
 	default:
 		c.garbage.Add(1)
 		return true
 	}
-	c.deliverNeg(frame[1], r)
+	r.size = len(data)
+	c.deliverNeg(id, r)
 	return true
+}
+
+// negRefusal is a reconciliation ended by the relay with reason. One
+// refused until we authenticate says nothing against NIP-77: we answer the
+// relay's challenge, and the query is paged (which asks again after AUTH).
+func (c *Conn) negRefusal(label, reason string) negReply {
+	r := negReply{refused: label + reason, forQuery: queryLimit(reason), size: len(reason)}
+	if ReasonPrefix(reason) == PrefixAuthRequired {
+		r.forQuery = true
+		c.authenticate()
+	}
+	return r
 }
 
 // noticeToNeg ends every reconciliation still waiting for its first answer

@@ -129,18 +129,22 @@ func TestFetchFailures(t *testing.T) {
 
 func TestAuthRequired(t *testing.T) {
 	evs := trustEvents(5, 1_700_000_000)
-	t.Run("with key", func(t *testing.T) {
-		r := faultrelay.StartForTest(t, faultrelay.Mode{AuthRequired: true}, evs...)
-		sk := nostr.GeneratePrivateKey()
-		pk, _ := nostr.GetPublicKey(sk)
-		got, _, err := fetchAll(dial(t, r.URL, relay.Options{AuthKey: sk}))
-		if err != nil || len(got) != len(evs) {
-			t.Fatalf("err %v, got %d events, want %d", err, len(got), len(evs))
-		}
-		if !r.Authenticated(pk) {
-			t.Fatal("relay did not see a valid NIP-42 AUTH")
-		}
-	})
+	// strfry writes every CLOSED reason after "ERROR: "; the machine-readable
+	// prefix is read after it, and the REQ is sent again once authenticated
+	for name, prefix := range map[string]string{"with key": "", "with key, strfry's ERROR: before the reason": "ERROR: "} {
+		t.Run(name, func(t *testing.T) {
+			r := faultrelay.StartForTest(t, faultrelay.Mode{AuthRequired: true, ErrorPrefix: prefix}, evs...)
+			sk := nostr.GeneratePrivateKey()
+			pk, _ := nostr.GetPublicKey(sk)
+			got, _, err := fetchAll(dial(t, r.URL, relay.Options{AuthKey: sk}))
+			if err != nil || len(got) != len(evs) {
+				t.Fatalf("err %v, got %d events, want %d", err, len(got), len(evs))
+			}
+			if !r.Authenticated(pk) {
+				t.Fatal("relay did not see a valid NIP-42 AUTH")
+			}
+		})
+	}
 	t.Run("without key", func(t *testing.T) {
 		r := faultrelay.StartForTest(t, faultrelay.Mode{AuthRequired: true}, evs...)
 		_, _, err := fetchAll(dial(t, r.URL, relay.Options{}))

@@ -40,6 +40,12 @@ type Mode struct {
 	// MaxSubscriptions is the most open subscriptions per connection (0 = no
 	// limit); an excess REQ gets only a NOTICE, no EOSE and no CLOSED (strfry).
 	MaxSubscriptions int
+	// ErrorPrefix goes before every CLOSED and NEG-ERR reason: "ERROR: " as
+	// strfry writes them ("ERROR: auth-required: ...").
+	ErrorPrefix string
+	// NegErrExtra adds a fourth element to every NEG-ERR, as strfry's
+	// ["NEG-ERR", id, "blocked: too many query results", 50].
+	NegErrExtra bool
 	// NIP-77: answered by default, with go-nostr's negentropy as responder.
 	// NegRefusal is how NEG-OPEN is refused: "NEG-ERR", "NEG-ERROR" (as
 	// go-nostr writes it), "CLOSED", "NOTICE" (a relay without NIP-77),
@@ -407,7 +413,7 @@ func (c *conn) req(ctx context.Context, e *nostr.ReqEnvelope) error {
 	authed := c.authed
 	c.mu.Unlock()
 	if mode.AuthRequired && !authed {
-		return c.send(ctx, "CLOSED", e.SubscriptionID, "auth-required: this relay serves authenticated clients only")
+		return c.send(ctx, "CLOSED", e.SubscriptionID, mode.ErrorPrefix+"auth-required: this relay serves authenticated clients only")
 	}
 	if mode.Stall || n <= int64(mode.StallFirst) {
 		return nil
@@ -449,17 +455,17 @@ func (c *conn) neg(ctx context.Context, data []byte) error {
 	case "NEG-OPEN":
 		var f nostr.Filter
 		if len(frame) != 4 || json.Unmarshal(frame[2], &f) != nil || json.Unmarshal(frame[3], &msg) != nil {
-			return c.send(ctx, "NEG-ERR", id, "invalid: NEG-OPEN")
+			return c.negErr(ctx, mode, id, "invalid: NEG-OPEN")
 		}
 		if mode.NegRefusal != "" {
 			c.r.negAnswers.Add(1)
-			return c.refuseNeg(ctx, mode.NegRefusal, id)
+			return c.refuseNeg(ctx, mode, id)
 		}
 		f.Limit = 0
 		matched := c.r.query(f, 0)
 		if mode.NegMaxItems > 0 && len(matched) > mode.NegMaxItems {
 			c.r.negAnswers.Add(1)
-			return c.send(ctx, "NEG-ERR", id, "blocked: this query is too big")
+			return c.negErr(ctx, mode, id, "blocked: this query is too big")
 		}
 		vec := vector.New()
 		for _, s := range matched {
@@ -469,7 +475,7 @@ func (c *conn) neg(ctx context.Context, data []byte) error {
 		c.negs[id] = negentropy.New(vec, 1<<20)
 	case "NEG-MSG":
 		if len(frame) != 3 || json.Unmarshal(frame[2], &msg) != nil || c.negs[id] == nil {
-			return c.send(ctx, "NEG-ERR", id, "closed: no such reconciliation")
+			return c.negErr(ctx, mode, id, "closed: no such reconciliation")
 		}
 	default:
 		return c.send(ctx, "NOTICE", "unknown message type "+label)
@@ -480,20 +486,30 @@ func (c *conn) neg(ctx context.Context, data []byte) error {
 	out, err := c.negs[id].Reconcile(msg)
 	if err != nil {
 		delete(c.negs, id)
-		return c.send(ctx, "NEG-ERR", id, "invalid: "+err.Error())
+		return c.negErr(ctx, mode, id, "invalid: "+err.Error())
 	}
 	return c.send(ctx, "NEG-MSG", id, out)
 }
 
-func (c *conn) refuseNeg(ctx context.Context, how, id string) error {
-	switch how {
+func (c *conn) refuseNeg(ctx context.Context, mode Mode, id string) error {
+	switch mode.NegRefusal {
 	case "silent":
 		return nil
 	case "NOTICE":
 		return c.send(ctx, "NOTICE", "ERROR: bad msg: unknown cmd")
+	case "NEG-ERR":
+		return c.negErr(ctx, mode, id, "blocked: NIP-77 is turned off")
 	default:
-		return c.send(ctx, how, id, "blocked: NIP-77 is turned off")
+		return c.send(ctx, mode.NegRefusal, id, mode.ErrorPrefix+"blocked: NIP-77 is turned off")
 	}
+}
+
+// negErr refuses a reconciliation, in the mode's form.
+func (c *conn) negErr(ctx context.Context, mode Mode, id, reason string) error {
+	if mode.NegErrExtra {
+		return c.send(ctx, "NEG-ERR", id, mode.ErrorPrefix+reason, 50)
+	}
+	return c.send(ctx, "NEG-ERR", id, mode.ErrorPrefix+reason)
 }
 
 // full reports whether a REQ for id would pass the subscription limit (a REQ
