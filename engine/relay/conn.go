@@ -71,7 +71,8 @@ type Conn struct {
 	learned   int  // page size the relay was seen to cap at, 0 = none
 	honored   bool // the relay once served a full page of our limit
 
-	maxLimit int // NIP-11 limitation.max_limit, 0 = not published
+	maxLimit   int // NIP-11 limitation.max_limit, 0 = not published
+	maxMessage int // NIP-11 limitation.max_message_length, else DefaultMaxMessage
 
 	garbage    atomic.Int64
 	mismatched atomic.Int64
@@ -80,7 +81,8 @@ type Conn struct {
 // ErrClosedByUs is the cause of a connection closed with Close.
 var ErrClosedByUs = errors.New("closed by client")
 
-// Dial connects to a relay and reads its NIP-11 document (for max_limit).
+// Dial connects to a relay and reads its NIP-11 document (for max_limit and
+// max_message_length).
 func Dial(ctx context.Context, url string, opts Options) (*Conn, error) {
 	opts = opts.withDefaults()
 	dctx, cancel := context.WithTimeout(ctx, opts.DialTimeout)
@@ -91,9 +93,12 @@ func Dial(ctx context.Context, url string, opts Options) (*Conn, error) {
 		return nil, fmt.Errorf("connect %s: %w", url, err)
 	}
 	ws.SetReadLimit(16 << 20)
-	c := &Conn{url: url, ws: ws, opts: opts, subs: map[string]*Sub{}, negs: map[string]*negSession{}}
+	c := &Conn{url: url, ws: ws, opts: opts, subs: map[string]*Sub{}, negs: map[string]*negSession{}, maxMessage: DefaultMaxMessage}
 	if info.Limitation != nil {
 		c.maxLimit = info.Limitation.MaxLimit
+		if info.Limitation.MaxMessageLength > 0 {
+			c.maxMessage = info.Limitation.MaxMessageLength
+		}
 	}
 	c.ctx, c.cancel = context.WithCancelCause(context.Background())
 	go c.readLoop()

@@ -18,9 +18,21 @@ import (
 	"github.com/nbd-wtf/go-nostr/nip77/negentropy/storage/vector"
 )
 
-// negFrameLimit bounds the messages we send: well under the 128 KiB many
-// relays accept per frame.
-const negFrameLimit = 60 << 10
+// DefaultMaxMessage is the frame size we keep within when a relay does not
+// publish NIP-11 limitation.max_message_length: what many relays accept.
+const DefaultMaxMessage = 128 << 10
+
+// negEnvelope is room for a negentropy frame's envelope around its message
+// and filter: label, subscription id (at most 64 characters), quotes.
+const negEnvelope = 128
+
+// NegFrameLimit is the negentropy frame-size limit that keeps a NEG-OPEN or
+// NEG-MSG within maxMessage bytes when other bytes of the frame (a filter)
+// take used: go-nostr counts the message's bytes before hex doubles them.
+// go-nostr accepts no limit below 4,096.
+func NegFrameLimit(maxMessage, used int) int {
+	return max(4096, (maxMessage-used-negEnvelope)/2)
+}
 
 // ReconcileMax is the most held events a filter is worth reconciling with:
 // what one paged REQ can return (SPEC §6.2); above it, paging decides.
@@ -79,7 +91,12 @@ func (c *Conn) Reconcile(ctx context.Context, f nostr.Filter, local iter.Seq2[no
 		vec.Insert(ts, id)
 	}
 	vec.Seal()
-	neg := negentropy.New(vec, negFrameLimit)
+	filter, err := json.Marshal(f)
+	if err != nil {
+		return Reconciliation{}, err
+	}
+	// our frames stay within what the relay accepts (the NEG-OPEN carries f)
+	neg := negentropy.New(vec, NegFrameLimit(c.maxMessage, len(filter)))
 
 	var rec Reconciliation
 	stop := make(chan struct{})
@@ -108,7 +125,7 @@ func (c *Conn) Reconcile(ctx context.Context, f nostr.Filter, local iter.Seq2[no
 		msg, _ := json.Marshal([]string{"NEG-CLOSE", id})
 		_ = c.write(msg)
 	}()
-	err := c.negotiate(ctx, id, s, f, neg, &rec)
+	err = c.negotiate(ctx, id, s, filter, neg, &rec)
 	if err != nil {
 		close(stop) // the channels stay open: the collectors are told to end
 		wg.Wait()
@@ -123,8 +140,8 @@ func (c *Conn) Reconcile(ctx context.Context, f nostr.Filter, local iter.Seq2[no
 }
 
 // negotiate exchanges messages until the initiator has nothing more to say.
-func (c *Conn) negotiate(ctx context.Context, id string, s *negSession, f nostr.Filter, neg *negentropy.Negentropy, rec *Reconciliation) error {
-	open, err := json.Marshal([]any{"NEG-OPEN", id, f, neg.Start()})
+func (c *Conn) negotiate(ctx context.Context, id string, s *negSession, filter json.RawMessage, neg *negentropy.Negentropy, rec *Reconciliation) error {
+	open, err := json.Marshal([]any{"NEG-OPEN", id, filter, neg.Start()})
 	if err != nil {
 		return err
 	}

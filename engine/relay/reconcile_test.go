@@ -131,3 +131,20 @@ func testQueryTooBig(t *testing.T, mode faultrelay.Mode) {
 		t.Fatalf("err %v, support %v: want NIP-77 itself refused and remembered", err, offLink.NIP77())
 	}
 }
+
+// Our NEG-MSGs stay within the relay's NIP-11 max_message_length: a relay
+// that ends the connection on a larger frame (strfry) still reconciles a set
+// whose differences are spread over every range.
+func TestReconcileFramesFitTheRelaysMaxMessageLength(t *testing.T) {
+	evs := trustEvents(6000, 1_700_000_000)
+	var even []*nostr.Event
+	for i := 0; i < len(evs); i += 2 {
+		even = append(even, evs[i])
+	}
+	r := faultrelay.StartForTest(t, faultrelay.Mode{MaxMessageLength: 16 << 10}, even...)
+	c := dial(t, r.URL, relay.Options{})
+	rec, err := c.Reconcile(context.Background(), trustFilter, stampsOf(evs))
+	if err != nil || len(rec.Lacking) != len(evs)-len(even) || len(rec.Need) != 0 {
+		t.Fatalf("err %v, the relay lacks %d of ours (want %d), we need %d", err, len(rec.Lacking), len(evs)-len(even), len(rec.Need))
+	}
+}

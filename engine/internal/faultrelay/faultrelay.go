@@ -46,6 +46,10 @@ type Mode struct {
 	// NegErrExtra adds a fourth element to every NEG-ERR, as strfry's
 	// ["NEG-ERR", id, "blocked: too many query results", 50].
 	NegErrExtra bool
+	// MaxMessageLength is published as NIP-11 limitation.max_message_length;
+	// a larger frame ends the connection, as strfry's websocket limit does (0
+	// = 16 MiB, unpublished).
+	MaxMessageLength int
 	// NIP-77: answered by default, with go-nostr's negentropy as responder.
 	// NegRefusal is how NEG-OPEN is refused: "NEG-ERR", "NEG-ERROR" (as
 	// go-nostr writes it), "CLOSED", "NOTICE" (a relay without NIP-77),
@@ -260,8 +264,15 @@ func (r *Relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	mode := r.currentMode()
 	if req.Header.Get("Upgrade") == "" {
 		doc := map[string]any{"name": "faultrelay", "supported_nips": []int{1, 11, 42}}
+		limitation := map[string]any{}
 		if mode.AdvertiseCap && mode.CapLimit > 0 {
-			doc["limitation"] = map[string]any{"max_limit": mode.CapLimit}
+			limitation["max_limit"] = mode.CapLimit
+		}
+		if mode.MaxMessageLength > 0 {
+			limitation["max_message_length"] = mode.MaxMessageLength
+		}
+		if len(limitation) > 0 {
+			doc["limitation"] = limitation
 		}
 		w.Header().Set("Content-Type", "application/nostr+json")
 		_ = json.NewEncoder(w).Encode(doc)
@@ -272,6 +283,9 @@ func (r *Relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	ws.SetReadLimit(16 << 20)
+	if mode.MaxMessageLength > 0 {
+		ws.SetReadLimit(int64(mode.MaxMessageLength))
+	}
 	if mode.DropAfterAccept {
 		ws.CloseNow()
 		return
