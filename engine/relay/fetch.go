@@ -84,8 +84,32 @@ func (c *Conn) FetchIDs(ctx context.Context, f nostr.Filter, ids []string, onPag
 	return st, nil
 }
 
-// Page runs one REQ until EOSE and returns its events.
+// Page runs one REQ until EOSE and returns its events. The REQ waits for
+// room within the connection's Allowance. One the relay refused for load is
+// asked again, up to refusedRetries times: at once within the lowered
+// allowance when other REQs were open, else after a pause (the refusal may
+// be a rate limit, or a late NOTICE about an earlier REQ).
 func (c *Conn) Page(ctx context.Context, f nostr.Filter) ([]*nostr.Event, error) {
+	for attempt := 1; ; attempt++ {
+		evs, s, err := c.page(ctx, f)
+		var closed *ClosedError
+		if !errors.As(err, &closed) || !IsRefusal(closed.Reason) || attempt > refusedRetries {
+			return evs, err
+		}
+		if c.refusedForNumber(s) {
+			continue
+		}
+		select {
+		case <-time.After(time.Duration(attempt) * refusedPause):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-c.ctx.Done():
+			return nil, c.Err()
+		}
+	}
+}
+
+func (c *Conn) page(ctx context.Context, f nostr.Filter) ([]*nostr.Event, *Sub, error) {
 	done := make(chan error, 2)
 	var evs []*nostr.Event // written by the read loop only until done fires
 	signal := func(err error) {
@@ -94,13 +118,13 @@ func (c *Conn) Page(ctx context.Context, f nostr.Filter) ([]*nostr.Event, error)
 		default:
 		}
 	}
-	s, err := c.Subscribe(nostr.Filters{f}, Handler{
+	s, err := c.subscribeWithin(ctx, nostr.Filters{f}, Handler{
 		Event:  func(ev *nostr.Event) { evs = append(evs, ev) },
 		EOSE:   func() { signal(nil) },
 		Closed: func(reason string) { signal(&ClosedError{Reason: reason}) },
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	timer := time.NewTimer(c.opts.PageTimeout)
 	defer timer.Stop()
@@ -115,9 +139,9 @@ func (c *Conn) Page(ctx context.Context, f nostr.Filter) ([]*nostr.Event, error)
 	}
 	s.Close()
 	if err != nil {
-		return nil, err
+		return nil, s, err
 	}
-	return evs, nil
+	return evs, s, nil
 }
 
 // Fetch pages backwards through f (until = smallest created_at of the

@@ -49,11 +49,16 @@ func (c *Conn) notice(msg string) {
 	}
 	c.mu.Lock()
 	var pending []*Sub
-	for id, s := range c.subs {
+	most := 0 // the most REQs open when one of them was sent
+	for _, s := range c.subs {
 		if !s.eosed && !s.awaitingAuth {
 			pending = append(pending, s)
-			delete(c.subs, id)
+			most = max(most, s.openAtSend)
 		}
+	}
+	for _, s := range pending {
+		c.refusedLocked(most, s)
+		c.endLocked(s.id)
 	}
 	c.mu.Unlock()
 	for _, s := range pending {

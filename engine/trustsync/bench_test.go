@@ -32,10 +32,9 @@ func (f staticFrontier) Changed() <-chan struct{}      { return nil }
 func (f staticFrontier) Refresh(context.Context) error { return nil }
 func (f staticFrontier) ClaimsFetched([]string)        {}
 
-// BenchmarkPull pulls a 100,000-event frontier (5,000 authors x 20 trust
-// events, unsigned) from a well-behaved loopback relay in one full pass.
-func BenchmarkPull(b *testing.B) {
-	const authors, perAuthor = 5000, 20
+// frontierEvents are authors x perAuthor unsigned trust events and the
+// authors' keys.
+func frontierEvents(authors, perAuthor int) ([]*nostr.Event, []string) {
 	var evs []*nostr.Event
 	var keys []string
 	for a := range authors {
@@ -49,6 +48,13 @@ func BenchmarkPull(b *testing.B) {
 			})
 		}
 	}
+	return evs, keys
+}
+
+// BenchmarkPull pulls a 100,000-event frontier (5,000 authors x 20 trust
+// events, unsigned) from a well-behaved loopback relay in one full pass.
+func BenchmarkPull(b *testing.B) {
+	evs, keys := frontierEvents(5000, 20)
 	relay := faultrelay.StartForTest(b, faultrelay.Mode{}, evs...)
 	b.ResetTimer()
 	var total int64

@@ -22,7 +22,7 @@ type Config struct {
 
 	Clock       relay.Clock   // default: the wall clock
 	Log         *slog.Logger  // default: slog.Default()
-	Parallel    int           // REQs in flight per relay during a pass; default 4
+	Parallel    int           // REQs in flight per relay during a pass when it publishes no max_subscriptions; default 4
 	QueueCap    int           // live back-pressure threshold; default 100 events
 	Resubscribe time.Duration // live trailing debounce: quiet time after a frontier change; default 1.5 s
 

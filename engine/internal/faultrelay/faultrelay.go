@@ -40,6 +40,9 @@ type Mode struct {
 	// MaxSubscriptions is the most open subscriptions per connection (0 = no
 	// limit); an excess REQ gets only a NOTICE, no EOSE and no CLOSED (strfry).
 	MaxSubscriptions int
+	// AdvertiseSubscriptions publishes MaxSubscriptions as NIP-11
+	// limitation.max_subscriptions.
+	AdvertiseSubscriptions bool
 	// ErrorPrefix goes before every CLOSED and NEG-ERR reason: "ERROR: " as
 	// strfry writes them ("ERROR: auth-required: ...").
 	ErrorPrefix string
@@ -73,10 +76,11 @@ type Relay struct {
 	ids      map[string]bool
 	conns    map[*conn]bool
 
-	reqs       atomic.Int64
-	eventsSent atomic.Int64
-	negAnswers atomic.Int64
-	authed     sync.Map // pubkey -> true
+	reqs        atomic.Int64
+	eventsSent  atomic.Int64
+	negAnswers  atomic.Int64
+	refusedReqs atomic.Int64
+	authed      sync.Map // pubkey -> true
 }
 
 type stored struct {
@@ -129,6 +133,9 @@ func (r *Relay) Authenticated(pubkey string) bool {
 	_, ok := r.authed.Load(pubkey)
 	return ok
 }
+
+// RefusedReqs counts REQs refused for the subscription limit.
+func (r *Relay) RefusedReqs() int64 { return r.refusedReqs.Load() }
 
 // NegAnswers counts negentropy messages answered (NEG-MSG or NEG-ERR).
 func (r *Relay) NegAnswers() int64 { return r.negAnswers.Load() }
@@ -270,6 +277,9 @@ func (r *Relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		}
 		if mode.MaxMessageLength > 0 {
 			limitation["max_message_length"] = mode.MaxMessageLength
+		}
+		if mode.AdvertiseSubscriptions && mode.MaxSubscriptions > 0 {
+			limitation["max_subscriptions"] = mode.MaxSubscriptions
 		}
 		if len(limitation) > 0 {
 			doc["limitation"] = limitation
@@ -433,6 +443,7 @@ func (c *conn) req(ctx context.Context, e *nostr.ReqEnvelope) error {
 		return nil
 	}
 	if c.full(e.SubscriptionID, mode.MaxSubscriptions) {
+		c.r.refusedReqs.Add(1)
 		return c.send(ctx, "NOTICE", "ERROR: too many concurrent REQs")
 	}
 	c.mu.Lock()
