@@ -76,17 +76,27 @@ func (c *Conn) LiveBudget() int {
 // refusedLocked notes that the relay refused s for load when open of our
 // REQs were open (s among them): with others open, the refusal is read as
 // one for their number, so the allowance drops below open and s may be
-// asked again within it. c.mu is held.
-func (c *Conn) refusedLocked(open int, s *Sub) {
+// asked again within it. lowered reports a drop: the caller tells
+// allowanceLowered once the refused REQs' handlers have run. c.mu is held.
+func (c *Conn) refusedLocked(open int, s *Sub) (lowered bool) {
 	if open <= 1 {
-		return // alone and refused: not for the number of REQs
+		return false // alone and refused: not for the number of REQs
 	}
 	s.tooMany = true
 	if c.allowed == 0 || open-1 < c.allowed {
 		c.allowed = open - 1
-		for _, f := range c.onLowered {
-			go f()
-		}
+		return true
+	}
+	return false
+}
+
+// allowanceLowered runs the onAllowanceLowered functions.
+func (c *Conn) allowanceLowered() {
+	c.mu.Lock()
+	fs := c.onLowered
+	c.mu.Unlock()
+	for _, f := range fs {
+		go f()
 	}
 }
 

@@ -336,13 +336,14 @@ func (c *Conn) closed(id, reason string) {
 		c.authenticate()
 		return
 	}
-	if IsRefusal(reason) {
-		c.refusedLocked(s.openAtSend, s)
-	}
+	lowered := IsRefusal(reason) && c.refusedLocked(s.openAtSend, s)
 	c.endLocked(id)
 	c.mu.Unlock()
 	if s.h.Closed != nil {
 		s.h.Closed(reason)
+	}
+	if lowered {
+		c.allowanceLowered()
 	}
 }
 

@@ -111,12 +111,13 @@ func NewLiveSet(conn *Conn, opts LiveOptions) *LiveSet {
 }
 
 // fitAllowance repacks the set into fewer REQs when the connection's
-// allowance dropped below what it holds, so history pages find room again.
+// allowance dropped below what it holds, so history pages find room again
+// (in a refusal's cool-down, its repack does).
 func (s *LiveSet) fitAllowance() {
 	s.opMu.Lock()
 	defer s.opMu.Unlock()
 	s.mu.Lock()
-	over := len(s.reqs) > s.limitLocked()
+	over := len(s.reqs) > s.limitLocked() && !s.coolingLocked()
 	s.mu.Unlock()
 	if over {
 		// a failed write means the connection is ending: its owner sees Done

@@ -56,11 +56,15 @@ func (c *Conn) notice(msg string) {
 			most = max(most, s.openAtSend)
 		}
 	}
+	lowered := false
 	for _, s := range pending {
-		c.refusedLocked(most, s)
+		lowered = c.refusedLocked(most, s) || lowered
 		c.endLocked(s.id)
 	}
 	c.mu.Unlock()
+	if lowered {
+		defer c.allowanceLowered() // once the handlers below have run
+	}
 	for _, s := range pending {
 		closeMsg, _ := nostr.CloseEnvelope(s.id).MarshalJSON()
 		_ = c.write(closeMsg)
