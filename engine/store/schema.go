@@ -174,6 +174,14 @@ WHERE p.profile = 'repository' OR h.url IN (SELECT url FROM relays);
 DROP TABLE relay_health;
 ALTER TABLE relay_health_new RENAME TO relay_health;
 `,
+	// 5: what NIP-77 did in each relay's last full refresh (health.Health
+	// RefreshNIP77, RefreshIDs, RefreshBytes), so a status read by another
+	// process than the sync's shows it.
+	`
+ALTER TABLE relay_health ADD COLUMN refresh_nip77 TEXT    NOT NULL DEFAULT '';
+ALTER TABLE relay_health ADD COLUMN refresh_ids   INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE relay_health ADD COLUMN refresh_bytes INTEGER NOT NULL DEFAULT 0;
+`,
 }
 
 // migrate brings the schema up to date. Each step re-reads user_version inside

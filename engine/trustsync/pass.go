@@ -161,7 +161,10 @@ func (p *pass) release() {
 			pc.link.Release(pc.conn, failure)
 			p.r.metrics.connEnded(pc.link.URL(), pc.conn)
 		}
-		p.r.setRefresh(pc.link.URL(), &pc.refresh)
+		// a full refresh of held events; first fetches are paged and do not count
+		if f, offered := pc.refresh.Figures(); offered {
+			pc.link.NoteRefresh(f)
+		}
 		state := status.StateComplete
 		if pc.failure != nil {
 			state = status.StateError
