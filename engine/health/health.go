@@ -49,6 +49,11 @@ type Health struct {
 	RefreshNIP77 string // status.NIP77Used | NIP77Unsupported | NIP77Unknown; "" = none yet
 	RefreshIDs   int64
 	RefreshBytes int64
+	// The relay's NIP-11 limitation as last read (0 = not published), for
+	// the connections on which its document cannot be read.
+	MaxSubscriptions int
+	MaxLimit         int
+	MaxMessageLength int
 }
 
 // New is the health of a relay never tried.

@@ -31,7 +31,7 @@ type Limits struct {
 	MaxMessageLength int
 }
 
-// Limits are the relay's NIP-11 limits read at dial (or given in Options).
+// Limits are the relay's NIP-11 limits read at dial (else Options.Limits).
 func (c *Conn) Limits() Limits { return c.limits }
 
 // Allowance is how many REQs may be open at once on the connection: the

@@ -27,7 +27,6 @@ type Link struct {
 	connected bool
 	nip77     NIP77Support
 	nip77At   time.Time // when nip77 was learned
-	limits    Limits    // the relay's NIP-11 limits as last read
 	notifyMu  sync.Mutex
 
 	attemptsOK, attemptsFailed atomic.Int64 // connection attempts by result, for metrics
@@ -82,9 +81,9 @@ func (l *Link) Connect(ctx context.Context) (*Conn, error) {
 	now := l.clock.Now()
 	l.update(func(h *health.Health) { h.Attempt(now) })
 	opts := l.opts
-	l.mu.Lock()
-	opts.Limits = l.limits // stand when the document cannot be read this time
-	l.mu.Unlock()
+	h := l.Health()
+	// the limits last read stand when the document cannot be read this time
+	opts.Limits = Limits{MaxSubscriptions: h.MaxSubscriptions, MaxLimit: h.MaxLimit, MaxMessageLength: h.MaxMessageLength}
 	opts.OnUseful = func() {
 		t := l.clock.Now()
 		l.update(func(h *health.Health) { h.Useful(t) })
@@ -107,7 +106,9 @@ func (l *Link) Connect(ctx context.Context) (*Conn, error) {
 	l.update(func(h *health.Health) {
 		h.Connected(t)
 		l.connected = true
-		l.limits = c.Limits()
+		if lim := c.Limits(); lim.Published {
+			h.MaxSubscriptions, h.MaxLimit, h.MaxMessageLength = lim.MaxSubscriptions, lim.MaxLimit, lim.MaxMessageLength
+		}
 	})
 	go l.settleWhenStable(c, l.clock.After(health.StableAfter))
 	return c, nil

@@ -300,3 +300,32 @@ func TestAbandonedConnectIsNotAFailure(t *testing.T) {
 		t.Fatalf("timed-out attempt left %+v", h)
 	}
 }
+
+// The relay's NIP-11 limits are read at each connection and kept with its
+// health: a connection on which the document cannot be read keeps to the
+// limits last read.
+func TestLimitsLastReadStand(t *testing.T) {
+	r := faultrelay.StartForTest(t, faultrelay.Mode{MaxSubscriptions: 3, AdvertiseSubscriptions: true})
+	var saved health.Health
+	link := relay.NewLink(health.New(r.URL), relay.Options{}, relay.SystemClock{}, func(h health.Health) { saved = h })
+	ctx := context.Background()
+	c, err := link.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, known := c.Allowance(); n != 3 || !known || c.ReqsInFlight(4) != 3 || saved.MaxSubscriptions != 3 {
+		t.Fatalf("allowance %d (known %v), in flight %d, saved %d: want the published 3", n, known, c.ReqsInFlight(4), saved.MaxSubscriptions)
+	}
+	link.Release(c, nil)
+
+	r.SetMode(faultrelay.Mode{MaxSubscriptions: 3, NoInfo: true})
+	later := relay.NewLink(saved, relay.Options{}, relay.SystemClock{}, func(health.Health) {}) // as from the store
+	c, err = later.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer later.Release(c, nil)
+	if n, known := c.Allowance(); n != 3 || !known {
+		t.Fatalf("without the document: allowance %d (known %v), want the 3 last read", n, known)
+	}
+}

@@ -176,11 +176,15 @@ ALTER TABLE relay_health_new RENAME TO relay_health;
 `,
 	// 5: what NIP-77 did in each relay's last full refresh (health.Health
 	// RefreshNIP77, RefreshIDs, RefreshBytes), so a status read by another
-	// process than the sync's shows it.
+	// process than the sync's shows it; the relay's NIP-11 limits as last
+	// read (MaxSubscriptions, MaxLimit, MaxMessageLength).
 	`
-ALTER TABLE relay_health ADD COLUMN refresh_nip77 TEXT    NOT NULL DEFAULT '';
-ALTER TABLE relay_health ADD COLUMN refresh_ids   INTEGER NOT NULL DEFAULT 0;
-ALTER TABLE relay_health ADD COLUMN refresh_bytes INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE relay_health ADD COLUMN refresh_nip77      TEXT    NOT NULL DEFAULT '';
+ALTER TABLE relay_health ADD COLUMN refresh_ids        INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE relay_health ADD COLUMN refresh_bytes      INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE relay_health ADD COLUMN max_subscriptions  INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE relay_health ADD COLUMN max_limit          INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE relay_health ADD COLUMN max_message_length INTEGER NOT NULL DEFAULT 0;
 `,
 }
 

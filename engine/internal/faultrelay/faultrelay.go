@@ -43,6 +43,7 @@ type Mode struct {
 	// AdvertiseSubscriptions publishes MaxSubscriptions as NIP-11
 	// limitation.max_subscriptions.
 	AdvertiseSubscriptions bool
+	NoInfo                 bool // answer NIP-11 requests with 503 (the document cannot be read)
 	// ErrorPrefix goes before every CLOSED and NEG-ERR reason: "ERROR: " as
 	// strfry writes them ("ERROR: auth-required: ...").
 	ErrorPrefix string
@@ -270,6 +271,10 @@ func (r *Relay) query(f nostr.Filter, capLimit int) []*stored {
 func (r *Relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	mode := r.currentMode()
 	if req.Header.Get("Upgrade") == "" {
+		if mode.NoInfo {
+			http.Error(w, "unavailable", http.StatusServiceUnavailable)
+			return
+		}
 		doc := map[string]any{"name": "faultrelay", "supported_nips": []int{1, 11, 42}}
 		limitation := map[string]any{}
 		if mode.AdvertiseCap && mode.CapLimit > 0 {
