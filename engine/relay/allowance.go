@@ -2,6 +2,7 @@ package relay
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
@@ -109,8 +110,12 @@ func (c *Conn) onAllowanceLowered(f func()) {
 }
 
 // subscribeWithin opens a subscription once fewer REQs than the allowance
-// are open, waiting for one to end until ctx or the connection does.
+// are open, waiting for one to end until ctx or the connection does, or for
+// the page timeout: then it gives up with a refusal of its own (live REQs
+// may hold the whole allowance of a relay that allows one).
 func (c *Conn) subscribeWithin(ctx context.Context, filters nostr.Filters, h Handler) (*Sub, error) {
+	timeout := time.NewTimer(c.opts.PageTimeout)
+	defer timeout.Stop()
 	for {
 		c.mu.Lock()
 		if n, _ := c.allowanceLocked(); len(c.subs) < n {
@@ -126,6 +131,9 @@ func (c *Conn) subscribeWithin(ctx context.Context, filters nostr.Filters, h Han
 			return nil, ctx.Err()
 		case <-c.ctx.Done():
 			return nil, c.Err()
+		case <-timeout.C:
+			n, _ := c.Allowance()
+			return nil, &ClosedError{Reason: fmt.Sprintf("rate-limited: no room for another REQ within the relay's allowance of %d", n)}
 		}
 	}
 }

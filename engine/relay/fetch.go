@@ -96,7 +96,7 @@ func (c *Conn) Page(ctx context.Context, f nostr.Filter) ([]*nostr.Event, error)
 		if !errors.As(err, &closed) || !IsRefusal(closed.Reason) || attempt > refusedRetries {
 			return evs, err
 		}
-		if c.refusedForNumber(s) {
+		if s != nil && c.refusedForNumber(s) {
 			continue
 		}
 		select {
