@@ -84,14 +84,20 @@ func (c *Conn) FetchIDs(ctx context.Context, f nostr.Filter, ids []string, onPag
 	return st, nil
 }
 
-// Page runs one REQ until EOSE and returns its events. The REQ waits for
-// room within the connection's Allowance. One the relay refused for load is
-// asked again, up to refusedRetries times: at once within the lowered
-// allowance when other REQs were open, else after a pause (the refusal may
-// be a rate limit, or a late NOTICE about an earlier REQ).
+// Page runs one REQ until EOSE and returns its events.
 func (c *Conn) Page(ctx context.Context, f nostr.Filter) ([]*nostr.Event, error) {
+	return c.pageFilters(ctx, nostr.Filters{f})
+}
+
+// pageFilters runs one REQ of filters until EOSE and returns its events.
+// The REQ waits for room within the connection's Allowance. One the relay
+// refused for load is asked again, up to refusedRetries times: at once
+// within the lowered allowance when other REQs were open, else after a
+// pause (the refusal may be a rate limit, or a late NOTICE about an earlier
+// REQ).
+func (c *Conn) pageFilters(ctx context.Context, filters nostr.Filters) ([]*nostr.Event, error) {
 	for attempt := 1; ; attempt++ {
-		evs, s, err := c.page(ctx, f)
+		evs, s, err := c.pageOnce(ctx, filters)
 		var closed *ClosedError
 		if !errors.As(err, &closed) || !IsRefusal(closed.Reason) || attempt > refusedRetries {
 			return evs, err
@@ -109,7 +115,9 @@ func (c *Conn) Page(ctx context.Context, f nostr.Filter) ([]*nostr.Event, error)
 	}
 }
 
-func (c *Conn) page(ctx context.Context, f nostr.Filter) ([]*nostr.Event, *Sub, error) {
+// pageOnce is one attempt of pageFilters; s is its subscription, nil when
+// none was opened.
+func (c *Conn) pageOnce(ctx context.Context, filters nostr.Filters) ([]*nostr.Event, *Sub, error) {
 	done := make(chan error, 2)
 	var evs []*nostr.Event // written by the read loop only until done fires
 	signal := func(err error) {
@@ -118,7 +126,7 @@ func (c *Conn) page(ctx context.Context, f nostr.Filter) ([]*nostr.Event, *Sub, 
 		default:
 		}
 	}
-	s, err := c.subscribeWithin(ctx, nostr.Filters{f}, Handler{
+	s, err := c.subscribeWithin(ctx, filters, Handler{
 		Event:  func(ev *nostr.Event) { evs = append(evs, ev) },
 		EOSE:   func() { signal(nil) },
 		Closed: func(reason string) { signal(&ClosedError{Reason: reason}) },
