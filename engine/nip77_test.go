@@ -94,3 +94,57 @@ func TestNIP77ServerWireAndLimits(t *testing.T) {
 		t.Fatalf("missing %d ids, want 5", len(missing))
 	}
 }
+
+// Every NEG-MSG the server sends fits the max_message_length it advertises:
+// go-nostr's frame limit counts bytes before hex doubles them. A client
+// holding nothing gets the server's ids in as many frames as that takes.
+func TestNIP77FramesStayWithinMaxMessageLength(t *testing.T) {
+	limits := server.DefaultLimits()
+	limits.MaxMessageBytes = 16 << 10
+	const n = 800 // 25,600 bytes of ids: more than one frame
+	url, _ := nip77Fixture(t, limits, n)
+	c := dialRaw(t, url)
+	neg, reply := negOpen(c, "all", nostr.Filter{Kinds: []int{32009}}, vector.New())
+	got := 0
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range neg.HaveNots {
+			got++
+		}
+	}()
+	frames := 0
+	for {
+		if str(reply[0]) != "NEG-MSG" {
+			t.Fatalf("reply %s", reply)
+		}
+		frames++
+		if size := frameSize(reply); size > limits.MaxMessageBytes {
+			t.Fatalf("NEG-MSG %d is %d bytes, over the advertised max_message_length %d", frames, size, limits.MaxMessageBytes)
+		}
+		next, err := neg.Reconcile(str(reply[2]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if next == "" {
+			break
+		}
+		if err := c.write(`["NEG-MSG","all","` + next + `"]`); err != nil {
+			t.Fatal(err)
+		}
+		reply = c.read()
+	}
+	<-done
+	if got != n || frames < 3 {
+		t.Fatalf("learned %d of %d ids in %d frames", got, n, frames)
+	}
+}
+
+// frameSize is the length of the JSON array msg was read from.
+func frameSize(msg []json.RawMessage) int {
+	size := 1 + len(msg) // brackets and commas
+	for _, m := range msg {
+		size += len(m)
+	}
+	return size
+}

@@ -44,6 +44,16 @@ type Health struct {
 	EventsFetched       int64
 	OldestReached       int64
 	NewestReached       int64
+	// What NIP-77 did in the relay's last full refresh that offered it
+	// (status.Refresh), kept here so any process's status shows it.
+	RefreshNIP77 string // status.NIP77Used | NIP77Unsupported | NIP77Unknown; "" = none yet
+	RefreshIDs   int64
+	RefreshBytes int64
+	// The relay's NIP-11 limitation as last read (0 = not published), for
+	// the connections on which its document cannot be read.
+	MaxSubscriptions int
+	MaxLimit         int
+	MaxMessageLength int
 }
 
 // New is the health of a relay never tried.

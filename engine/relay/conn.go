@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,7 +25,10 @@ import (
 type Options struct {
 	// AuthKey is the hex secret key used to answer NIP-42 challenges;
 	// "" = never authenticate.
-	AuthKey     string
+	AuthKey string
+	// Limits are the relay's NIP-11 limits as last read, used when its
+	// document cannot be read at dial.
+	Limits      Limits
 	DialTimeout time.Duration // default 10 s
 	PageTimeout time.Duration // longest wait for one page's EOSE; default 30 s
 	// OnUseful is called (on the read loop) at every EOSE.
@@ -72,7 +74,12 @@ type Conn struct {
 	learned   int  // page size the relay was seen to cap at, 0 = none
 	honored   bool // the relay once served a full page of our limit
 
-	maxLimit int // NIP-11 limitation.max_limit, 0 = not published
+	maxLimit   int // NIP-11 limitation.max_limit, 0 = not published
+	maxMessage int // NIP-11 limitation.max_message_length, else DefaultMaxMessage
+	limits     Limits
+	allowed    int           // REQs the relay was seen to allow at once (a refusal), 0 = none
+	freed      chan struct{} // closed (and replaced) whenever a subscription ends
+	onLowered  []func()      // told when allowed drops
 
 	garbage    atomic.Int64
 	mismatched atomic.Int64
@@ -81,20 +88,29 @@ type Conn struct {
 // ErrClosedByUs is the cause of a connection closed with Close.
 var ErrClosedByUs = errors.New("closed by client")
 
-// Dial connects to a relay and reads its NIP-11 document (for max_limit).
+// Dial connects to a relay and reads its NIP-11 document (max_limit,
+// max_message_length, max_subscriptions); when that fails, opts.Limits (the
+// last document read) stand.
 func Dial(ctx context.Context, url string, opts Options) (*Conn, error) {
 	opts = opts.withDefaults()
 	dctx, cancel := context.WithTimeout(ctx, opts.DialTimeout)
 	defer cancel()
-	info, _ := nip11.Fetch(dctx, url) // optional: most fields are advisory
+	limits := opts.Limits
+	if info, err := nip11.Fetch(dctx, url); err == nil { // optional: most fields are advisory
+		limits = Limits{Published: true}
+		if l := info.Limitation; l != nil {
+			limits.MaxLimit, limits.MaxMessageLength, limits.MaxSubscriptions = l.MaxLimit, l.MaxMessageLength, l.MaxSubscriptions
+		}
+	}
 	ws, _, err := websocket.Dial(dctx, url, nil)
 	if err != nil {
 		return nil, fmt.Errorf("connect %s: %w", url, err)
 	}
 	ws.SetReadLimit(16 << 20)
-	c := &Conn{url: url, ws: ws, opts: opts, subs: map[string]*Sub{}, negs: map[string]*negSession{}}
-	if info.Limitation != nil {
-		c.maxLimit = info.Limitation.MaxLimit
+	c := &Conn{url: url, ws: ws, opts: opts, subs: map[string]*Sub{}, negs: map[string]*negSession{},
+		limits: limits, maxLimit: limits.MaxLimit, maxMessage: DefaultMaxMessage, freed: make(chan struct{})}
+	if limits.MaxMessageLength > 0 {
+		c.maxMessage = limits.MaxMessageLength
 	}
 	c.ctx, c.cancel = context.WithCancelCause(context.Background())
 	go c.readLoop()
@@ -137,15 +153,28 @@ type Sub struct {
 	awaitingAuth bool // CLOSED auth-required; the REQ is re-sent after AUTH succeeds
 	retried      bool // one re-send per subscription
 	eosed        bool // the relay sent EOSE: the REQ was accepted
+	openAtSend   int  // our REQs open on the connection once this one was sent, itself included
+	tooMany      bool // refused for the number of REQs open: fewer may be accepted
 }
 
-// Subscribe opens a subscription with filters.
+// Subscribe opens a subscription with filters, whatever the relay allows:
+// the caller keeps within Allowance (LiveSet does).
 func (c *Conn) Subscribe(filters nostr.Filters, h Handler) (*Sub, error) {
 	c.mu.Lock()
+	s := c.newSubLocked(filters, h)
+	c.mu.Unlock()
+	return c.open(s)
+}
+
+func (c *Conn) newSubLocked(filters nostr.Filters, h Handler) *Sub {
 	c.nextSub++
 	s := &Sub{c: c, id: "s" + strconv.FormatUint(c.nextSub, 36), filters: filters, h: h}
 	c.subs[s.id] = s
-	c.mu.Unlock()
+	s.openAtSend = len(c.subs)
+	return s
+}
+
+func (c *Conn) open(s *Sub) (*Sub, error) {
 	if err := c.sendReq(s); err != nil {
 		c.forget(s.id)
 		return nil, err
@@ -153,12 +182,18 @@ func (c *Conn) Subscribe(filters nostr.Filters, h Handler) (*Sub, error) {
 	return s, nil
 }
 
-// Close ends the subscription (CLOSE to the relay).
+// Close ends the subscription (CLOSE to the relay). The CLOSE goes out
+// before the subscription stops counting toward the Allowance, so the relay
+// reads it before a REQ sent in its room.
 func (s *Sub) Close() {
-	if s.c.forget(s.id) {
+	s.c.mu.Lock()
+	_, open := s.c.subs[s.id]
+	s.c.mu.Unlock()
+	if open {
 		msg, _ := nostr.CloseEnvelope(s.id).MarshalJSON()
 		_ = s.c.write(msg)
 	}
+	s.c.forget(s.id)
 }
 
 // Filters are the subscription's filters.
@@ -168,8 +203,19 @@ func (c *Conn) forget(id string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	_, ok := c.subs[id]
-	delete(c.subs, id)
+	c.endLocked(id)
 	return ok
+}
+
+// endLocked forgets subscription id and wakes REQs waiting for room; c.mu
+// is held.
+func (c *Conn) endLocked(id string) {
+	if _, ok := c.subs[id]; !ok {
+		return
+	}
+	delete(c.subs, id)
+	close(c.freed)
+	c.freed = make(chan struct{})
 }
 
 func (c *Conn) sendReq(s *Sub) error {
@@ -275,10 +321,10 @@ func (c *Conn) closed(id, reason string) {
 	s := c.subs[id]
 	if s == nil {
 		c.mu.Unlock()
-		c.deliverNeg(id, negReply{refused: "closed: " + reason, size: len(reason)})
+		c.deliverNeg(id, c.negRefusal("closed: ", reason))
 		return
 	}
-	if strings.HasPrefix(reason, "auth-required:") && c.opts.AuthKey != "" && !s.retried {
+	if ReasonPrefix(reason) == PrefixAuthRequired && c.opts.AuthKey != "" && !s.retried {
 		s.retried = true
 		if c.authed {
 			c.mu.Unlock()
@@ -290,10 +336,14 @@ func (c *Conn) closed(id, reason string) {
 		c.authenticate()
 		return
 	}
-	delete(c.subs, id)
+	lowered := IsRefusal(reason) && c.refusedLocked(s.openAtSend, s)
+	c.endLocked(id)
 	c.mu.Unlock()
 	if s.h.Closed != nil {
 		s.h.Closed(reason)
+	}
+	if lowered {
+		c.allowanceLowered()
 	}
 }
 
@@ -335,7 +385,7 @@ func (c *Conn) authAnswered(id string, ok bool, reason string) {
 	}
 	if !ok {
 		for _, s := range waiting {
-			delete(c.subs, s.id)
+			c.endLocked(s.id)
 		}
 	}
 	c.mu.Unlock()

@@ -81,6 +81,9 @@ func (l *Link) Connect(ctx context.Context) (*Conn, error) {
 	now := l.clock.Now()
 	l.update(func(h *health.Health) { h.Attempt(now) })
 	opts := l.opts
+	h := l.Health()
+	// the limits last read stand when the document cannot be read this time
+	opts.Limits = Limits{MaxSubscriptions: h.MaxSubscriptions, MaxLimit: h.MaxLimit, MaxMessageLength: h.MaxMessageLength}
 	opts.OnUseful = func() {
 		t := l.clock.Now()
 		l.update(func(h *health.Health) { h.Useful(t) })
@@ -103,6 +106,9 @@ func (l *Link) Connect(ctx context.Context) (*Conn, error) {
 	l.update(func(h *health.Health) {
 		h.Connected(t)
 		l.connected = true
+		if lim := c.Limits(); lim.Published {
+			h.MaxSubscriptions, h.MaxLimit, h.MaxMessageLength = lim.MaxSubscriptions, lim.MaxLimit, lim.MaxMessageLength
+		}
 	})
 	go l.settleWhenStable(c, l.clock.After(health.StableAfter))
 	return c, nil

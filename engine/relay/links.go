@@ -97,14 +97,15 @@ func (ls *Links) All() []*Link {
 func (ls *Links) Save(l *Link) { ls.save(l.Health(), true) }
 
 // save stores health changes that matter (state, failures, retry time,
-// connection) at once and progress figures at most every
+// connection, refresh figures) at once and progress figures at most every
 // progressSaveEvery seconds, unless forced.
 func (ls *Links) save(h health.Health, force bool) {
 	ls.mu.Lock()
 	prev := ls.saved[h.URL]
 	if !force && prev.State == h.State && prev.ConsecutiveFailures == h.ConsecutiveFailures &&
 		prev.NextRetryAt == h.NextRetryAt && prev.LastConnectedAt == h.LastConnectedAt &&
-		prev.LastError == h.LastError && h.LastSuccessAt-prev.LastSuccessAt < progressSaveEvery {
+		prev.LastError == h.LastError && prev.RefreshNIP77 == h.RefreshNIP77 && prev.RefreshIDs == h.RefreshIDs &&
+		prev.RefreshBytes == h.RefreshBytes && h.LastSuccessAt-prev.LastSuccessAt < progressSaveEvery {
 		ls.mu.Unlock()
 		return
 	}

@@ -11,10 +11,10 @@ import (
 
 // Live subscription policy of SPEC §6.5, shared by both sync profiles.
 const (
-	MaxLiveFilters       = 70               // live filters on one connection before they are consolidated
+	MaxLiveFilters       = 70               // filters one REQ carries before the caller's set is consolidated
 	ReconnectWindow      = 15 * time.Minute // re-read this much before the last good moment (reconnect, consolidation)
 	DefaultQueueCap      = 100              // live events queued before back-pressure
-	DefaultFiltersPerReq = 10               // relays allow ~20 REQs per connection: pack filters
+	DefaultFiltersPerReq = 10               // filters per REQ while the connection's LiveBudget leaves room
 )
 
 // Group is filters the caller wants served together. The set never looks
@@ -31,8 +31,8 @@ type LiveOptions struct {
 	FiltersPerReq int           // default DefaultFiltersPerReq
 	EOSETimeout   time.Duration // longest wait for the EOSE before a consolidation; default 30 s
 	// Consolidate returns the caller's whole filter set in as few groups as
-	// it can; called when Add would pass MaxLiveFilters. nil = never
-	// consolidate.
+	// it can; called when the set would not fit the connection's LiveBudget
+	// at MaxLiveFilters per REQ. nil = never consolidate.
 	Consolidate func() []Group
 	// OnRefused is told when the relay refused subscriptions and until when
 	// the set leaves it alone.
@@ -61,8 +61,9 @@ func (o LiveOptions) withDefaults() LiveOptions {
 }
 
 // LiveSet is the live subscriptions of one connection: groups of filters
-// packed into few REQs, added incrementally, consolidated past
-// MaxLiveFilters, repacked into fewer REQs after a refusal, and delivered
+// packed into few REQs, added incrementally, never more REQs than the
+// connection's LiveBudget (repacked into fuller REQs, or consolidated, to
+// stay within it), repacked into fewer REQs after a refusal, and delivered
 // in arrival order through a bounded queue (see Items).
 type LiveSet struct {
 	conn     *Conn
@@ -101,40 +102,58 @@ type req struct {
 // NewLiveSet starts an empty set on conn; it ends with the connection.
 func NewLiveSet(conn *Conn, opts LiveOptions) *LiveSet {
 	opts = opts.withDefaults()
-	return &LiveSet{
+	s := &LiveSet{
 		conn: conn, opts: opts, reqs: map[*req]bool{},
 		items: make(chan Item, opts.QueueCap), overflow: make(chan struct{}, 1),
+	}
+	conn.onAllowanceLowered(s.fitAllowance)
+	return s
+}
+
+// fitAllowance repacks the set into fewer REQs when the connection's
+// allowance dropped below what it holds, so history pages find room again
+// (in a refusal's cool-down, its repack does).
+func (s *LiveSet) fitAllowance() {
+	s.opMu.Lock()
+	defer s.opMu.Unlock()
+	s.mu.Lock()
+	over := len(s.reqs) > s.limitLocked() && !s.coolingLocked()
+	s.mu.Unlock()
+	if over {
+		// a failed write means the connection is ending: its owner sees Done
+		_ = s.resubscribe(s.opts.Clock.Now().Add(-ReconnectWindow).Unix(), 0)
 	}
 }
 
 // Add subscribes groups as given (the caller decides each filter's since:
 // none fetches history). While the relay is in its refusal cool-down they
-// wait for the repack. When the set would pass MaxLiveFilters, Add waits for
-// the new REQs' EOSE, then closes everything and resubscribes
+// wait for the repack. When their REQs would pass the REQ limit, everything
+// is closed and sent again in fuller REQs taking half the limit (room for
+// the next additions; served groups from now − ReconnectWindow, the others
+// as given); when even that would pass MaxLiveFilters per REQ, as
 // Consolidate's groups from now − ReconnectWindow.
-func (s *LiveSet) Add(ctx context.Context, groups []Group) error {
+func (s *LiveSet) Add(_ context.Context, groups []Group) error {
 	s.opMu.Lock()
 	defer s.opMu.Unlock()
 	added := newEntries(groups)
 	s.mu.Lock()
 	s.entries = append(s.entries, added...)
+	limit := s.limitLocked()
 	cooling, total := s.coolingLocked(), s.filterCountLocked()
-	repack := s.reqLimit > 0 && len(s.reqs)+len(s.pack(added, 0)) > s.reqLimit
+	fits := len(s.reqs)+len(s.pack(added, 0)) <= limit
 	s.mu.Unlock()
+	since := s.opts.Clock.Now().Add(-ReconnectWindow).Unix()
+	within := max(1, limit/2)
 	switch {
 	case cooling:
 		return nil
-	case repack:
-		return s.resubscribe(s.opts.Clock.Now().Add(-ReconnectWindow).Unix())
-	}
-	sent, err := s.send(added)
-	if err != nil || total <= MaxLiveFilters || s.opts.Consolidate == nil {
+	case fits:
+		_, err := s.send(added, 0)
 		return err
+	case total > within*MaxLiveFilters && s.opts.Consolidate != nil:
+		return s.replace(newEntries(s.opts.Consolidate()), since)
 	}
-	if refused, err := s.awaitEOSE(ctx, sent); err != nil || refused {
-		return err // refused: the cool-down's repack sends them
-	}
-	return s.replace(newEntries(s.opts.Consolidate()), s.opts.Clock.Now().Add(-ReconnectWindow).Unix())
+	return s.resubscribe(since, within)
 }
 
 // Replace closes every subscription and subscribes groups as given.
@@ -144,13 +163,23 @@ func (s *LiveSet) Replace(groups []Group) error {
 	return s.replace(newEntries(groups), 0)
 }
 
+// limitLocked is the most REQs the set may keep open: the connection's
+// LiveBudget, or fewer after a refusal. s.mu is held.
+func (s *LiveSet) limitLocked() int {
+	limit := s.conn.LiveBudget()
+	if s.reqLimit > 0 {
+		limit = min(limit, s.reqLimit)
+	}
+	return limit
+}
+
 // Resubscribe closes every subscription and opens them again: groups that
 // were served (reached EOSE) from since, the others as first given. Use it
 // to reopen after back-pressure (since = last good moment − ReconnectWindow).
 func (s *LiveSet) Resubscribe(since int64) error {
 	s.opMu.Lock()
 	defer s.opMu.Unlock()
-	return s.resubscribe(since)
+	return s.resubscribe(since, 0)
 }
 
 // CloseAll closes every subscription; the groups stay wanted (Resubscribe).
@@ -182,8 +211,14 @@ func (s *LiveSet) Stats() LiveStats {
 	return st
 }
 
-// replace makes entries the wanted set; since > 0 sets it on every filter.
+// replace makes entries the wanted set, within the REQ limit; since > 0
+// sets it on every filter.
 func (s *LiveSet) replace(entries []*entry, since int64) error {
+	return s.replaceWithin(entries, since, 0)
+}
+
+// replaceWithin is replace in at most within REQs (0 = the REQ limit).
+func (s *LiveSet) replaceWithin(entries []*entry, since int64, within int) error {
 	s.closeAll()
 	for _, e := range entries {
 		if since > 0 {
@@ -193,16 +228,20 @@ func (s *LiveSet) replace(entries []*entry, since int64) error {
 	s.mu.Lock()
 	s.entries = entries
 	cooling := s.coolingLocked()
+	if within <= 0 {
+		within = s.limitLocked()
+	}
 	s.mu.Unlock()
 	if cooling {
 		return nil
 	}
-	_, err := s.send(entries)
+	_, err := s.send(entries, within)
 	return err
 }
 
-// resubscribe reopens every wanted group, served ones from since.
-func (s *LiveSet) resubscribe(since int64) error {
+// resubscribe reopens every wanted group, served ones from since, in at most
+// within REQs (0 = the REQ limit).
+func (s *LiveSet) resubscribe(since int64, within int) error {
 	s.mu.Lock()
 	entries := make([]*entry, len(s.entries))
 	for i, e := range s.entries {
@@ -213,7 +252,7 @@ func (s *LiveSet) resubscribe(since int64) error {
 		entries[i] = &ne
 	}
 	s.mu.Unlock()
-	return s.replace(entries, 0)
+	return s.replaceWithin(entries, 0, within)
 }
 
 func (s *LiveSet) closeAll() {
@@ -229,10 +268,10 @@ func (s *LiveSet) closeAll() {
 	}
 }
 
-// send packs entries into REQs and opens them.
-func (s *LiveSet) send(entries []*entry) ([]*req, error) {
+// send packs entries into REQs (at most within, when > 0) and opens them.
+func (s *LiveSet) send(entries []*entry, within int) ([]*req, error) {
 	s.mu.Lock()
-	chunks := s.pack(entries, s.filterCountLocked())
+	chunks := s.pack(entries, within)
 	s.mu.Unlock()
 	var sent []*req
 	for _, chunk := range chunks {
@@ -263,13 +302,17 @@ func (s *LiveSet) send(entries []*entry) ([]*req, error) {
 	return sent, nil
 }
 
-// pack splits entries into REQs of FiltersPerReq filters, fuller when a
-// refusal set a REQ limit (total is every filter the set will carry). A
-// group's filters never straddle two REQs.
-func (s *LiveSet) pack(entries []*entry, total int) [][]*entry {
+// pack splits entries into REQs of FiltersPerReq filters, fuller when that
+// would take more than within REQs (0 = no bound). A group's filters never
+// straddle two REQs.
+func (s *LiveSet) pack(entries []*entry, within int) [][]*entry {
 	per := s.opts.FiltersPerReq
-	if s.reqLimit > 0 {
-		per = max(per, (total+s.reqLimit-1)/s.reqLimit)
+	if within > 0 {
+		total := 0
+		for _, e := range entries {
+			total += len(e.filters)
+		}
+		per = max(per, (total+within-1)/within)
 	}
 	var chunks [][]*entry
 	n := 0
@@ -282,26 +325,6 @@ func (s *LiveSet) pack(entries []*entry, total int) [][]*entry {
 		n += len(e.filters)
 	}
 	return chunks
-}
-
-// awaitEOSE waits until every REQ reached EOSE; refused reports a refusal.
-func (s *LiveSet) awaitEOSE(ctx context.Context, reqs []*req) (refused bool, err error) {
-	timeout := s.opts.Clock.After(s.opts.EOSETimeout)
-	for _, r := range reqs {
-		select {
-		case err := <-r.done:
-			if err != nil && IsRefusal(err.Error()) {
-				return true, nil
-			}
-		case <-timeout:
-			return false, ErrTimeout
-		case <-ctx.Done():
-			return false, ctx.Err()
-		case <-s.conn.Done():
-			return false, s.conn.Err()
-		}
-	}
-	return false, nil
 }
 
 func (s *LiveSet) filterCountLocked() int {

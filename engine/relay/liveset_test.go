@@ -77,13 +77,13 @@ func authorGroups(n int) ([]relay.Group, []*nostr.Event) {
 	return groups, evs
 }
 
-// TestLiveSetServesEveryFilterUnderSubscriptionLimit: a relay that allows 20
-// subscriptions and refuses the excess with only a NOTICE (strfry) still
-// serves every filter: after the cool-down the set repacks into fewer,
-// fuller REQs.
+// TestLiveSetServesEveryFilterUnderSubscriptionLimit: a relay that allows 8
+// subscriptions, says so nowhere and refuses the excess with only a NOTICE
+// (strfry) still serves every filter: after the cool-down the set repacks
+// into fewer, fuller REQs.
 func TestLiveSetServesEveryFilterUnderSubscriptionLimit(t *testing.T) {
-	const perReq, limit = 2, 20
-	n := limit*perReq + 10 // 25 REQs at perReq
+	const perReq, limit = 2, 8
+	n := limit*perReq + 10 // 13 REQs at perReq: within our default allowance
 	groups, evs := authorGroups(n)
 	r := faultrelay.StartForTest(t, faultrelay.Mode{MaxSubscriptions: limit}, evs...)
 	clock := faultrelay.NewClock(time.Unix(1_700_000_000, 0))
@@ -129,12 +129,16 @@ func TestLiveSetServesEveryFilterUnderSubscriptionLimit(t *testing.T) {
 	}
 }
 
-// TestLiveSetConsolidatesPastMaxFilters: filters added past
-// MaxLiveFilters are run to EOSE, then everything is replaced by the
-// caller's consolidated groups from now − ReconnectWindow.
-func TestLiveSetConsolidatesPastMaxFilters(t *testing.T) {
+// TestLiveSetStaysWithinTheRelaysAllowance: groups added one at a time, as
+// repository sync's windows add them, never take more REQs than the
+// relay's published max_subscriptions less one (left for paging): they are
+// repacked into fuller REQs, and consolidated by the caller once a REQ
+// would carry more than MaxLiveFilters. The relay refuses none and every
+// group is served.
+func TestLiveSetStaysWithinTheRelaysAllowance(t *testing.T) {
+	const allowed = 3
 	groups, evs := authorGroups(relay.MaxLiveFilters + 1)
-	r := faultrelay.StartForTest(t, faultrelay.Mode{}, evs...)
+	r := faultrelay.StartForTest(t, faultrelay.Mode{MaxSubscriptions: allowed, AdvertiseSubscriptions: true}, evs...)
 	clock := faultrelay.NewClock(time.Unix(1_700_000_000, 0))
 	conn := dial(t, r.URL, relay.Options{})
 	consolidated := relay.Group{Label: "all", Filters: nostr.Filters{{Kinds: []int{1}}}}
@@ -142,26 +146,27 @@ func TestLiveSetConsolidatesPastMaxFilters(t *testing.T) {
 		Consolidate: func() []relay.Group { return []relay.Group{consolidated} }})
 	got := collect(set, conn)
 	ctx := context.Background()
-	if err := set.Add(ctx, groups[:relay.MaxLiveFilters]); err != nil {
-		t.Fatal(err)
+	for i, g := range groups[:relay.MaxLiveFilters] {
+		if err := set.Add(ctx, []relay.Group{g}); err != nil {
+			t.Fatal(err)
+		}
+		if st := set.Stats(); st.Reqs > allowed-1 {
+			t.Fatalf("after %d groups %d REQs, want at most %d", i+1, st.Reqs, allowed-1)
+		}
 	}
-	want := int64(relay.MaxLiveFilters / relay.DefaultFiltersPerReq)
-	testutil.Eventually(t, "the REQs", func() bool { return r.Reqs() >= want })
-	time.Sleep(50 * time.Millisecond) // no more than want
-	reqs := r.Reqs()
-	if reqs != want {
-		t.Fatalf("%d filters sent in %d REQs, want %d", relay.MaxLiveFilters, reqs, want)
+	testutil.Eventually(t, "every group served", func() bool { return got.servedAll(relay.MaxLiveFilters) })
+	if st := set.Stats(); st.Groups != relay.MaxLiveFilters || st.Filters != relay.MaxLiveFilters {
+		t.Fatalf("before the consolidation %+v, want every group kept", st)
 	}
 	if err := set.Add(ctx, groups[relay.MaxLiveFilters:]); err != nil {
 		t.Fatal(err)
 	}
-	testutil.Eventually(t, "consolidated REQ served", func() bool { return got.servedAll(relay.MaxLiveFilters+1) && got.eosedFor("all") })
-	// one incremental REQ, then the consolidated one
-	if sent := r.Reqs() - reqs; sent != 2 {
-		t.Fatalf("consolidation sent %d REQs, want 2", sent)
-	}
+	testutil.Eventually(t, "consolidated REQ served", func() bool { return got.eosedFor("all") })
 	if st := set.Stats(); st.Groups != 1 || st.Filters != 1 || st.Reqs != 1 {
 		t.Fatalf("after consolidation %+v, want the one consolidated group", st)
+	}
+	if n := r.RefusedReqs(); n != 0 {
+		t.Fatalf("the relay refused %d REQs", n)
 	}
 }
 

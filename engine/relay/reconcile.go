@@ -18,9 +18,21 @@ import (
 	"github.com/nbd-wtf/go-nostr/nip77/negentropy/storage/vector"
 )
 
-// negFrameLimit bounds the messages we send: well under the 128 KiB many
-// relays accept per frame.
-const negFrameLimit = 60 << 10
+// DefaultMaxMessage is the frame size we keep within when a relay does not
+// publish NIP-11 limitation.max_message_length: what many relays accept.
+const DefaultMaxMessage = 128 << 10
+
+// negEnvelope is room for a negentropy frame's envelope around its message
+// and filter: label, subscription id (at most 64 characters), quotes.
+const negEnvelope = 128
+
+// NegFrameLimit is the negentropy frame-size limit that keeps a NEG-OPEN or
+// NEG-MSG within maxMessage bytes when other bytes of the frame (a filter)
+// take used: go-nostr counts the message's bytes before hex doubles them.
+// go-nostr accepts no limit below 4,096.
+func NegFrameLimit(maxMessage, used int) int {
+	return max(4096, (maxMessage-used-negEnvelope)/2)
+}
 
 // ReconcileMax is the most held events a filter is worth reconciling with:
 // what one paged REQ can return (SPEC §6.2); above it, paging decides.
@@ -79,7 +91,12 @@ func (c *Conn) Reconcile(ctx context.Context, f nostr.Filter, local iter.Seq2[no
 		vec.Insert(ts, id)
 	}
 	vec.Seal()
-	neg := negentropy.New(vec, negFrameLimit)
+	filter, err := json.Marshal(f)
+	if err != nil {
+		return Reconciliation{}, err
+	}
+	// our frames stay within what the relay accepts (the NEG-OPEN carries f)
+	neg := negentropy.New(vec, NegFrameLimit(c.maxMessage, len(filter)))
 
 	var rec Reconciliation
 	stop := make(chan struct{})
@@ -108,7 +125,7 @@ func (c *Conn) Reconcile(ctx context.Context, f nostr.Filter, local iter.Seq2[no
 		msg, _ := json.Marshal([]string{"NEG-CLOSE", id})
 		_ = c.write(msg)
 	}()
-	err := c.negotiate(ctx, id, s, f, neg, &rec)
+	err = c.negotiate(ctx, id, s, filter, neg, &rec)
 	if err != nil {
 		close(stop) // the channels stay open: the collectors are told to end
 		wg.Wait()
@@ -123,8 +140,8 @@ func (c *Conn) Reconcile(ctx context.Context, f nostr.Filter, local iter.Seq2[no
 }
 
 // negotiate exchanges messages until the initiator has nothing more to say.
-func (c *Conn) negotiate(ctx context.Context, id string, s *negSession, f nostr.Filter, neg *negentropy.Negentropy, rec *Reconciliation) error {
-	open, err := json.Marshal([]any{"NEG-OPEN", id, f, neg.Start()})
+func (c *Conn) negotiate(ctx context.Context, id string, s *negSession, filter json.RawMessage, neg *negentropy.Negentropy, rec *Reconciliation) error {
+	open, err := json.Marshal([]any{"NEG-OPEN", id, filter, neg.Start()})
 	if err != nil {
 		return err
 	}
@@ -211,23 +228,40 @@ func (c *Conn) negFrame(data []byte) bool {
 	if !bytes.HasPrefix(data, negPrefix) {
 		return false
 	}
-	var frame []string
-	if json.Unmarshal(data, &frame) != nil || len(frame) != 3 {
+	// label, id, message or reason; relays may add elements after them
+	// (strfry: ["NEG-ERR", id, "blocked: too many query results", 50])
+	var raw []json.RawMessage
+	var label, id, text string
+	if json.Unmarshal(data, &raw) != nil || len(raw) < 3 ||
+		json.Unmarshal(raw[0], &label) != nil || json.Unmarshal(raw[1], &id) != nil || json.Unmarshal(raw[2], &text) != nil {
 		c.garbage.Add(1)
 		return true
 	}
-	r := negReply{size: len(data)}
-	switch frame[0] {
+	var r negReply
+	switch label {
 	case "NEG-MSG":
-		r.msg = frame[2]
+		r.msg = text
 	case "NEG-ERR", "NEG-ERROR":
-		r.refused, r.forQuery = frame[0]+": "+frame[2], queryLimit(frame[2])
+		r = c.negRefusal(label+": ", text)
 	default:
 		c.garbage.Add(1)
 		return true
 	}
-	c.deliverNeg(frame[1], r)
+	r.size = len(data)
+	c.deliverNeg(id, r)
 	return true
+}
+
+// negRefusal is a reconciliation ended by the relay with reason. One
+// refused until we authenticate says nothing against NIP-77: we answer the
+// relay's challenge, and the query is paged (which asks again after AUTH).
+func (c *Conn) negRefusal(label, reason string) negReply {
+	r := negReply{refused: label + reason, forQuery: queryLimit(reason), size: len(reason)}
+	if ReasonPrefix(reason) == PrefixAuthRequired {
+		r.forQuery = true
+		c.authenticate()
+	}
+	return r
 }
 
 // noticeToNeg ends every reconciliation still waiting for its first answer

@@ -97,9 +97,18 @@ func TestReconcileStall(t *testing.T) {
 // still counts as doing NIP-77 and a smaller query reconciles, where a relay
 // refusing NIP-77 itself is not asked again.
 func TestQueryTooBigKeepsTheRelayReconciling(t *testing.T) {
+	t.Run("NIP-77's NEG-ERR", func(t *testing.T) { testQueryTooBig(t, faultrelay.Mode{NegMaxItems: 20}) })
+	// ["NEG-ERR", id, "ERROR: blocked: this query is too big", 50]: the extra
+	// element and the leading ERROR: change nothing
+	t.Run("strfry's NEG-ERR", func(t *testing.T) {
+		testQueryTooBig(t, faultrelay.Mode{NegMaxItems: 20, NegErrExtra: true, ErrorPrefix: "ERROR: "})
+	})
+}
+
+func testQueryTooBig(t *testing.T, mode faultrelay.Mode) {
 	evs := trustEvents(50, 1_700_000_000)
-	r := faultrelay.StartForTest(t, faultrelay.Mode{NegMaxItems: 20}, evs...)
-	c := dial(t, r.URL, relay.Options{})
+	r := faultrelay.StartForTest(t, mode, evs...)
+	c := dial(t, r.URL, relay.Options{PageTimeout: answerTimeout})
 	link := relay.NewLink(health.New(r.URL), relay.Options{}, relay.SystemClock{}, func(health.Health) {})
 	ctx := context.Background()
 	_, err := link.Reconcile(ctx, c, trustFilter, stampsOf(evs[:5]))
@@ -115,9 +124,27 @@ func TestQueryTooBigKeepsTheRelayReconciling(t *testing.T) {
 		t.Fatalf("smaller query: need %d, %v; want the 2 we lack", len(rec.Need), err)
 	}
 
-	off := faultrelay.StartForTest(t, faultrelay.Mode{NegRefusal: "NEG-ERR"}, evs...)
+	mode.NegRefusal = "NEG-ERR"
+	off := faultrelay.StartForTest(t, mode, evs...)
 	offLink := relay.NewLink(health.New(off.URL), relay.Options{}, relay.SystemClock{}, func(health.Health) {})
-	if _, err := offLink.Reconcile(ctx, dial(t, off.URL, relay.Options{}), recent, stampsOf(evs[2:10])); !relay.IsReconcileRefused(err) || offLink.NIP77() != relay.NIP77Unsupported {
+	if _, err := offLink.Reconcile(ctx, dial(t, off.URL, relay.Options{PageTimeout: answerTimeout}), recent, stampsOf(evs[2:10])); !relay.IsReconcileRefused(err) || offLink.NIP77() != relay.NIP77Unsupported {
 		t.Fatalf("err %v, support %v: want NIP-77 itself refused and remembered", err, offLink.NIP77())
+	}
+}
+
+// Our NEG-MSGs stay within the relay's NIP-11 max_message_length: a relay
+// that ends the connection on a larger frame (strfry) still reconciles a set
+// whose differences are spread over every range.
+func TestReconcileFramesFitTheRelaysMaxMessageLength(t *testing.T) {
+	evs := trustEvents(6000, 1_700_000_000)
+	var even []*nostr.Event
+	for i := 0; i < len(evs); i += 2 {
+		even = append(even, evs[i])
+	}
+	r := faultrelay.StartForTest(t, faultrelay.Mode{MaxMessageLength: 16 << 10}, even...)
+	c := dial(t, r.URL, relay.Options{})
+	rec, err := c.Reconcile(context.Background(), trustFilter, stampsOf(evs))
+	if err != nil || len(rec.Lacking) != len(evs)-len(even) || len(rec.Need) != 0 {
+		t.Fatalf("err %v, the relay lacks %d of ours (want %d), we need %d", err, len(rec.Lacking), len(evs)-len(even), len(rec.Need))
 	}
 }

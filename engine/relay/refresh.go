@@ -4,6 +4,7 @@ import (
 	"errors"
 	"sync/atomic"
 
+	"dtp-personal/engine/health"
 	"dtp-personal/engine/status"
 )
 
@@ -44,15 +45,33 @@ func (t *RefreshTally) Figures() (f RefreshFigures, offered bool) {
 	return RefreshFigures{Reconciled: t.reconciled.Load() > 0, IDs: t.ids.Load(), Bytes: t.bytes.Load()}, t.offered.Load() > 0
 }
 
-// RefreshStatus is the status of a relay's last daily full refresh: whether
-// it reconciled (else whether the relay refused NIP-77), with its figures.
-func (l *Link) RefreshStatus(f RefreshFigures) status.Refresh {
-	r := status.Refresh{NIP77: status.NIP77Unknown, IDsReconciled: f.IDs, ReconcileBytes: f.Bytes}
+// NoteRefresh keeps what NIP-77 did in a daily full refresh of the relay
+// (a tally's Figures, when it offered NIP-77) with its health: whether it
+// reconciled (else whether the relay refused NIP-77), and its figures.
+func (l *Link) NoteRefresh(f RefreshFigures) {
+	nip77 := status.NIP77Unknown
 	switch {
 	case f.Reconciled:
-		r.NIP77 = status.NIP77Used
+		nip77 = status.NIP77Used
 	case l.NIP77() == NIP77Unsupported:
-		r.NIP77 = status.NIP77Unsupported
+		nip77 = status.NIP77Unsupported
+	}
+	l.update(func(h *health.Health) {
+		h.RefreshNIP77, h.RefreshIDs, h.RefreshBytes = nip77, f.IDs, f.Bytes
+	})
+}
+
+// RefreshStatus is the status of the relay's last daily full refresh that
+// offered NIP-77 (NoteRefresh, in this process or an earlier one); a refusal
+// of NIP-77 learned since shows at once.
+func (l *Link) RefreshStatus() status.Refresh {
+	h := l.Health()
+	r := status.Refresh{NIP77: h.RefreshNIP77, IDsReconciled: h.RefreshIDs, ReconcileBytes: h.RefreshBytes}
+	if r.NIP77 == "" || r.NIP77 == status.NIP77Unknown {
+		r.NIP77 = status.NIP77Unknown
+		if l.NIP77() == NIP77Unsupported {
+			r.NIP77 = status.NIP77Unsupported
+		}
 	}
 	return r
 }

@@ -13,11 +13,15 @@ const RefusalCooldown = time.Minute
 
 // refusalWords mark a relay refusing work for load rather than content:
 // strfry's "too many concurrent REQs", rate limits, throttling.
-var refusalWords = []string{"too many", "rate limit", "rate-limit", "slow down", "throttl"}
+var refusalWords = []string{"too many", "rate limit", "rate-limit", "slow down", "throttl", "maximum concurrent"}
 
 // IsRefusal reports whether a NOTICE or CLOSED reason says the relay refuses
-// subscriptions for load (ask again later with fewer REQs).
+// subscriptions for load (ask again later with fewer REQs): NIP-01's
+// rate-limited prefix, or words relays use without it.
 func IsRefusal(reason string) bool {
+	if ReasonPrefix(reason) == PrefixRateLimited {
+		return true
+	}
 	reason = strings.ToLower(reason)
 	for _, w := range refusalWords {
 		if strings.Contains(reason, w) {
@@ -37,18 +41,30 @@ func (c *Conn) notice(msg string) {
 		c.opts.OnNotice(msg)
 	}
 	c.noticeToNeg(msg)
+	if ReasonPrefix(msg) == PrefixAuthRequired {
+		c.authenticate() // a relay asking for AUTH by NOTICE: answer its challenge
+	}
 	if !IsRefusal(msg) {
 		return
 	}
 	c.mu.Lock()
 	var pending []*Sub
-	for id, s := range c.subs {
+	most := 0 // the most REQs open when one of them was sent
+	for _, s := range c.subs {
 		if !s.eosed && !s.awaitingAuth {
 			pending = append(pending, s)
-			delete(c.subs, id)
+			most = max(most, s.openAtSend)
 		}
 	}
+	lowered := false
+	for _, s := range pending {
+		lowered = c.refusedLocked(most, s) || lowered
+		c.endLocked(s.id)
+	}
 	c.mu.Unlock()
+	if lowered {
+		defer c.allowanceLowered() // once the handlers below have run
+	}
 	for _, s := range pending {
 		closeMsg, _ := nostr.CloseEnvelope(s.id).MarshalJSON()
 		_ = c.write(closeMsg)

@@ -129,18 +129,22 @@ func TestFetchFailures(t *testing.T) {
 
 func TestAuthRequired(t *testing.T) {
 	evs := trustEvents(5, 1_700_000_000)
-	t.Run("with key", func(t *testing.T) {
-		r := faultrelay.StartForTest(t, faultrelay.Mode{AuthRequired: true}, evs...)
-		sk := nostr.GeneratePrivateKey()
-		pk, _ := nostr.GetPublicKey(sk)
-		got, _, err := fetchAll(dial(t, r.URL, relay.Options{AuthKey: sk}))
-		if err != nil || len(got) != len(evs) {
-			t.Fatalf("err %v, got %d events, want %d", err, len(got), len(evs))
-		}
-		if !r.Authenticated(pk) {
-			t.Fatal("relay did not see a valid NIP-42 AUTH")
-		}
-	})
+	// strfry writes every CLOSED reason after "ERROR: "; the machine-readable
+	// prefix is read after it, and the REQ is sent again once authenticated
+	for name, prefix := range map[string]string{"with key": "", "with key, strfry's ERROR: before the reason": "ERROR: "} {
+		t.Run(name, func(t *testing.T) {
+			r := faultrelay.StartForTest(t, faultrelay.Mode{AuthRequired: true, ErrorPrefix: prefix}, evs...)
+			sk := nostr.GeneratePrivateKey()
+			pk, _ := nostr.GetPublicKey(sk)
+			got, _, err := fetchAll(dial(t, r.URL, relay.Options{AuthKey: sk}))
+			if err != nil || len(got) != len(evs) {
+				t.Fatalf("err %v, got %d events, want %d", err, len(got), len(evs))
+			}
+			if !r.Authenticated(pk) {
+				t.Fatal("relay did not see a valid NIP-42 AUTH")
+			}
+		})
+	}
 	t.Run("without key", func(t *testing.T) {
 		r := faultrelay.StartForTest(t, faultrelay.Mode{AuthRequired: true}, evs...)
 		_, _, err := fetchAll(dial(t, r.URL, relay.Options{}))
@@ -294,5 +298,34 @@ func TestAbandonedConnectIsNotAFailure(t *testing.T) {
 	}
 	if h := link.Health(); h.State != status.HealthBackoff || h.ConsecutiveFailures != 1 || h.Due(clock.Now()) {
 		t.Fatalf("timed-out attempt left %+v", h)
+	}
+}
+
+// The relay's NIP-11 limits are read at each connection and kept with its
+// health: a connection on which the document cannot be read keeps to the
+// limits last read.
+func TestLimitsLastReadStand(t *testing.T) {
+	r := faultrelay.StartForTest(t, faultrelay.Mode{MaxSubscriptions: 3, AdvertiseSubscriptions: true})
+	var saved health.Health
+	link := relay.NewLink(health.New(r.URL), relay.Options{}, relay.SystemClock{}, func(h health.Health) { saved = h })
+	ctx := context.Background()
+	c, err := link.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, known := c.Allowance(); n != 3 || !known || c.ReqsInFlight(4) != 3 || saved.MaxSubscriptions != 3 {
+		t.Fatalf("allowance %d (known %v), in flight %d, saved %d: want the published 3", n, known, c.ReqsInFlight(4), saved.MaxSubscriptions)
+	}
+	link.Release(c, nil)
+
+	r.SetMode(faultrelay.Mode{MaxSubscriptions: 3, NoInfo: true})
+	later := relay.NewLink(saved, relay.Options{}, relay.SystemClock{}, func(health.Health) {}) // as from the store
+	c, err = later.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer later.Release(c, nil)
+	if n, known := c.Allowance(); n != 3 || !known {
+		t.Fatalf("without the document: allowance %d (known %v), want the 3 last read", n, known)
 	}
 }

@@ -54,7 +54,7 @@ func (s *LiveSet) reopen(entries []*entry, since int64) error {
 	if len(again) == 0 {
 		return nil
 	}
-	if _, err := s.send(again); err != nil {
+	if _, err := s.send(again, 0); err != nil {
 		return err
 	}
 	if s.opts.OnReopened != nil {

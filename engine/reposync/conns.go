@@ -53,9 +53,8 @@ type relayConn struct {
 	lastGood  time.Time // last moment everything received was committed
 	coolUntil time.Time // a failed batch: the relay is left alone until then
 	coolWhy   string
-	failedRun int                  // batches failed in a row since the connection was last live
-	caughtUp  int64                // UTC day of the last full catch-up
-	refresh   relay.RefreshFigures // what NIP-77 did in it
+	failedRun int   // batches failed in a row since the connection was last live
+	caughtUp  int64 // UTC day of the last full catch-up
 
 	wake   chan struct{}
 	cancel context.CancelFunc // set before run starts, so stop never misses it
@@ -303,9 +302,11 @@ func (c *relayConn) catchUp(ctx context.Context, conn *relay.Conn, filters []Lay
 	if daily {
 		c.mu.Lock()
 		c.caughtUp = utcDay(now)
-		c.refresh, _ = refresh.Figures()
 		clear(c.progress) // every filter's whole history is in: what other sets reached is moot
 		c.mu.Unlock()
+		if f, offered := refresh.Figures(); offered {
+			c.link.NoteRefresh(f) // what NIP-77 did in it
+		}
 	}
 	c.good(now)
 	return daily, nil
@@ -580,7 +581,7 @@ func (c *relayConn) status() status.RepoRelay {
 		URL: c.url, Health: h.State, State: c.state, Connected: c.link.Connected(),
 		Filters: len(c.full), EventsReceived: c.counts.received(), LastError: h.LastError,
 		Failures: h.ConsecutiveFailures, NextRetry: h.NextRetryAt,
-		Refresh: c.link.RefreshStatus(c.refresh),
+		Refresh: c.link.RefreshStatus(),
 	}
 	if !c.coolUntil.IsZero() {
 		r.CoolingUntil = c.coolUntil.Unix()

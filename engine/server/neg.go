@@ -7,6 +7,8 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip77/negentropy"
 	"github.com/nbd-wtf/go-nostr/nip77/negentropy/storage/vector"
+
+	"dtp-personal/engine/relay"
 )
 
 // NIP-77 (negentropy set reconciliation) over any NIP-01 filter, using
@@ -81,8 +83,8 @@ func (c *conn) openNeg(f nostr.Filter) (*negentropy.Negentropy, string) {
 		vec.Insert(st.CreatedAt, st.ID)
 	}
 	vec.Seal()
-	// replies stay within the message size we accept ourselves
-	return negentropy.New(vec, max(4096, l.MaxMessageBytes-256)), ""
+	// replies stay within the max_message_length we advertise
+	return negentropy.New(vec, relay.NegFrameLimit(l.MaxMessageBytes, 0)), ""
 }
 
 // negErr answers a NIP-77 message with NEG-ERR, the name NIP-77 gives it

@@ -117,16 +117,21 @@ func (s *Store) SaveRelayHealth(p health.Profile, h health.Health) error {
 	err := s.writeTx(func(tx *sql.Tx) error {
 		_, err := tx.Exec(`INSERT INTO relay_health (profile, url, state, consecutive_failures, first_failure_at,
 				last_attempt_at, last_success_at, last_connected_at, next_retry_at, last_error,
-				events_fetched, oldest_reached, newest_reached)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+				events_fetched, oldest_reached, newest_reached, refresh_nip77, refresh_ids, refresh_bytes,
+				max_subscriptions, max_limit, max_message_length)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (profile, url) DO UPDATE SET state = excluded.state,
 				consecutive_failures = excluded.consecutive_failures, first_failure_at = excluded.first_failure_at,
 				last_attempt_at = excluded.last_attempt_at, last_success_at = excluded.last_success_at,
 				last_connected_at = excluded.last_connected_at, next_retry_at = excluded.next_retry_at,
 				last_error = excluded.last_error, events_fetched = excluded.events_fetched,
-				oldest_reached = excluded.oldest_reached, newest_reached = excluded.newest_reached`,
+				oldest_reached = excluded.oldest_reached, newest_reached = excluded.newest_reached,
+				refresh_nip77 = excluded.refresh_nip77, refresh_ids = excluded.refresh_ids,
+				refresh_bytes = excluded.refresh_bytes, max_subscriptions = excluded.max_subscriptions,
+				max_limit = excluded.max_limit, max_message_length = excluded.max_message_length`,
 			p, h.URL, h.State, h.ConsecutiveFailures, h.FirstFailureAt, h.LastAttemptAt, h.LastSuccessAt,
-			h.LastConnectedAt, h.NextRetryAt, h.LastError, h.EventsFetched, h.OldestReached, h.NewestReached)
+			h.LastConnectedAt, h.NextRetryAt, h.LastError, h.EventsFetched, h.OldestReached, h.NewestReached,
+			h.RefreshNIP77, h.RefreshIDs, h.RefreshBytes, h.MaxSubscriptions, h.MaxLimit, h.MaxMessageLength)
 		return err
 	})
 	if err != nil {
@@ -157,10 +162,12 @@ func (s *Store) RelayHealth(p health.Profile, url string) (health.Health, bool, 
 	h := health.Health{URL: url}
 	err := s.r.QueryRow(`SELECT state, consecutive_failures, first_failure_at, last_attempt_at,
 			last_success_at, last_connected_at, next_retry_at, last_error, events_fetched,
-			oldest_reached, newest_reached
+			oldest_reached, newest_reached, refresh_nip77, refresh_ids, refresh_bytes,
+			max_subscriptions, max_limit, max_message_length
 		FROM relay_health WHERE profile = ? AND url = ?`, p, url).Scan(&h.State, &h.ConsecutiveFailures, &h.FirstFailureAt,
 		&h.LastAttemptAt, &h.LastSuccessAt, &h.LastConnectedAt, &h.NextRetryAt, &h.LastError,
-		&h.EventsFetched, &h.OldestReached, &h.NewestReached)
+		&h.EventsFetched, &h.OldestReached, &h.NewestReached, &h.RefreshNIP77, &h.RefreshIDs, &h.RefreshBytes,
+		&h.MaxSubscriptions, &h.MaxLimit, &h.MaxMessageLength)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return health.Health{}, false, nil

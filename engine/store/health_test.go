@@ -18,7 +18,9 @@ func TestRelayHealthPerProfileSurvivesReopen(t *testing.T) {
 	trust := health.Health{URL: url, State: status.HealthBackoff, ConsecutiveFailures: 3, FirstFailureAt: 10,
 		LastAttemptAt: 11, NextRetryAt: 20, LastError: "dial: refused"}
 	repo := health.Health{URL: url, State: status.HealthHealthy, LastAttemptAt: 12, LastSuccessAt: 13,
-		LastConnectedAt: 12, EventsFetched: 77, OldestReached: 100, NewestReached: 200}
+		LastConnectedAt: 12, EventsFetched: 77, OldestReached: 100, NewestReached: 200,
+		RefreshNIP77: status.NIP77Used, RefreshIDs: 600, RefreshBytes: 4096,
+		MaxSubscriptions: 200, MaxLimit: 500, MaxMessageLength: 131072}
 	if err := s.SaveRelayHealth(health.ProfileTrust, trust); err != nil {
 		t.Fatal(err)
 	}

@@ -199,6 +199,18 @@ SELECT e.rid, (SELECT CAST(j.value ->> 1 AS INTEGER) FROM json_each(e.tags) j
 	WHERE j.value ->> 0 = 'expiration' ORDER BY j.key LIMIT 1) AS at
 FROM events e WHERE instr(e.tags, '"expiration"') > 0 AND at IS NOT NULL;
 `,
+	// 6: what NIP-77 did in each relay's last full refresh (health.Health
+	// RefreshNIP77, RefreshIDs, RefreshBytes), so a status read by another
+	// process than the sync's shows it; the relay's NIP-11 limits as last
+	// read (MaxSubscriptions, MaxLimit, MaxMessageLength).
+	`
+ALTER TABLE relay_health ADD COLUMN refresh_nip77      TEXT    NOT NULL DEFAULT '';
+ALTER TABLE relay_health ADD COLUMN refresh_ids        INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE relay_health ADD COLUMN refresh_bytes      INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE relay_health ADD COLUMN max_subscriptions  INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE relay_health ADD COLUMN max_limit          INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE relay_health ADD COLUMN max_message_length INTEGER NOT NULL DEFAULT 0;
+`,
 }
 
 // migrate brings the schema up to date. Each step re-reads user_version inside

@@ -190,7 +190,7 @@ func liveGroup(ls *liveSub, since int64) relay.Group {
 }
 
 // follow applies a new author set: added authors are caught up and then
-// subscribed incrementally (the set consolidates past MaxLiveFilters);
+// subscribed incrementally (the set keeps within the relay's allowance);
 // removed authors make the filters be rebuilt.
 func (s *session) follow(ctx context.Context, next []string) error {
 	var added []string

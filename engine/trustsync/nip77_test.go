@@ -214,3 +214,22 @@ func TestRefreshCountsHeldEventsTowardCaps(t *testing.T) {
 		t.Fatalf("event caps %+v, want maxRatingEvents", caps)
 	}
 }
+
+// What NIP-77 did in the last refresh is kept with the relay's health: a
+// runner started later on the same store (another process's status, after
+// sync --once) shows the same figures, not "unknown".
+func TestRefreshFiguresOutliveTheProcess(t *testing.T) {
+	fr := newRefreshRig(t, 600)
+	fr.dayOld(t)
+	fr.pass(t, status.StateComplete)
+	want := fr.relayStatus(t).Refresh
+	if want.NIP77 != status.NIP77Used {
+		t.Fatalf("refresh %+v, want NIP-77 used", want)
+	}
+	later := New(Config{Store: fr.store, Sink: newMemSink(), Frontier: staticFrontier{}, Settings: newSettings(settings.FrontierInterval)})
+	later.TrackRelays()
+	st := later.Status()
+	if len(st.Relays) != 1 || st.Relays[0].Refresh != want {
+		t.Fatalf("a later runner's status %+v, want the refresh %+v", st.Relays, want)
+	}
+}

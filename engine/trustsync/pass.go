@@ -161,7 +161,10 @@ func (p *pass) release() {
 			pc.link.Release(pc.conn, failure)
 			p.r.metrics.connEnded(pc.link.URL(), pc.conn)
 		}
-		p.r.setRefresh(pc.link.URL(), &pc.refresh)
+		// a full refresh of held events; first fetches are paged and do not count
+		if f, offered := pc.refresh.Figures(); offered {
+			pc.link.NoteRefresh(f)
+		}
 		state := status.StateComplete
 		if pc.failure != nil {
 			state = status.StateError
@@ -300,7 +303,8 @@ func (p *pass) fetch(ctx context.Context, f *family, keys []string) error {
 	return nil
 }
 
-// fetchRelay runs a family's batches on one relay, a few REQs at a time. It
+// fetchRelay runs a family's batches on one relay, as many REQs at a time
+// as the relay allows (relay.Conn.ReqsInFlight; Parallel when it says nothing). It
 // returns an error only for what ends the pass (sink or store failure,
 // cancellation); relay failures are recorded on pc.
 func (p *pass) fetchRelay(ctx context.Context, pc *passConn, f *family, keys []string, progress func(int)) error {
@@ -318,7 +322,7 @@ func (p *pass) fetchRelay(ctx context.Context, pc *passConn, f *family, keys []s
 	var fatal error
 	var fatalOnce sync.Once
 	var wg sync.WaitGroup
-	for range p.r.cfg.Parallel {
+	for range pc.conn.ReqsInFlight(p.r.cfg.Parallel) {
 		wg.Go(func() {
 			for b := range work {
 				if err := p.runBatch(ctx, pc, f, b, cursors); err != nil {

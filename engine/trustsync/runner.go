@@ -22,7 +22,7 @@ type Config struct {
 
 	Clock       relay.Clock   // default: the wall clock
 	Log         *slog.Logger  // default: slog.Default()
-	Parallel    int           // REQs in flight per relay during a pass; default 4
+	Parallel    int           // REQs in flight per relay during a pass when it publishes no max_subscriptions; default 4
 	QueueCap    int           // live back-pressure threshold; default 100 events
 	Resubscribe time.Duration // live trailing debounce: quiet time after a frontier change; default 1.5 s
 
@@ -50,8 +50,7 @@ type Runner struct {
 
 	mu         sync.Mutex
 	relayState map[string]string
-	relayProg  map[string]status.Progress      // per relay, during a pass
-	refreshes  map[string]relay.RefreshFigures // per relay, its last pass that offered NIP-77
+	relayProg  map[string]status.Progress // per relay, during a pass
 	st         Status
 }
 
@@ -95,7 +94,7 @@ func New(cfg Config) *Runner {
 	}
 	r := &Runner{
 		cfg: cfg, metrics: metrics{relays: map[string]*relayCounters{}}, syncNow: make(chan struct{}, 1),
-		relayState: map[string]string{}, relayProg: map[string]status.Progress{}, refreshes: map[string]relay.RefreshFigures{}, st: st,
+		relayState: map[string]string{}, relayProg: map[string]status.Progress{}, st: st,
 	}
 	r.links = relay.NewLinks(cfg.Store, health.ProfileTrust, r.linkOptions, cfg.Clock, cfg.Log)
 	r.TrackRelays()
@@ -260,18 +259,6 @@ func (r *Runner) setRelayProgress(url string, p status.Progress) {
 	r.relayProg[url] = p
 }
 
-// setRefresh keeps what NIP-77 did in a relay's pass, if the pass offered it
-// (a full refresh of held events; first fetches are paged and do not count).
-func (r *Runner) setRefresh(url string, t *relay.RefreshTally) {
-	f, offered := t.Figures()
-	if !offered {
-		return
-	}
-	r.mu.Lock()
-	r.refreshes[url] = f
-	r.mu.Unlock()
-}
-
 func (r *Runner) passFinished(cov status.Coverage, err error) {
 	r.mu.Lock()
 	clear(r.relayProg)
@@ -350,7 +337,7 @@ func (r *Runner) Status() Status {
 		if p, ok := r.relayProg[url]; ok {
 			row.Progress = &p
 		}
-		row.Refresh = l.RefreshStatus(r.refreshes[url])
+		row.Refresh = l.RefreshStatus()
 		st.Relays = append(st.Relays, row)
 	}
 	return st
@@ -368,7 +355,6 @@ func (r *Runner) trackRelays(urls []string) {
 	for url := range r.relayState {
 		if !slices.Contains(urls, url) {
 			delete(r.relayState, url)
-			delete(r.refreshes, url)
 		}
 	}
 }

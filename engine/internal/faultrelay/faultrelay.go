@@ -40,6 +40,20 @@ type Mode struct {
 	// MaxSubscriptions is the most open subscriptions per connection (0 = no
 	// limit); an excess REQ gets only a NOTICE, no EOSE and no CLOSED (strfry).
 	MaxSubscriptions int
+	// AdvertiseSubscriptions publishes MaxSubscriptions as NIP-11
+	// limitation.max_subscriptions.
+	AdvertiseSubscriptions bool
+	NoInfo                 bool // answer NIP-11 requests with 503 (the document cannot be read)
+	// ErrorPrefix goes before every CLOSED and NEG-ERR reason: "ERROR: " as
+	// strfry writes them ("ERROR: auth-required: ...").
+	ErrorPrefix string
+	// NegErrExtra adds a fourth element to every NEG-ERR, as strfry's
+	// ["NEG-ERR", id, "blocked: too many query results", 50].
+	NegErrExtra bool
+	// MaxMessageLength is published as NIP-11 limitation.max_message_length;
+	// a larger frame ends the connection, as strfry's websocket limit does (0
+	// = 16 MiB, unpublished).
+	MaxMessageLength int
 	// NIP-77: answered by default, with go-nostr's negentropy as responder.
 	// NegRefusal is how NEG-OPEN is refused: "NEG-ERR", "NEG-ERROR" (as
 	// go-nostr writes it), "CLOSED", "NOTICE" (a relay without NIP-77),
@@ -63,10 +77,11 @@ type Relay struct {
 	ids      map[string]bool
 	conns    map[*conn]bool
 
-	reqs       atomic.Int64
-	eventsSent atomic.Int64
-	negAnswers atomic.Int64
-	authed     sync.Map // pubkey -> true
+	reqs        atomic.Int64
+	eventsSent  atomic.Int64
+	negAnswers  atomic.Int64
+	refusedReqs atomic.Int64
+	authed      sync.Map // pubkey -> true
 }
 
 type stored struct {
@@ -119,6 +134,9 @@ func (r *Relay) Authenticated(pubkey string) bool {
 	_, ok := r.authed.Load(pubkey)
 	return ok
 }
+
+// RefusedReqs counts REQs refused for the subscription limit.
+func (r *Relay) RefusedReqs() int64 { return r.refusedReqs.Load() }
 
 // NegAnswers counts negentropy messages answered (NEG-MSG or NEG-ERR).
 func (r *Relay) NegAnswers() int64 { return r.negAnswers.Load() }
@@ -253,9 +271,23 @@ func (r *Relay) query(f nostr.Filter, capLimit int) []*stored {
 func (r *Relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	mode := r.currentMode()
 	if req.Header.Get("Upgrade") == "" {
+		if mode.NoInfo {
+			http.Error(w, "unavailable", http.StatusServiceUnavailable)
+			return
+		}
 		doc := map[string]any{"name": "faultrelay", "supported_nips": []int{1, 11, 42}}
+		limitation := map[string]any{}
 		if mode.AdvertiseCap && mode.CapLimit > 0 {
-			doc["limitation"] = map[string]any{"max_limit": mode.CapLimit}
+			limitation["max_limit"] = mode.CapLimit
+		}
+		if mode.MaxMessageLength > 0 {
+			limitation["max_message_length"] = mode.MaxMessageLength
+		}
+		if mode.AdvertiseSubscriptions && mode.MaxSubscriptions > 0 {
+			limitation["max_subscriptions"] = mode.MaxSubscriptions
+		}
+		if len(limitation) > 0 {
+			doc["limitation"] = limitation
 		}
 		w.Header().Set("Content-Type", "application/nostr+json")
 		_ = json.NewEncoder(w).Encode(doc)
@@ -266,6 +298,9 @@ func (r *Relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	ws.SetReadLimit(16 << 20)
+	if mode.MaxMessageLength > 0 {
+		ws.SetReadLimit(int64(mode.MaxMessageLength))
+	}
 	if mode.DropAfterAccept {
 		ws.CloseNow()
 		return
@@ -407,12 +442,13 @@ func (c *conn) req(ctx context.Context, e *nostr.ReqEnvelope) error {
 	authed := c.authed
 	c.mu.Unlock()
 	if mode.AuthRequired && !authed {
-		return c.send(ctx, "CLOSED", e.SubscriptionID, "auth-required: this relay serves authenticated clients only")
+		return c.send(ctx, "CLOSED", e.SubscriptionID, mode.ErrorPrefix+"auth-required: this relay serves authenticated clients only")
 	}
 	if mode.Stall || n <= int64(mode.StallFirst) {
 		return nil
 	}
 	if c.full(e.SubscriptionID, mode.MaxSubscriptions) {
+		c.r.refusedReqs.Add(1)
 		return c.send(ctx, "NOTICE", "ERROR: too many concurrent REQs")
 	}
 	c.mu.Lock()
@@ -449,17 +485,17 @@ func (c *conn) neg(ctx context.Context, data []byte) error {
 	case "NEG-OPEN":
 		var f nostr.Filter
 		if len(frame) != 4 || json.Unmarshal(frame[2], &f) != nil || json.Unmarshal(frame[3], &msg) != nil {
-			return c.send(ctx, "NEG-ERR", id, "invalid: NEG-OPEN")
+			return c.negErr(ctx, mode, id, "invalid: NEG-OPEN")
 		}
 		if mode.NegRefusal != "" {
 			c.r.negAnswers.Add(1)
-			return c.refuseNeg(ctx, mode.NegRefusal, id)
+			return c.refuseNeg(ctx, mode, id)
 		}
 		f.Limit = 0
 		matched := c.r.query(f, 0)
 		if mode.NegMaxItems > 0 && len(matched) > mode.NegMaxItems {
 			c.r.negAnswers.Add(1)
-			return c.send(ctx, "NEG-ERR", id, "blocked: this query is too big")
+			return c.negErr(ctx, mode, id, "blocked: this query is too big")
 		}
 		vec := vector.New()
 		for _, s := range matched {
@@ -469,7 +505,7 @@ func (c *conn) neg(ctx context.Context, data []byte) error {
 		c.negs[id] = negentropy.New(vec, 1<<20)
 	case "NEG-MSG":
 		if len(frame) != 3 || json.Unmarshal(frame[2], &msg) != nil || c.negs[id] == nil {
-			return c.send(ctx, "NEG-ERR", id, "closed: no such reconciliation")
+			return c.negErr(ctx, mode, id, "closed: no such reconciliation")
 		}
 	default:
 		return c.send(ctx, "NOTICE", "unknown message type "+label)
@@ -480,20 +516,30 @@ func (c *conn) neg(ctx context.Context, data []byte) error {
 	out, err := c.negs[id].Reconcile(msg)
 	if err != nil {
 		delete(c.negs, id)
-		return c.send(ctx, "NEG-ERR", id, "invalid: "+err.Error())
+		return c.negErr(ctx, mode, id, "invalid: "+err.Error())
 	}
 	return c.send(ctx, "NEG-MSG", id, out)
 }
 
-func (c *conn) refuseNeg(ctx context.Context, how, id string) error {
-	switch how {
+func (c *conn) refuseNeg(ctx context.Context, mode Mode, id string) error {
+	switch mode.NegRefusal {
 	case "silent":
 		return nil
 	case "NOTICE":
 		return c.send(ctx, "NOTICE", "ERROR: bad msg: unknown cmd")
+	case "NEG-ERR":
+		return c.negErr(ctx, mode, id, "blocked: NIP-77 is turned off")
 	default:
-		return c.send(ctx, how, id, "blocked: NIP-77 is turned off")
+		return c.send(ctx, mode.NegRefusal, id, mode.ErrorPrefix+"blocked: NIP-77 is turned off")
 	}
+}
+
+// negErr refuses a reconciliation, in the mode's form.
+func (c *conn) negErr(ctx context.Context, mode Mode, id, reason string) error {
+	if mode.NegErrExtra {
+		return c.send(ctx, "NEG-ERR", id, mode.ErrorPrefix+reason, 50)
+	}
+	return c.send(ctx, "NEG-ERR", id, mode.ErrorPrefix+reason)
 }
 
 // full reports whether a REQ for id would pass the subscription limit (a REQ

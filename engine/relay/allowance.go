@@ -1,0 +1,147 @@
+package relay
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+)
+
+// How many REQs we keep open on one connection (live and paging together).
+const (
+	// DefaultMaxSubscriptions is the allowance of a relay that publishes no
+	// NIP-11 max_subscriptions and has refused none of ours.
+	DefaultMaxSubscriptions = 20
+	// MaxReqsInFlight is the ceiling on the paging REQs run at once on a
+	// connection, however many the relay allows (strfry ships 200).
+	MaxReqsInFlight = 50
+	// refusedRetries bounds how often one page is asked again after the
+	// relay refused it for load; refusedPause is the wait before the n-th
+	// retry of one refused with no other REQ open, times n.
+	refusedRetries = 8
+	refusedPause   = 500 * time.Millisecond
+)
+
+// Limits are the NIP-11 limitation figures a connection keeps to; 0 = not
+// published.
+type Limits struct {
+	Published        bool // the relay's document was read (it may publish no limits)
+	MaxSubscriptions int
+	MaxLimit         int
+	MaxMessageLength int
+}
+
+// Limits are the relay's NIP-11 limits read at dial (else Options.Limits).
+func (c *Conn) Limits() Limits { return c.limits }
+
+// Allowance is how many REQs may be open at once on the connection: the
+// relay's max_subscriptions, lowered to what it accepted when it refused
+// one for their number (a "too many concurrent REQs" NOTICE or CLOSED).
+// known is false when neither is known; n is DefaultMaxSubscriptions then.
+func (c *Conn) Allowance() (n int, known bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.allowanceLocked()
+}
+
+func (c *Conn) allowanceLocked() (n int, known bool) {
+	n = DefaultMaxSubscriptions
+	if c.limits.MaxSubscriptions > 0 {
+		n, known = c.limits.MaxSubscriptions, true
+	}
+	if c.allowed > 0 && (c.allowed < n || !known) {
+		n, known = c.allowed, true
+	}
+	return n, known
+}
+
+// ReqsInFlight is how many paging REQs to run at once on the connection:
+// the relay's allowance up to MaxReqsInFlight, or fallback (within the
+// default allowance) when the relay says nothing.
+func (c *Conn) ReqsInFlight(fallback int) int {
+	n, known := c.Allowance()
+	if known {
+		return min(n, MaxReqsInFlight)
+	}
+	return min(fallback, n)
+}
+
+// LiveBudget is how many REQs a live set may keep open: the allowance less
+// one left for paging (the history of new filters), at least one.
+func (c *Conn) LiveBudget() int {
+	n, _ := c.Allowance()
+	return max(1, n-1)
+}
+
+// refusedLocked notes that the relay refused s for load when open of our
+// REQs were open (s among them): with others open, the refusal is read as
+// one for their number, so the allowance drops below open and s may be
+// asked again within it. lowered reports a drop: the caller tells
+// allowanceLowered once the refused REQs' handlers have run. c.mu is held.
+func (c *Conn) refusedLocked(open int, s *Sub) (lowered bool) {
+	if open <= 1 {
+		return false // alone and refused: not for the number of REQs
+	}
+	s.tooMany = true
+	if c.allowed == 0 || open-1 < c.allowed {
+		c.allowed = open - 1
+		return true
+	}
+	return false
+}
+
+// allowanceLowered runs the onAllowanceLowered functions.
+func (c *Conn) allowanceLowered() {
+	c.mu.Lock()
+	fs := c.onLowered
+	c.mu.Unlock()
+	for _, f := range fs {
+		go f()
+	}
+}
+
+// onAllowanceLowered registers f to run (on its own goroutine) whenever the
+// allowance drops: a live set then gives back the REQs it holds above it.
+func (c *Conn) onAllowanceLowered(f func()) {
+	c.mu.Lock()
+	c.onLowered = append(c.onLowered, f)
+	c.mu.Unlock()
+}
+
+// subscribeWithin opens a subscription once fewer REQs than the allowance
+// are open, waiting for one to end until ctx or the connection does, or for
+// the page timeout: then it gives up with a refusal of its own (live REQs
+// may hold the whole allowance of a relay that allows one).
+func (c *Conn) subscribeWithin(ctx context.Context, filters nostr.Filters, h Handler) (*Sub, error) {
+	timeout := time.NewTimer(c.opts.PageTimeout)
+	defer timeout.Stop()
+	for {
+		c.mu.Lock()
+		if n, _ := c.allowanceLocked(); len(c.subs) < n {
+			s := c.newSubLocked(filters, h)
+			c.mu.Unlock()
+			return c.open(s)
+		}
+		freed := c.freed
+		c.mu.Unlock()
+		select {
+		case <-freed:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-c.ctx.Done():
+			return nil, c.Err()
+		case <-timeout.C:
+			n, _ := c.Allowance()
+			return nil, &ClosedError{Reason: fmt.Sprintf("rate-limited: no room for another REQ within the relay's allowance of %d", n)}
+		}
+	}
+}
+
+// refusedForNumber reports whether the relay refused s for the number of
+// REQs open, so that it may be asked again within the lowered allowance.
+func (c *Conn) refusedForNumber(s *Sub) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return s.tooMany
+}
