@@ -13,6 +13,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/fixture"
+	"dtp-personal/engine/importer"
 	"dtp-personal/engine/ingest"
 	"dtp-personal/engine/reposync"
 )
@@ -96,34 +97,56 @@ func TestExportImportRoundTripKeepsEveryEvent(t *testing.T) {
 		t.Fatalf("the file does not hold the comment before its issue before the announcement:\n%s", file)
 	}
 
-	dst, _ := startEngine(t, Options{})
-	if err := dst.AddRepoService("wss://our.example/"); err != nil {
-		t.Fatal(err)
+	// one import algorithm over its two transports: this process's pipeline
+	// and a running server's WebSocket (the CLI's import beside a server)
+	for _, transport := range []string{"pipeline", "websocket"} {
+		t.Run(transport, func(t *testing.T) {
+			dst, dstURL := startEngine(t, Options{})
+			if err := dst.AddRepoService("wss://our.example/"); err != nil {
+				t.Fatal(err)
+			}
+			tally, err := importOver(t, transport, dst, dstURL, file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := ingest.Tally{Lines: len(evs), Stored: len(evs)}
+			if fmt.Sprint(tally) != fmt.Sprint(want) {
+				t.Fatalf("import tally %+v, want %+v", tally, want)
+			}
+			for _, ev := range evs {
+				if has, err := dst.store.Has(ev.ID); err != nil || !has {
+					t.Errorf("kind %d not kept by the import (%v)", ev.Kind, err)
+				}
+			}
+			var again bytes.Buffer
+			if n, err := ExportEvents(ctx, dst.store, &again, nil); err != nil || n != len(evs) {
+				t.Fatalf("export after the import wrote %d events (%v), want %d", n, err, len(evs))
+			}
+
+			// a second import of the same file: all held, nothing tried twice
+			tally, err = importOver(t, transport, dst, dstURL, file)
+			want = ingest.Tally{Lines: len(evs), Duplicates: len(evs)}
+			if err != nil || fmt.Sprint(tally) != fmt.Sprint(want) {
+				t.Fatalf("second import tally %+v (%v), want %+v", tally, err, want)
+			}
+		})
 	}
-	tally, err := dst.Import(ctx, bytes.NewReader(file), nil)
+}
+
+// importOver imports file into eng through the pipeline or over the
+// WebSocket it serves at url.
+func importOver(t *testing.T, transport string, eng *Engine, url string, file []byte) (ingest.Tally, error) {
+	t.Helper()
+	ctx := context.Background()
+	if transport == "pipeline" {
+		return eng.Import(ctx, bytes.NewReader(file), nil)
+	}
+	ws, err := importer.DialWebSocket(ctx, url, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := ingest.Tally{Lines: len(evs), Stored: len(evs)}
-	if fmt.Sprint(tally) != fmt.Sprint(want) {
-		t.Fatalf("import tally %+v, want %+v", tally, want)
-	}
-	for _, ev := range evs {
-		if has, err := dst.store.Has(ev.ID); err != nil || !has {
-			t.Errorf("kind %d not kept by the import (%v)", ev.Kind, err)
-		}
-	}
-	var again bytes.Buffer
-	if n, err := ExportEvents(ctx, dst.store, &again, nil); err != nil || n != len(evs) {
-		t.Fatalf("export after the import wrote %d events (%v), want %d", n, err, len(evs))
-	}
-
-	// a second import of the same file: all held, nothing tried twice
-	tally, err = dst.Import(ctx, bytes.NewReader(file), nil)
-	want = ingest.Tally{Lines: len(evs), Duplicates: len(evs)}
-	if err != nil || fmt.Sprint(tally) != fmt.Sprint(want) {
-		t.Fatalf("second import tally %+v (%v), want %+v", tally, err, want)
-	}
+	defer ws.Close()
+	return importer.Run(ctx, bytes.NewReader(file), ws, nil)
 }
 
 // What depends on an event the file does not hold is still refused, once,
@@ -145,37 +168,5 @@ func TestImportCountsWhatStillWaitsAsRejected(t *testing.T) {
 	msg := "blocked: " + reposync.RuleNotAboutRepo
 	if err != nil || tally.Lines != 4 || tally.Stored != 3 || tally.Rejected != 1 || !slices.Equal(tally.FirstErrors, []string{msg}) {
 		t.Fatalf("import tally %+v (%v), want 3 stored and the orphan comment refused with %q", tally, err, msg)
-	}
-}
-
-// The events held for another round are bounded: past the cap a refusal
-// for a dependency counts at once and says why; a second copy of a held id
-// is a duplicate.
-func TestImportRetriesAreBounded(t *testing.T) {
-	var rs ImportRetries
-	refusal := func(i int) ingest.Result {
-		return ingest.Result{ID: fmt.Sprintf("%064x", i), Outcome: ingest.Rejected, Message: "blocked: " + reposync.RuleNotAboutRepo}
-	}
-	for i := range ImportRetryMax {
-		if _, kept := rs.Hold(refusal(i), []byte("{}")); !kept {
-			t.Fatalf("event %d not held", i)
-		}
-	}
-	if r, kept := rs.Hold(refusal(0), []byte("{}")); kept || r.Outcome != ingest.Duplicate {
-		t.Fatalf("a second copy of a held id: kept=%v %+v", kept, r)
-	}
-	r, kept := rs.Hold(refusal(ImportRetryMax), []byte("{}"))
-	if kept || r.Outcome != ingest.Rejected || !strings.Contains(r.Message, "not tried again") {
-		t.Fatalf("past the cap: kept=%v %+v", kept, r)
-	}
-	if r, kept := rs.Hold(ingest.Result{ID: "x", Outcome: ingest.Rejected, Message: "invalid: bad signature"}, nil); kept || r.Message != "invalid: bad signature" {
-		t.Fatalf("another refusal: kept=%v %+v", kept, r)
-	}
-	if got := len(rs.Take()); got != ImportRetryMax || rs.Len() != 0 {
-		t.Fatalf("Take gave %d, left %d", got, rs.Len())
-	}
-	var big ImportRetries
-	if _, kept := big.Hold(refusal(1), make([]byte, ImportRetryMaxBytes+1)); kept {
-		t.Fatal("a line past the byte cap was held")
 	}
 }
