@@ -19,72 +19,76 @@ import (
 // at once instead of waiting for the settings watcher's next tick.
 
 // SetStrategy switches the sync strategy.
-func (e *Engine) SetStrategy(id string) error { return e.modify(settings.SetStrategy(id)) }
+func (e *Engine) SetStrategy(id string) error { return e.Modify(settings.SetStrategy(id)) }
 
 // SetInterval sets the interval strategy's period (0 = manual).
-func (e *Engine) SetInterval(minutes int) error { return e.modify(settings.SetInterval(minutes)) }
+func (e *Engine) SetInterval(minutes int) error { return e.Modify(settings.SetInterval(minutes)) }
 
 // SetPaused pauses or resumes syncing.
-func (e *Engine) SetPaused(paused bool) error { return e.modify(settings.SetPaused(paused)) }
+func (e *Engine) SetPaused(paused bool) error { return e.Modify(settings.SetPaused(paused)) }
 
 // SetLimits sets the frontier caps and heap guardrails.
-func (e *Engine) SetLimits(l settings.Limits) error { return e.modify(settings.SetLimits(l)) }
+func (e *Engine) SetLimits(l settings.Limits) error { return e.Modify(settings.SetLimits(l)) }
 
 // SetListen sets the listen address (used from the next start).
 func (e *Engine) SetListen(addr string, allowLAN bool) error {
-	return e.modify(settings.SetListen(addr, allowLAN))
+	return e.Modify(settings.SetListen(addr, allowLAN))
 }
 
 // SetScopeProfile sets the scope profile.
 func (e *Engine) SetScopeProfile(scope string) error {
-	return e.modify(settings.SetScopeProfile(scope))
+	return e.Modify(settings.SetScopeProfile(scope))
 }
 
 // SetNotify turns the desktop app's notifications on or off.
-func (e *Engine) SetNotify(on bool) error { return e.modify(settings.SetNotify(on)) }
+func (e *Engine) SetNotify(on bool) error { return e.Modify(settings.SetNotify(on)) }
 
 // SetStartAtLogin records the start-at-login choice (the UI writes the
 // desktop's autostart entry).
-func (e *Engine) SetStartAtLogin(on bool) error { return e.modify(settings.SetStartAtLogin(on)) }
+func (e *Engine) SetStartAtLogin(on bool) error { return e.Modify(settings.SetStartAtLogin(on)) }
 
 // AddRelay adds a sync relay after checking its URL.
-func (e *Engine) AddRelay(url string) error { return e.modify(settings.AddRelay(url)) }
+func (e *Engine) AddRelay(url string) error { return e.Modify(settings.AddRelay(url)) }
 
 // RemoveRelay removes a sync relay with its cursors and health.
-func (e *Engine) RemoveRelay(url string) error { return e.modify(settings.RemoveRelay(url)) }
+func (e *Engine) RemoveRelay(url string) error { return e.Modify(settings.RemoveRelay(url)) }
 
 // AddRoot adds a configured root (npub or hex).
-func (e *Engine) AddRoot(npubOrHex string) error { return e.modify(settings.AddRoot(npubOrHex)) }
+func (e *Engine) AddRoot(npubOrHex string) error { return e.Modify(settings.AddRoot(npubOrHex)) }
 
 // RemoveRoot removes a configured root (npub or hex).
-func (e *Engine) RemoveRoot(npubOrHex string) error { return e.modify(settings.RemoveRoot(npubOrHex)) }
+func (e *Engine) RemoveRoot(npubOrHex string) error { return e.Modify(settings.RemoveRoot(npubOrHex)) }
 
 // AddRepoService adds one of our public relay URLs for repository sync.
-func (e *Engine) AddRepoService(url string) error { return e.modify(settings.AddRepoService(url)) }
+func (e *Engine) AddRepoService(url string) error { return e.Modify(settings.AddRepoService(url)) }
 
 // RemoveRepoService removes one of our public relay URLs.
 func (e *Engine) RemoveRepoService(url string) error {
-	return e.modify(settings.RemoveRepoService(url))
+	return e.Modify(settings.RemoveRepoService(url))
 }
 
 // SetRepoBootstrap sets the repository sync's bootstrap relay; "" = none.
-func (e *Engine) SetRepoBootstrap(url string) error { return e.modify(settings.SetRepoBootstrap(url)) }
+func (e *Engine) SetRepoBootstrap(url string) error { return e.Modify(settings.SetRepoBootstrap(url)) }
 
 // AllowHost lets requests name this server by host (SPEC §9 host allow-list).
-func (e *Engine) AllowHost(name string) error { return e.modify(settings.AllowHost(name)) }
+func (e *Engine) AllowHost(name string) error { return e.Modify(settings.AllowHost(name)) }
 
 // DisallowHost takes a host name off the allow-list.
-func (e *Engine) DisallowHost(name string) error { return e.modify(settings.DisallowHost(name)) }
+func (e *Engine) DisallowHost(name string) error { return e.Modify(settings.DisallowHost(name)) }
 
 // AllowOrigin lets a web page's origin read and write (SPEC §9 origins).
-func (e *Engine) AllowOrigin(origin string) error { return e.modify(settings.AllowOrigin(origin)) }
+func (e *Engine) AllowOrigin(origin string) error { return e.Modify(settings.AllowOrigin(origin)) }
 
 // DisallowOrigin takes a web page's origin off the allow-list.
 func (e *Engine) DisallowOrigin(origin string) error {
-	return e.modify(settings.DisallowOrigin(origin))
+	return e.Modify(settings.DisallowOrigin(origin))
 }
 
-func (e *Engine) modify(change func(*settings.Settings) error) error {
+// Modify is the one way to change settings: change edits a copy of them
+// (settings' edits such as settings.AddRelay, or a func of the caller's),
+// the changed values are checked and written in one transaction, and the
+// engine applies them at once.
+func (e *Engine) Modify(change func(*settings.Settings) error) error {
 	if err := settings.Modify(e.store, change); err != nil {
 		return err
 	}

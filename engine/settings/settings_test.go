@@ -1,6 +1,7 @@
 package settings
 
 import (
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -33,6 +34,17 @@ func (m *memStore) RemoveRelay(u string) error {
 }
 func (m *memStore) AddRoot(h string) error    { return m.edit(&m.roots, "+root ", h, true) }
 func (m *memStore) RemoveRoot(h string) error { return m.edit(&m.roots, "-root ", h, false) }
+
+// Configure runs edit on the store itself and undoes what it did when it
+// fails, as a transaction would.
+func (m *memStore) Configure(edit func(Tx) error) error {
+	saved := memStore{values: maps.Clone(m.values), relays: slices.Clone(m.relays), roots: slices.Clone(m.roots), writes: slices.Clone(m.writes)}
+	if err := edit(m); err != nil {
+		*m = saved
+		return err
+	}
+	return nil
+}
 
 func (m *memStore) edit(list *[]string, log, v string, add bool) error {
 	m.writes = append(m.writes, log+v)

@@ -13,25 +13,43 @@ import (
 )
 
 // Setting returns the value stored under key.
-func (s *Store) Setting(key string) (value string, ok bool, err error) {
-	switch err := s.r.QueryRow(`SELECT value FROM settings WHERE key = ?`, key).Scan(&value); {
-	case errors.Is(err, sql.ErrNoRows):
-		return "", false, nil
-	case err != nil:
-		return "", false, fmt.Errorf("store: setting %q: %w", key, err)
-	}
-	return value, true, nil
+func (s *Store) Setting(key string) (value string, ok bool, err error) { return setting(s.r, key) }
+
+// ConfigTx is what a configuration change may read and write inside its
+// transaction (Configure). It is an alias of an interface literal so that
+// settings.Tx, declared the same way, is the identical type.
+type ConfigTx = interface {
+	Setting(key string) (value string, ok bool, err error)
+	SetSetting(key, value string) error
+	Relays() ([]string, error)
+	AddRelay(url string) error
+	RemoveRelay(url string) error
+	Roots() ([]string, error)
+	AddRoot(hex string) error
+	RemoveRoot(hex string) error
 }
 
-// SetSetting stores value under key; the revision increases when the value
-// actually changes.
+// Configure runs edit in one write transaction: what it reads is what it
+// changes (another process's change waits for the transaction), a reader
+// sees all of it or none, and the revision increases once if anything
+// changed. Nothing is written when edit fails.
+func (s *Store) Configure(edit func(ConfigTx) error) error {
+	return s.writeTx(func(tx *sql.Tx) error {
+		c := &configTx{tx: tx}
+		if err := edit(c); err != nil {
+			return err
+		}
+		if !c.changed {
+			return nil
+		}
+		return bumpRevision(tx)
+	})
+}
+
+// SetSetting stores value under key, in a transaction of its own
+// (Configure); the revision increases when the value actually changes.
 func (s *Store) SetSetting(key, value string) error {
-	err := s.configChange(`INSERT INTO settings (key, value) VALUES (?, ?)
-		ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE settings.value IS NOT excluded.value`, key, value)
-	if err != nil {
-		return fmt.Errorf("store: set setting %q: %w", key, err)
-	}
-	return nil
+	return s.Configure(func(c ConfigTx) error { return c.SetSetting(key, value) })
 }
 
 // Revision is a counter that increases with every change to settings, relays
@@ -44,33 +62,59 @@ func (s *Store) Revision() (int64, error) {
 	return n, nil
 }
 
-// configChange runs one configuration statement and, when it changed a row,
-// bumps the revision in the same transaction.
-func (s *Store) configChange(query string, args ...any) error {
-	return s.writeTx(func(tx *sql.Tx) error {
-		res, err := tx.Exec(query, args...)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			return err
-		}
-		return bumpRevision(tx)
-	})
-}
-
 func bumpRevision(tx *sql.Tx) error {
 	_, err := tx.Exec(`UPDATE revision SET n = n + 1 WHERE id = 1`)
 	return err
 }
 
-// AddRelay adds a sync relay; adding one already present changes nothing.
+// AddRelay adds a sync relay in a transaction of its own (Configure).
 func (s *Store) AddRelay(url string) error {
+	return s.Configure(func(c ConfigTx) error { return c.AddRelay(url) })
+}
+
+// RemoveRelay removes a sync relay in a transaction of its own (Configure).
+func (s *Store) RemoveRelay(url string) error {
+	return s.Configure(func(c ConfigTx) error { return c.RemoveRelay(url) })
+}
+
+// configTx is ConfigTx on one transaction; changed records whether any
+// statement changed a row.
+type configTx struct {
+	tx      *sql.Tx
+	changed bool
+}
+
+func (c *configTx) exec(query string, args ...any) error {
+	res, err := c.tx.Exec(query, args...)
+	if err != nil {
+		return err
+	}
+	n, err := res.RowsAffected()
+	c.changed = c.changed || n > 0
+	return err
+}
+
+func (c *configTx) Setting(key string) (value string, ok bool, err error) {
+	return setting(c.tx, key)
+}
+
+func (c *configTx) SetSetting(key, value string) error {
+	err := c.exec(`INSERT INTO settings (key, value) VALUES (?, ?)
+		ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE settings.value IS NOT excluded.value`, key, value)
+	if err != nil {
+		return fmt.Errorf("store: set setting %q: %w", key, err)
+	}
+	return nil
+}
+
+func (c *configTx) Relays() ([]string, error) { return relays(c.tx) }
+
+// AddRelay adds a sync relay; adding one already present changes nothing.
+func (c *configTx) AddRelay(url string) error {
 	if url == "" {
 		return errors.New("store: add relay: empty url")
 	}
-	err := s.configChange(`INSERT INTO relays (url, added_at) VALUES (?, ?) ON CONFLICT (url) DO NOTHING`, url, time.Now().Unix())
-	if err != nil {
+	if err := c.exec(`INSERT INTO relays (url, added_at) VALUES (?, ?) ON CONFLICT (url) DO NOTHING`, url, time.Now().Unix()); err != nil {
 		return fmt.Errorf("store: add relay %s: %w", url, err)
 	}
 	return nil
@@ -79,37 +123,74 @@ func (s *Store) AddRelay(url string) error {
 // RemoveRelay removes a sync relay together with its cursors and its trust
 // profile health; the repository profile's health of the same URL stays (the
 // relay may still be listed by a repository).
-func (s *Store) RemoveRelay(url string) error {
-	err := s.writeTx(func(tx *sql.Tx) error {
-		res, err := tx.Exec(`DELETE FROM relays WHERE url = ?`, url)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.Exec(`DELETE FROM cursors WHERE relay = ?`, url); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(`DELETE FROM relay_health WHERE profile = ? AND url = ?`, health.ProfileTrust, url); err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			return err
-		}
-		return bumpRevision(tx)
-	})
-	if err != nil {
+func (c *configTx) RemoveRelay(url string) error {
+	if err := c.exec(`DELETE FROM relays WHERE url = ?`, url); err != nil {
+		return fmt.Errorf("store: remove relay %s: %w", url, err)
+	}
+	if _, err := c.tx.Exec(`DELETE FROM cursors WHERE relay = ?`, url); err != nil {
+		return fmt.Errorf("store: remove relay %s: %w", url, err)
+	}
+	if _, err := c.tx.Exec(`DELETE FROM relay_health WHERE profile = ? AND url = ?`, health.ProfileTrust, url); err != nil {
 		return fmt.Errorf("store: remove relay %s: %w", url, err)
 	}
 	return nil
 }
 
-// Relays lists the sync relays, sorted.
-func (s *Store) Relays() ([]string, error) {
-	relays, err := s.strings(`SELECT url FROM relays ORDER BY url`)
+func (c *configTx) Roots() ([]string, error) { return roots(c.tx) }
+
+// AddRoot adds a configured root (64 lower-case hex characters).
+func (c *configTx) AddRoot(hex string) error {
+	if !nostr.IsValid32ByteHex(hex) {
+		return fmt.Errorf("store: add root %q: not a 64-character lower-case hex pubkey", hex)
+	}
+	if err := c.exec(`INSERT INTO roots (pubkey) VALUES (?) ON CONFLICT (pubkey) DO NOTHING`, hex); err != nil {
+		return fmt.Errorf("store: add root %s: %w", hex, err)
+	}
+	return nil
+}
+
+// RemoveRoot removes a configured root; removing an absent one changes nothing.
+func (c *configTx) RemoveRoot(hex string) error {
+	if err := c.exec(`DELETE FROM roots WHERE pubkey = ?`, hex); err != nil {
+		return fmt.Errorf("store: remove root %s: %w", hex, err)
+	}
+	return nil
+}
+
+// querier is a read pool or a transaction.
+type querier interface {
+	QueryRow(query string, args ...any) *sql.Row
+	Query(query string, args ...any) (*sql.Rows, error)
+}
+
+func setting(q querier, key string) (value string, ok bool, err error) {
+	switch err := q.QueryRow(`SELECT value FROM settings WHERE key = ?`, key).Scan(&value); {
+	case errors.Is(err, sql.ErrNoRows):
+		return "", false, nil
+	case err != nil:
+		return "", false, fmt.Errorf("store: setting %q: %w", key, err)
+	}
+	return value, true, nil
+}
+
+func relays(q querier) ([]string, error) {
+	relays, err := queryStrings(q, `SELECT url FROM relays ORDER BY url`)
 	if err != nil {
 		return nil, fmt.Errorf("store: relays: %w", err)
 	}
 	return relays, nil
 }
+
+func roots(q querier) ([]string, error) {
+	roots, err := queryStrings(q, `SELECT pubkey FROM roots ORDER BY pubkey`)
+	if err != nil {
+		return nil, fmt.Errorf("store: roots: %w", err)
+	}
+	return roots, nil
+}
+
+// Relays lists the sync relays, sorted.
+func (s *Store) Relays() ([]string, error) { return relays(s.r) }
 
 // SaveRelayHealth upserts h as profile p's health of h.URL (SPEC §6.5). Any relay may have
 // health, listed in Relays or not (repository sync relays are not).
@@ -177,37 +258,27 @@ func (s *Store) RelayHealth(p health.Profile, url string) (health.Health, bool, 
 	return h, true, nil
 }
 
-// AddRoot adds a configured root (64 lower-case hex characters).
+// AddRoot adds a configured root in a transaction of its own (Configure).
 func (s *Store) AddRoot(hex string) error {
-	if !nostr.IsValid32ByteHex(hex) {
-		return fmt.Errorf("store: add root %q: not a 64-character lower-case hex pubkey", hex)
-	}
-	if err := s.configChange(`INSERT INTO roots (pubkey) VALUES (?) ON CONFLICT (pubkey) DO NOTHING`, hex); err != nil {
-		return fmt.Errorf("store: add root %s: %w", hex, err)
-	}
-	return nil
+	return s.Configure(func(c ConfigTx) error { return c.AddRoot(hex) })
 }
 
-// RemoveRoot removes a configured root; removing an absent one changes nothing.
+// RemoveRoot removes a configured root in a transaction of its own (Configure).
 func (s *Store) RemoveRoot(hex string) error {
-	if err := s.configChange(`DELETE FROM roots WHERE pubkey = ?`, hex); err != nil {
-		return fmt.Errorf("store: remove root %s: %w", hex, err)
-	}
-	return nil
+	return s.Configure(func(c ConfigTx) error { return c.RemoveRoot(hex) })
 }
 
 // Roots lists the configured roots, sorted.
-func (s *Store) Roots() ([]string, error) {
-	roots, err := s.strings(`SELECT pubkey FROM roots ORDER BY pubkey`)
-	if err != nil {
-		return nil, fmt.Errorf("store: roots: %w", err)
-	}
-	return roots, nil
-}
+func (s *Store) Roots() ([]string, error) { return roots(s.r) }
 
 // strings runs a one-column query on the read pool.
 func (s *Store) strings(query string, args ...any) ([]string, error) {
-	rows, err := s.r.Query(query, args...)
+	return queryStrings(s.r, query, args...)
+}
+
+// queryStrings runs a one-column query.
+func queryStrings(q querier, query string, args ...any) ([]string, error) {
+	rows, err := q.Query(query, args...)
 	if err != nil {
 		return nil, err
 	}
