@@ -22,7 +22,7 @@ const (
 
 func cmdSync(c *cli) error {
 	once := c.fs.Bool("once", false, "run one full frontier pass now and exit")
-	if err := c.parse(); err != nil {
+	if err := c.parse(0); err != nil {
 		return err
 	}
 	if !*once {
