@@ -294,3 +294,14 @@ func displayKeyOK(hexKey string) (string, bool) {
 	k := displayKey(hexKey)
 	return k, k != hexKey
 }
+
+// assertHides checks that none of the texts is shown (closed sections hide theirs).
+func assertHides(t *testing.T, o fyne.CanvasObject, hidden ...string) {
+	t.Helper()
+	texts := shownTexts(o)
+	for _, h := range hidden {
+		if texts[h] {
+			t.Errorf("%q shown; it should be hidden", h)
+		}
+	}
+}

@@ -62,6 +62,7 @@ type GUI struct {
 	renderedAt time.Time        // when follow's last snapshot was rendered
 	stopped    bool             // Stop was called
 	rates      rateHistory      // ingest counters of the last 15 min, for the Activity chart; UI thread only
+	passStored passCounter      // events stored since the running pass began; UI thread only
 	calls      sync.WaitGroup   // engine commands queued or running
 	queueMu    sync.Mutex
 	queue      []func() // engine commands waiting, run one at a time in order
@@ -231,6 +232,8 @@ func (g *GUI) Quit() {
 // The other tabs catch up when selected: updating hidden widgets would
 // cost the UI thread layout work and a repaint of the window for nothing.
 func (g *GUI) render(s status.Snapshot) {
+	s.Coverage.Reasons = heldReasons(s)
+	g.passStored.observe(s)
 	g.last = s
 	g.notifier.observe(s, g.clock)
 	g.rates.add(g.clock.now(), s.Ingest)

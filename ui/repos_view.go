@@ -104,7 +104,7 @@ func (v *reposView) render(s status.Snapshot) {
 		if r.CoolingUntil != 0 {
 			health += ", cooling down " + v.g.clock.relative(r.CoolingUntil, "")
 		} else if r.NextRetry != 0 && !r.Connected {
-			health += ", " + v.g.clock.retry(r.NextRetry)
+			health += ", " + v.g.clock.retrying(r.NextRetry)
 		}
 		if lastError == "" {
 			lastError = "—"

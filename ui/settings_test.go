@@ -44,7 +44,7 @@ func TestSettingsBadInputIsRefusedInline(t *testing.T) {
 		rootNpub[:len(rootNpub)-1] + "q": "not a valid npub",
 		rootHex[:62]:                     "64-character hex",
 		"zz" + rootHex[2:]:               "64-character hex",
-		"nsec1whatever":                  "64-character hex",
+		"nsec1whatever":                  "secret key",
 	} {
 		v.rootForm.entry.SetText(input)
 		v.rootForm.submit()

@@ -21,12 +21,14 @@ type statusView struct {
 	syncNow  *widget.Button
 	pause    *widget.Button
 
+	summary                    *widget.Label // the one line a person reads first
 	state, coverage, reasons   *widget.Label
 	lastSync, nextSync, period *widget.Label
 	nodes, edges, heapLimit    *widget.Label
 	graphVersion               *widget.Label
 	form                       *widget.Form
 	nextSyncItem               *widget.FormItem
+	diagnostics                *widget.Accordion // the engine's figures, closed until asked for
 }
 
 func newStatusView(g *GUI) *statusView {
@@ -43,12 +45,13 @@ func newStatusView(g *GUI) *statusView {
 	v.pause = widget.NewButton("Pause sync", v.togglePause)
 
 	for _, l := range []**widget.Label{
-		&v.state, &v.coverage, &v.reasons, &v.lastSync, &v.nextSync, &v.period,
+		&v.summary, &v.state, &v.coverage, &v.reasons, &v.lastSync, &v.nextSync, &v.period,
 		&v.nodes, &v.edges, &v.heapLimit, &v.graphVersion,
 	} {
 		*l = widget.NewLabel("")
 		(*l).Wrapping = fyne.TextWrapWord
 	}
+	v.summary.TextStyle.Bold = true
 	v.nextSyncItem = widget.NewFormItem("Next sync", v.nextSync)
 	v.form = widget.NewForm(
 		widget.NewFormItem("State", v.state),
@@ -57,18 +60,22 @@ func newStatusView(g *GUI) *statusView {
 		widget.NewFormItem("Last sync", v.lastSync),
 		v.nextSyncItem,
 		widget.NewFormItem("Interval", v.period),
+	)
+	v.diagnostics = widget.NewAccordion(widget.NewAccordionItem("Diagnostics", widget.NewForm(
 		widget.NewFormItem("Heap nodes", v.nodes),
 		widget.NewFormItem("Heap edges", v.edges),
 		widget.NewFormItem("Heap limit", v.heapLimit),
 		widget.NewFormItem("Graph version", v.graphVersion),
-	)
+	)))
 	v.root = container.NewVScroll(container.NewVBox(
+		v.summary,
 		v.setup.root,
 		widget.NewCard("Sync strategy", "", container.NewVBox(
 			v.strategy,
 			container.NewHBox(v.syncNow, v.pause),
 		)),
 		v.form,
+		v.diagnostics,
 	))
 	return v
 }
@@ -105,7 +112,12 @@ func (v *statusView) render(s status.Snapshot) {
 	}
 
 	c := v.g.clock
-	setText(v.state, stateLabel(s, c))
+	setText(v.summary, summaryLine(s, c))
+	state := stateLabel(s, c)
+	if v.g.passStored.running {
+		state += " · " + plural(int(v.g.passStored.stored), "event") + " stored so far"
+	}
+	setText(v.state, state)
 	setText(v.coverage, s.Coverage.State)
 	if len(s.Coverage.Reasons) == 0 {
 		setText(v.reasons, "—")

@@ -30,6 +30,7 @@ type textTable struct {
 	widths   []float32
 	rows     [][]string
 	exact    [][]string // optional: cells' exact values, same shape as rows
+	details  []string   // optional: more about each row, shown after its cells when selected
 	selected string     // key of the selected row, "" when none
 	onSelect func(key string)
 }
@@ -89,7 +90,8 @@ func (t *textTable) choose(key string) {
 // dropping it when that row is gone.
 func (t *textTable) setRows(rows [][]string) {
 	if slices.EqualFunc(rows, t.rows, slices.Equal) {
-		return // a refresh would redraw every visible cell for nothing
+		t.showDetail() // the details may have changed; a refresh would redraw every visible cell for nothing
+		return
 	}
 	t.rows = rows
 	t.fitColumns()
@@ -115,6 +117,10 @@ func (t *textTable) setRows(rows [][]string) {
 // setExact gives the cells' exact values (same shape as the rows, "" where
 // the cell says it all), shown for the selected row; call before setRows.
 func (t *textTable) setExact(exact [][]string) { t.exact = exact }
+
+// setDetails gives each row more to show when selected (what does not fit
+// in columns); call before setRows.
+func (t *textTable) setDetails(details []string) { t.details = details }
 
 // fitColumns sizes each column to its header and its longest cell.
 func (t *textTable) fitColumns() {
@@ -149,6 +155,9 @@ func (t *textTable) showDetail() {
 			text += " (" + t.exact[at][col] + ")"
 		}
 		parts = append(parts, t.headers[col]+": "+text)
+	}
+	if at < len(t.details) && t.details[at] != "" {
+		parts = append(parts, t.details[at])
 	}
 	setText(t.detail, strings.Join(parts, "  ·  "))
 	t.detail.Show()

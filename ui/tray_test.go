@@ -49,7 +49,7 @@ func TestTrayMenuShowsStrategiesAndState(t *testing.T) {
 			labels = append(labels, it.Label)
 		}
 	}
-	want := "Interval (trusted network)|Continuous (trusted network)|Subscribe all|Interval|Sync now|Pause sync|Open window|Quit"
+	want := "Syncing…|Interval (trusted network)|Continuous (trusted network)|Subscribe all|Interval|Sync now|Pause sync|Open window|Quit"
 	if got := strings.Join(labels, "|"); got != want {
 		t.Fatalf("tray items = %s\nwant %s", got, want)
 	}
@@ -69,10 +69,13 @@ func TestTrayMenuShowsStrategiesAndState(t *testing.T) {
 	if got := strings.Join(intervals, "|"); got != "Every 5 min|Every 15 min*|Every 30 min|Every 60 min|Manual only" {
 		t.Errorf("interval submenu = %s", got)
 	}
+	if !m.Items[0].Disabled {
+		t.Error("the tray's status line is not disabled")
+	}
 	if !item(t, m, "Quit").IsQuit {
 		t.Error("Quit is not marked as the quit item")
 	}
-	if got := host.statuses; len(got) != 1 || got[0] != "DTP Personal: syncing 42% — trust pass" {
+	if got := host.statuses; len(got) != 1 || got[0] != "DTP Personal: syncing: 420 of 1,000 authors (trust pass)" {
 		t.Errorf("tray status = %q", got)
 	}
 }
@@ -103,7 +106,7 @@ func TestTrayRebuildsMenuOnlyWhenItChanges(t *testing.T) {
 	if len(host.menus) != 1 {
 		t.Fatalf("menu rebuilt %d times for a progress change", len(host.menus)-1)
 	}
-	if last := host.statuses[len(host.statuses)-1]; last != "DTP Personal: syncing 90% — trust pass" {
+	if last := host.statuses[len(host.statuses)-1]; last != "DTP Personal: syncing: 900 of 1,000 authors (trust pass)" {
 		t.Errorf("status after progress = %q", last)
 	}
 	g.render(s)
@@ -124,6 +127,7 @@ func TestTrayRebuildsMenuOnlyWhenItChanges(t *testing.T) {
 		t.Error("rebuilt menu does not check the new strategy")
 	}
 	item(t, m, "Resume sync") // the pause item flips
+	item(t, m, "Paused")      // and the status line
 	if last := host.statuses[len(host.statuses)-1]; last != "DTP Personal: paused" {
 		t.Errorf("status when paused = %q", last)
 	}
