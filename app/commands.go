@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,6 +20,7 @@ import (
 
 	"dtp-personal/engine"
 	"dtp-personal/engine/ingest"
+	"dtp-personal/engine/names"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
@@ -429,8 +431,28 @@ func cmdResolve(c *cli) error {
 	if *asJSON {
 		return printJSON(ans)
 	}
-	printAnswer(os.Stdout, ans)
+	printAnswer(os.Stdout, ans, knownNames(c, ans))
 	return nil
+}
+
+// knownNames are the display names the window's cache holds for the
+// answer's evidence authors; none when it has never run.
+func knownNames(c *cli, a engine.Answer) map[string]string {
+	path := filepath.Join(c.data(), names.FileName)
+	if _, err := os.Stat(path); err != nil {
+		return nil
+	}
+	cache, err := names.Open(path, 0)
+	if err != nil {
+		return nil
+	}
+	defer cache.Close()
+	authors := make([]string, len(a.Evidence))
+	for i, ev := range a.Evidence {
+		authors[i] = ev.Author
+	}
+	known, _ := cache.Names(authors)
+	return known
 }
 
 func cmdImport(c *cli) error {

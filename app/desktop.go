@@ -33,7 +33,7 @@ func runDesktop(c *cli) error {
 	defer stop()
 	served := make(chan error, 1)
 	go func() { served <- eng.Serve(ctx) }()
-	guiErr := runGUI(ctx, eng, stop)
+	guiErr := runGUI(ctx, eng, c.data(), stop)
 	stop()
 	serveErr := <-served
 	closeErr := eng.Close()

@@ -56,7 +56,7 @@ func (v *frontierView) render(s status.Snapshot) {
 			if i > 0 {
 				text += "\n"
 			}
-			text += displayKey(r)
+			text += "you: " + displayKey(r) // a root is the user's own key
 		}
 		setText(v.roots, text)
 	}

@@ -52,7 +52,9 @@ type GUI struct {
 	repos    *reposView
 	tray     *tray
 	notifier *notifier
-	views    []view // the tabs' views, in tab order
+	names    Names             // display names; nil: people show as short npubs
+	known    map[string]string // display names read so far, by hex key; UI thread only
+	views    []view            // the tabs' views, in tab order
 	// shortcuts are the window's shortcuts by name, for entries to pass on
 	shortcuts map[string]func()
 
@@ -75,7 +77,8 @@ type GUI struct {
 // until Start. quit, if not nil, is called once when the user chooses Quit,
 // before the app stops.
 func New(a fyne.App, eng Engine, quit func()) *GUI {
-	g := &GUI{app: a, eng: eng, quit: quit, clock: systemClock(), onUI: fyne.Do, shortcuts: map[string]func(){}}
+	g := &GUI{app: a, eng: eng, quit: quit, clock: systemClock(), onUI: fyne.Do, shortcuts: map[string]func(){},
+		known: map[string]string{}}
 	g.win = a.NewWindow("DTP Personal Server")
 	g.notifier = newNotifier(a.SendNotification, time.Now)
 	g.notice = newInlineError()

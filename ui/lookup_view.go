@@ -40,7 +40,11 @@ type lookupView struct {
 	coverage, reasons               *widget.Label
 	ratings, paths, evidenceMissing *widget.Label
 	evidence                        *textTable
+	authors                         []string // the evidence rows' authors, hex
+	chosen                          string   // the selected evidence row's author, hex
+	lookUpAuthor, copyAuthor        *widget.Button
 	answer                          *fyne.Container
+	shown                           resolver.Answer // the answer on screen, drawn again when names arrive
 }
 
 func newLookupView(g *GUI) *lookupView {
@@ -60,10 +64,15 @@ func newLookupView(g *GUI) *lookupView {
 	}
 	v.asked.Wrapping, v.computed.Wrapping = fyne.TextWrapOff, fyne.TextWrapOff // beside the badge
 	v.evidence = newTextTable("Author", "Says", "Context", "Depth", "Reason")
+	v.lookUpAuthor = widget.NewButton("Look up this author", func() { v.lookUpKey(v.chosen) })
+	v.copyAuthor = widget.NewButton("Copy npub", func() { v.g.app.Clipboard().SetContent(displayKey(v.chosen)) })
+	v.evidence.onSelect = v.chooseAuthor
+	v.chooseAuthor("")
 	v.answer = container.NewVBox(
 		container.NewHBox(v.badge.root, container.NewVBox(v.asked, v.computed)),
 		widget.NewCard("Coverage", "", container.NewVBox(v.coverage, v.reasons)),
-		widget.NewCard("Evidence", "", container.NewVBox(v.evidenceMissing, fixedHeight(v.evidence.root, 200))),
+		widget.NewCard("Evidence", "", container.NewVBox(v.evidenceMissing, fixedHeight(v.evidence.root, 200),
+			container.NewHBox(v.lookUpAuthor, v.copyAuthor))),
 		widget.NewCard("Paths from your roots", "", v.paths),
 		widget.NewCard("Ratings", "", v.ratings),
 	)
@@ -110,6 +119,35 @@ func (v *lookupView) lookUp() {
 	})
 }
 
+// chooseAuthor follows the evidence table's selection: its author can be
+// looked up or copied.
+func (v *lookupView) chooseAuthor(label string) {
+	v.chosen = ""
+	for i, row := range v.evidence.rows {
+		if label != "" && row[0] == label && i < len(v.authors) {
+			v.chosen = v.authors[i]
+			break
+		}
+	}
+	if v.chosen == "" {
+		v.lookUpAuthor.Disable()
+		v.copyAuthor.Disable()
+		return
+	}
+	v.lookUpAuthor.Enable()
+	v.copyAuthor.Enable()
+}
+
+// lookUpKey looks a person up, as if their npub had been typed.
+func (v *lookupView) lookUpKey(hexKey string) {
+	if hexKey == "" {
+		return
+	}
+	v.subject.SetText(displayKey(hexKey))
+	v.context.SetText("")
+	v.lookUp()
+}
+
 // remember puts subject first in the recent look-ups.
 func (v *lookupView) remember(typed string) {
 	v.recent = slices.DeleteFunc(v.recent, func(s string) bool { return s == typed })
@@ -130,8 +168,13 @@ func (v *lookupView) remember(typed string) {
 
 // show renders an answer.
 func (v *lookupView) show(a resolver.Answer) {
+	v.shown = a
+	v.g.learnNames(answerPeople(a), func() { v.show(v.shown) })
 	v.badge.show(a.Verdict)
 	asked := "About " + displayKey(a.Subject)
+	if len(a.Subject) == 64 && v.g.person(a.Subject) != shortKey(a.Subject) {
+		asked = "About " + v.g.person(a.Subject) + " (" + shortKey(a.Subject) + ")"
+	}
 	if a.Context != "" {
 		asked += " in context " + a.Context
 	}
@@ -148,16 +191,19 @@ func (v *lookupView) show(a resolver.Answer) {
 	}
 
 	rows := make([][]string, len(a.Evidence))
+	v.authors = make([]string, len(a.Evidence))
 	for i, e := range a.Evidence {
-		rows[i] = []string{shortKey(e.Author), valueWords(e.Value), orDash(e.Context), fmt.Sprint(e.Depth), orDash(e.Content)}
+		rows[i] = []string{v.g.person(e.Author), valueWords(e.Value), orDash(e.Context), fmt.Sprint(e.Depth), orDash(e.Content)}
+		v.authors[i] = e.Author
 	}
 	v.evidence.setRows(rows)
+	v.chooseAuthor(v.evidence.selected)
 	if len(rows) == 0 {
 		setText(v.evidenceMissing, "Nobody in your web of trust made a statement about this subject.")
 	} else {
 		setText(v.evidenceMissing, plural(len(rows), "statement")+", nearest first:")
 	}
-	setText(v.paths, pathLines(a.Paths))
+	setText(v.paths, pathLines(a.Paths, v.g.person))
 	if a.Ratings.Count == 0 {
 		setText(v.ratings, "No ratings")
 	} else {
@@ -187,8 +233,25 @@ func valueWords(value int) string {
 	return "neutral"
 }
 
-// pathLines shows each path as "root → … → author", one per line.
-func pathLines(paths [][]string) string {
+// answerPeople are the people an answer shows: the subject when it is a
+// key, the evidence authors and the paths' hops.
+func answerPeople(a resolver.Answer) []string {
+	var keys []string
+	if len(a.Subject) == 64 {
+		keys = append(keys, a.Subject)
+	}
+	for _, e := range a.Evidence {
+		keys = append(keys, e.Author)
+	}
+	for _, p := range a.Paths {
+		keys = append(keys, p...)
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys)
+}
+
+// pathLines shows each path as "you → Alice → Bob", one per line.
+func pathLines(paths [][]string, person func(string) string) string {
 	if len(paths) == 0 {
 		return "—"
 	}
@@ -196,7 +259,7 @@ func pathLines(paths [][]string) string {
 	for i, p := range paths {
 		hops := make([]string, len(p))
 		for j, k := range p {
-			hops[j] = shortKey(k)
+			hops[j] = person(k)
 		}
 		lines[i] = strings.Join(hops, " → ")
 	}

@@ -196,3 +196,60 @@ func TestCtrlLOpensTheLookupReadyForTyping(t *testing.T) {
 		t.Fatalf("after Ctrl+L: tab %d, focus %v", g.tabs.SelectedIndex(), g.win.Canvas().Focused())
 	}
 }
+
+// knownNames is the window's side of the display-name cache (engine/names,
+// tested against a real relay there): names known now, and a fetch asked
+// for, answered when the test says.
+type knownNames struct {
+	names   map[string]string
+	wanted  [][]string
+	fetched func()
+}
+
+func (n *knownNames) Names(keys []string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, k := range keys {
+		if name, ok := n.names[k]; ok {
+			out[k] = name
+		}
+	}
+	return out, nil
+}
+
+func (n *knownNames) Want(_, keys []string, fetched func()) {
+	n.wanted = append(n.wanted, keys)
+	n.fetched = fetched
+}
+
+// People in an answer show by name, roots as "you"; names that arrive
+// later replace the npubs on screen; an evidence author can be looked up
+// and copied.
+func TestLookupNamesPeople(t *testing.T) {
+	eng, root, alice := wotEngine(t)
+	g := newEngineGUI(t, eng, tabLookup)
+	g.last.Settings.Roots = []string{root.Pubkey}
+	names := &knownNames{names: map[string]string{}}
+	g.SetNames(names)
+
+	g.lookUp("user:id:1")
+	assertShows(t, g.win.Content(), "you → "+shortKey(alice.Pubkey), shortKey(alice.Pubkey))
+	if len(names.wanted) == 0 || !slices.Contains(names.wanted[0], alice.Pubkey) || !slices.Contains(names.wanted[0], root.Pubkey) {
+		t.Fatalf("names asked for %q, want alice and the root", names.wanted)
+	}
+
+	names.names[alice.Pubkey] = "Alice" // the fetch found her profile
+	names.fetched()
+	g.settle()
+	g.showTab(tabLookup, 1200, 901)
+	assertShows(t, g.win.Content(), "you → Alice", "Alice")
+
+	g.lookup.evidence.table.Select(fyneCell(0))
+	test.Tap(g.lookup.copyAuthor)
+	if got := g.app.Clipboard().Content(); got != displayKey(alice.Pubkey) {
+		t.Errorf("copied %q, want alice's npub", got)
+	}
+	test.Tap(g.lookup.lookUpAuthor)
+	g.settle()
+	g.showTab(tabLookup, 1200, 902)
+	assertShows(t, g.win.Content(), "About Alice ("+shortKey(alice.Pubkey)+")", "Trusted")
+}

@@ -22,17 +22,21 @@ const AppID = "org.dtp.personal"
 // ErrNoDisplay is returned by Run when there is no display to open a window on.
 var ErrNoDisplay = errors.New("no display (DISPLAY and WAYLAND_DISPLAY are unset): run `dtp-personal serve --headless` instead")
 
-// Run shows the window and tray for eng and returns when the app stops:
+// Run shows the window and tray for eng, naming people from names (nil:
+// short npubs), and returns when the app stops:
 // after the user chooses Quit (quit, if not nil, is called first and should
 // stop the engine), when ctx ends (the same happens), or when the desktop
 // session ends the app.
-func Run(ctx context.Context, eng Engine, quit func()) error {
+func Run(ctx context.Context, eng Engine, names Names, quit func()) error {
 	if runtime.GOOS == "linux" && os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
 		return ErrNoDisplay
 	}
 	a := fyneapp.NewWithID(AppID)
 	a.SetIcon(fyne.NewStaticResource("dtp-personal.png", assets.IconPNG))
 	g := New(a, eng, quit)
+	if names != nil {
+		g.SetNames(names)
+	}
 	if desk, ok := a.(desktop.App); ok {
 		g.AttachTray(NewSystemTray(desk))
 		desk.SetSystemTrayIcon(fyne.NewStaticResource("dtp-personal-tray.png", assets.TrayPNG))

@@ -258,7 +258,7 @@ func TestFrontierViewShowsRootsDepthsAndTruncation(t *testing.T) {
 	g, _ := newTestGUI(t, tabFrontier)
 	v := g.frontier
 	root2, _ := displayKeyOK(root2Hex)
-	if want := rootNpub + "\n" + root2; v.roots.Text != want {
+	if want := "you: " + rootNpub + "\nyou: " + root2; v.roots.Text != want {
 		t.Errorf("roots = %q, want %q", v.roots.Text, want)
 	}
 	if v.size.Text != "20,000 authors" || v.sessionRoots.Text != "1 from connected clients" {
@@ -276,7 +276,7 @@ func TestFrontierViewShowsRootsDepthsAndTruncation(t *testing.T) {
 		t.Error("'not cut' shown while the walk was cut")
 	}
 	g.showTab(tabFrontier, 1000, 700)
-	assertShows(t, v.root, rootNpub+"\n"+root2, "maxAuthorsPerLevel", "56", "15,048 authors", "roots", "depth 3 (cut)")
+	assertShows(t, v.root, "you: "+rootNpub+"\nyou: "+root2, "maxAuthorsPerLevel", "56", "15,048 authors", "roots", "depth 3 (cut)")
 
 	s := fixture()
 	s.Frontier = status.Frontier{}

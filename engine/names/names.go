@@ -217,3 +217,19 @@ func (c *Cache) Refresh(ctx context.Context, relays, pubkeys []string, timeout t
 	}
 	return n, c.save(stale, found)
 }
+
+// wantTimeout bounds one relay's answer to a background fetch.
+const wantTimeout = 10 * time.Second
+
+// Want fetches in the background the names of those of pubkeys not asked
+// for lately, from relays; fetched is called (from another goroutine) when
+// it found any.
+func (c *Cache) Want(relays, pubkeys []string, fetched func()) {
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Duration(len(relays)+1)*wantTimeout)
+		defer cancel()
+		if n, _ := c.Refresh(ctx, relays, pubkeys, wantTimeout); n > 0 && fetched != nil {
+			fetched()
+		}
+	}()
+}
