@@ -36,7 +36,7 @@ type lookupView struct {
 	recentBox        *fyne.Container
 
 	badge                           *verdictBadge
-	asked, computed                 *widget.Label
+	asked, why, computed            *widget.Label
 	coverage, reasons               *widget.Label
 	ratings, paths, evidenceMissing *widget.Label
 	evidence                        *textTable
@@ -58,23 +58,25 @@ func newLookupView(g *GUI) *lookupView {
 	v.ask = widget.NewButton("Look up", v.lookUp)
 	v.recentBox = container.NewHBox()
 
-	for _, l := range []**widget.Label{&v.asked, &v.computed, &v.coverage, &v.reasons, &v.ratings, &v.paths, &v.evidenceMissing} {
+	for _, l := range []**widget.Label{&v.asked, &v.why, &v.computed, &v.coverage, &v.reasons, &v.ratings, &v.paths, &v.evidenceMissing} {
 		*l = widget.NewLabel("")
 		(*l).Wrapping = fyne.TextWrapWord
 	}
-	v.asked.Wrapping, v.computed.Wrapping = fyne.TextWrapOff, fyne.TextWrapOff // beside the badge
+	v.asked.Wrapping = fyne.TextWrapOff // beside the badge
 	v.evidence = newTextTable("Author", "Says", "Context", "Depth", "Reason")
 	v.lookUpAuthor = widget.NewButton("Look up this author", func() { v.lookUpKey(v.chosen) })
 	v.copyAuthor = widget.NewButton("Copy npub", func() { v.g.app.Clipboard().SetContent(displayKey(v.chosen)) })
 	v.evidence.onSelect = v.chooseAuthor
 	v.chooseAuthor("")
 	v.answer = container.NewVBox(
-		container.NewHBox(v.badge.root, container.NewVBox(v.asked, v.computed)),
+		container.NewHBox(v.badge.root, v.asked),
+		v.why,
 		widget.NewCard("Coverage", "", container.NewVBox(v.coverage, v.reasons)),
 		widget.NewCard("Evidence", "", container.NewVBox(v.evidenceMissing, fixedHeight(v.evidence.root, 200),
 			container.NewHBox(v.lookUpAuthor, v.copyAuthor))),
 		widget.NewCard("Paths from your roots", "", v.paths),
 		widget.NewCard("Ratings", "", v.ratings),
+		widget.NewAccordion(widget.NewAccordionItem("Diagnostics", v.computed)), // the engine's figures
 	)
 	v.answer.Hide()
 
@@ -179,6 +181,7 @@ func (v *lookupView) show(a resolver.Answer) {
 		asked += " in context " + a.Context
 	}
 	setText(v.asked, asked)
+	setText(v.why, verdictSentence(a, v.g.person))
 	setText(v.computed, fmt.Sprintf("graph version %d, answered in %d µs", a.GraphVersion, a.ComputeMicros))
 
 	facts := coverageFacts{clock: v.g.clock, truncation: a.Truncation, relays: v.g.last.Relays, pending: pendingClaims(a.Bindings)}
@@ -210,6 +213,84 @@ func (v *lookupView) show(a resolver.Answer) {
 		setText(v.ratings, fmt.Sprintf("%s, average %.1f of 100", plural(a.Ratings.Count, "rating"), a.Ratings.Average))
 	}
 	v.answer.Show()
+}
+
+// verdictSentence says in one sentence why the verdict is what it is, from
+// the evidence of the nearest depth that spoke (which decides, SPEC §7):
+// "Trusted: Alice, whom you trust, trusts this account".
+func verdictSentence(a resolver.Answer, person func(string) string) string {
+	var trust, distrust []resolver.Evidence
+	nearest := -1
+	for _, e := range a.Evidence {
+		if e.Value == 0 || nearest >= 0 && e.Depth > nearest {
+			continue
+		}
+		if nearest < 0 || e.Depth < nearest {
+			nearest, trust, distrust = e.Depth, nil, nil
+		}
+		if e.Value > 0 {
+			trust = append(trust, e)
+		} else {
+			distrust = append(distrust, e)
+		}
+	}
+	switch {
+	case a.Verdict == resolver.VerdictTrusted && len(trust) > 0:
+		return "Trusted: " + speakers(trust, person) + " this account"
+	case a.Verdict == resolver.VerdictDistrusted && len(distrust) > 0:
+		return fmt.Sprintf("%s in your network %s this key, the nearest %s", people(len(distrust)),
+			verb(len(distrust), "distrusts", "distrust"), hopsFromYou(nearest))
+	case a.Verdict == resolver.VerdictMixed:
+		return fmt.Sprintf("Mixed: %s in your network %s this and %d %s it, the nearest %s", people(len(trust)),
+			verb(len(trust), "trusts", "trust"), len(distrust), verb(len(distrust), "distrusts", "distrust"), hopsFromYou(nearest))
+	case len(a.Evidence) == 0:
+		return "Nobody in your network has said anything about this"
+	}
+	return "Nobody in your network trusts or distrusts this; the statements below say neither"
+}
+
+// speakers is who trusts, nearest first: "you trust", "Alice, whom you
+// trust, trusts", "Bob, 2 hops from you, and 3 others trust".
+func speakers(es []resolver.Evidence, person func(string) string) string {
+	first := es[0]
+	if first.Depth == 0 && len(es) == 1 {
+		return "you trust"
+	}
+	who := person(first.Author)
+	switch first.Depth {
+	case 0:
+		who = "you"
+	case 1:
+		who += ", whom you trust,"
+	default:
+		who += ", " + hopsFromYou(first.Depth) + ","
+	}
+	if len(es) == 1 {
+		return who + " trusts"
+	}
+	return fmt.Sprintf("%s and %s trust", who, plural(len(es)-1, "other"))
+}
+
+func people(n int) string {
+	if n == 1 {
+		return "1 person"
+	}
+	return count(n) + " people"
+}
+
+func verb(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// hopsFromYou is a depth in words: "1 hop from you".
+func hopsFromYou(depth int) string {
+	if depth == 0 {
+		return "is you"
+	}
+	return plural(depth, "hop") + " from you"
 }
 
 func pendingClaims(bs []heap.Binding) int {

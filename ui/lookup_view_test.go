@@ -112,17 +112,21 @@ func TestLookupShowsTheEnginesAnswers(t *testing.T) {
 	g.lookUp("https://x.com/i/user/1")
 	assertShows(t, g.win.Content(), "Trusted", "About user:id:1", shortKey(alice.Pubkey), "trusts",
 		"known them for years", "1", via, "1 rating, average 80.0 of 100",
-		"Partial: the answer may miss statements, because")
+		"Partial: the answer may miss statements, because",
+		"Trusted: "+shortKey(alice.Pubkey)+", whom you trust, trusts this account")
+	assertHides(t, g.win.Content(), "graph version") // the engine's figures are under Diagnostics
 	if g.lookup.err.text() != "" {
 		t.Fatalf("inline error %q after a good look-up", g.lookup.err.text())
 	}
 
 	g.lookUp("user:id:2")
-	assertShows(t, g.win.Content(), "Distrusted", "distrusts", "scam links", via, "No ratings")
+	assertShows(t, g.win.Content(), "Distrusted", "distrusts", "scam links", via, "No ratings",
+		"1 person in your network distrusts this key, the nearest 1 hop from you")
 
 	g.lookUp("user:id:3")
 	assertShows(t, g.win.Content(), "No evidence in your web of trust",
-		"Nobody in your web of trust made a statement about this subject.", "—")
+		"Nobody in your web of trust made a statement about this subject.", "—",
+		"Nobody in your network has said anything about this")
 
 	// the recent look-ups are kept, newest first
 	if want := []string{"user:id:3", "user:id:2", "https://x.com/i/user/1"}; !slices.Equal(g.lookup.recent, want) {
@@ -252,4 +256,29 @@ func TestLookupNamesPeople(t *testing.T) {
 	g.settle()
 	g.showTab(tabLookup, 1200, 902)
 	assertShows(t, g.win.Content(), "About Alice ("+shortKey(alice.Pubkey)+")", "Trusted")
+}
+
+func TestVerdictSentence(t *testing.T) {
+	name := func(k string) string { return map[string]string{"a": "Alice", "b": "Bob", "c": "Carol"}[k] }
+	ev := func(author string, value, depth int) resolver.Evidence {
+		return resolver.Evidence{Author: author, Value: value, Depth: depth}
+	}
+	for _, c := range []struct {
+		a    resolver.Answer
+		want string
+	}{
+		{resolver.Answer{Verdict: resolver.VerdictTrusted, Evidence: []resolver.Evidence{ev("r", 1, 0)}}, "Trusted: you trust this account"},
+		{resolver.Answer{Verdict: resolver.VerdictTrusted, Evidence: []resolver.Evidence{ev("a", 1, 1), ev("b", 1, 1), ev("c", -1, 2)}},
+			"Trusted: Alice, whom you trust, and 1 other trust this account"},
+		{resolver.Answer{Verdict: resolver.VerdictTrusted, Evidence: []resolver.Evidence{ev("b", 1, 2)}}, "Trusted: Bob, 2 hops from you, trusts this account"},
+		{resolver.Answer{Verdict: resolver.VerdictDistrusted, Evidence: []resolver.Evidence{ev("a", -1, 1), ev("b", -1, 1)}},
+			"2 people in your network distrust this key, the nearest 1 hop from you"},
+		{resolver.Answer{Verdict: resolver.VerdictMixed, Evidence: []resolver.Evidence{ev("a", 1, 2), ev("b", 1, 2), ev("c", -1, 2)}},
+			"Mixed: 2 people in your network trust this and 1 distrusts it, the nearest 2 hops from you"},
+		{resolver.Answer{Verdict: resolver.VerdictNone}, "Nobody in your network has said anything about this"},
+	} {
+		if got := verdictSentence(c.a, name); got != c.want {
+			t.Errorf("verdictSentence(%s) = %q, want %q", c.a.Verdict, got, c.want)
+		}
+	}
 }
