@@ -58,15 +58,11 @@ func listVerb(verb string) string {
 }
 
 func listAccess(c *cli, asJSON bool) error {
-	st, err := openStore(c)
+	st, s, err := openSettings(c)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	s, err := settings.Load(st)
-	if err != nil {
-		return err
-	}
 	if asJSON {
 		return printJSON(map[string][]string{"allowedHosts": s.AllowedHosts, "allowedOrigins": s.AllowedOrigins})
 	}

@@ -60,6 +60,21 @@ func openStore(c *cli) (*store.Store, error) {
 	return store.Open(engine.DatabasePath(c.data()))
 }
 
+// openSettings opens the data directory's database and reads its settings;
+// the caller closes the store.
+func openSettings(c *cli) (*store.Store, settings.Settings, error) {
+	st, err := openStore(c)
+	if err != nil {
+		return nil, settings.Settings{}, err
+	}
+	s, err := settings.Load(st)
+	if err != nil {
+		st.Close()
+		return nil, settings.Settings{}, err
+	}
+	return st, s, nil
+}
+
 func printJSON(v any) error {
 	enc := json.NewEncoder(os.Stdout)
 	enc.SetIndent("", "  ")
@@ -151,15 +166,11 @@ func runList(c *cli, lc listCommand, args []string, asJSON bool) error {
 	default:
 		return fmt.Errorf("%w: %s %s: use add, remove or list", errUsage, lc.name, verb)
 	}
-	st, err := openStore(c)
+	st, s, err := openSettings(c)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	s, err := settings.Load(st)
-	if err != nil {
-		return err
-	}
 	if verb == "list" || verb == "" {
 		if asJSON {
 			return printJSON(nonNil(lc.list(s)))
