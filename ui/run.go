@@ -31,6 +31,9 @@ func Run(ctx context.Context, eng Engine, names Names, quit func()) error {
 	if runtime.GOOS == "linux" && os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
 		return ErrNoDisplay
 	}
+	if dir := fyneConfigDir(); dir != "" {
+		repairPreferences(dir)
+	}
 	a := fyneapp.NewWithID(AppID)
 	a.SetIcon(fyne.NewStaticResource("dtp-personal.png", assets.IconPNG))
 	g := New(a, eng, quit)
