@@ -43,12 +43,13 @@ type lookupView struct {
 	authors                         []string // the evidence rows' authors, hex
 	chosen                          string   // the selected evidence row's author, hex
 	lookUpAuthor, copyAuthor        *widget.Button
+	picture                         *pathPicture
 	answer                          *fyne.Container
 	shown                           resolver.Answer // the answer on screen, drawn again when names arrive
 }
 
 func newLookupView(g *GUI) *lookupView {
-	v := &lookupView{g: g, err: newInlineError(), badge: newVerdictBadge()}
+	v := &lookupView{g: g, err: newInlineError(), badge: newVerdictBadge(), picture: newPathPicture()}
 	v.subject = newEntry(g)
 	v.subject.SetPlaceHolder("npub1…, hex pubkey or event id, user:id:N, x.com/i/user/N")
 	v.subject.OnSubmitted = func(string) { v.lookUp() }
@@ -74,7 +75,7 @@ func newLookupView(g *GUI) *lookupView {
 		widget.NewCard("Coverage", "", container.NewVBox(v.coverage, v.reasons)),
 		widget.NewCard("Evidence", "", container.NewVBox(v.evidenceMissing, fixedHeight(v.evidence.root, 200),
 			container.NewHBox(v.lookUpAuthor, v.copyAuthor))),
-		widget.NewCard("Paths from your roots", "", v.paths),
+		widget.NewCard("Paths from you", "", container.NewVBox(container.NewHScroll(v.picture.root), v.paths)),
 		widget.NewCard("Ratings", "", v.ratings),
 		widget.NewAccordion(widget.NewAccordionItem("Diagnostics", v.computed)), // the engine's figures
 	)
@@ -207,6 +208,7 @@ func (v *lookupView) show(a resolver.Answer) {
 		setText(v.evidenceMissing, plural(len(rows), "statement")+", nearest first:")
 	}
 	setText(v.paths, pathLines(a.Paths, v.g.person))
+	v.picture.show(a, v.g.person)
 	if a.Ratings.Count == 0 {
 		setText(v.ratings, "No ratings")
 	} else {
