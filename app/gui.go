@@ -16,7 +16,7 @@ import (
 // Quit (quit is called first; it should stop the engine), when ctx ends, or
 // when the desktop session ends the app. It fails at once with
 // ui.ErrNoDisplay when there is no display.
-func runGUI(ctx context.Context, eng ui.Engine, dataDir string, quit func()) error {
+func runGUI(ctx context.Context, eng ui.Engine, dataDir string, raise <-chan struct{}, quit func()) error {
 	spareUIProcs()
 	var people ui.Names // nil: people show as npubs
 	cache, err := names.Open(filepath.Join(dataDir, names.FileName), 0)
@@ -26,7 +26,7 @@ func runGUI(ctx context.Context, eng ui.Engine, dataDir string, quit func()) err
 		defer cache.Close()
 		people = cache
 	}
-	return ui.Run(ctx, ui.WithAutostart(eng, loginCommand()), people, quit)
+	return ui.Run(ctx, ui.WithAutostart(eng, loginCommand()), ui.RunOptions{Names: people, Raise: raise}, quit)
 }
 
 // spareUIProcs runs Go with two more Ps than the default (one per core),

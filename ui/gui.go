@@ -217,6 +217,23 @@ func (g *GUI) ShowWindow() {
 	g.win.RequestFocus()
 }
 
+// trayToldKey is the preference that records that the user was told the
+// app keeps running in the tray when its window is closed.
+const trayToldKey = "toldStaysInTray"
+
+// hideToTray hides the window on close; the first time ever it says that
+// the app keeps running in the tray (a closed window is not a stopped app).
+func (g *GUI) hideToTray() {
+	g.win.Hide()
+	prefs := g.app.Preferences()
+	if prefs.Bool(trayToldKey) {
+		return
+	}
+	prefs.SetBool(trayToldKey, true)
+	g.app.SendNotification(fyne.NewNotification("DTP Personal keeps running",
+		"It goes on syncing in the tray. Open the window again from the tray icon; Quit there stops it."))
+}
+
 // Quit stops the subscription, calls the quit callback off the UI thread,
 // then stops the app.
 func (g *GUI) Quit() {

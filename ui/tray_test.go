@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
 
 	"dtp-personal/engine/settings"
 )
@@ -153,4 +154,15 @@ func TestQuitCallsCallbackOnceAndStopsSubscription(t *testing.T) {
 	if !eng.cancelled {
 		t.Error("Quit did not cancel the engine subscription")
 	}
+}
+
+// Closing the window the first time says once that the app keeps running
+// in the tray; later closes only hide the window.
+func TestFirstCloseSaysTheAppKeepsRunning(t *testing.T) {
+	g, _ := newTestGUI(t, tabStatus)
+	g.win.Show()
+	test.AssertNotificationSent(t, fyne.NewNotification("DTP Personal keeps running",
+		"It goes on syncing in the tray. Open the window again from the tray icon; Quit there stops it."), g.hideToTray)
+	g.win.Show()
+	test.AssertNotificationSent(t, nil, g.hideToTray)
 }
