@@ -73,7 +73,7 @@ func newLookupView(g *GUI) *lookupView {
 		container.NewHBox(v.badge.root, v.asked),
 		v.why,
 		widget.NewCard("Coverage", "", container.NewVBox(v.coverage, v.reasons)),
-		widget.NewCard("Evidence", "", container.NewVBox(v.evidenceMissing, fixedHeight(v.evidence.root, 200),
+		widget.NewCard("Evidence", "", container.NewVBox(v.evidenceMissing, v.evidence.fitted(8),
 			container.NewHBox(v.lookUpAuthor, v.copyAuthor))),
 		widget.NewCard("Paths from you", "", container.NewVBox(container.NewHScroll(v.picture.root), v.paths)),
 		widget.NewCard("Ratings", "", v.ratings),

@@ -59,8 +59,8 @@ func newReposView(g *GUI) *reposView {
 	// the tab scrolls as a whole; each table shows several rows and scrolls beyond
 	v.root = container.NewVScroll(container.NewVBox(
 		settingsCard,
-		widget.NewCard("Repositories followed", "", fixedHeight(v.repos.root, 220)),
-		widget.NewCard("Sync relays", "", fixedHeight(v.relays.root, 220)),
+		widget.NewCard("Repositories followed", "", v.repos.fitted(8)),
+		widget.NewCard("Sync relays", "", v.relays.fitted(8)),
 	))
 	return v
 }

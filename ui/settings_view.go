@@ -58,7 +58,7 @@ func newSettingsView(g *GUI) *settingsView {
 		hexKey := row[1]
 		g.call("Remove root", func() error { return g.eng.RemoveRoot(hexKey) }, nil)
 	})
-	rootsTable := fixedHeight(v.roots.root, 150) // room for a few roots; the table scrolls beyond
+	rootsTable := v.roots.fitted(5) // a few roots; the table scrolls beyond
 	rootsCard := widget.NewCard("Roots", "Whose web of trust to follow", container.NewVBox(
 		v.rootForm.root,
 		rootsTable,

@@ -29,9 +29,11 @@ type textTable struct {
 	headers  []string
 	widths   []float32
 	rows     [][]string
-	exact    [][]string // optional: cells' exact values, same shape as rows
-	details  []string   // optional: more about each row, shown after its cells when selected
-	selected string     // key of the selected row, "" when none
+	exact    [][]string        // optional: cells' exact values, same shape as rows
+	details  []string          // optional: more about each row, shown after its cells when selected
+	space    *canvas.Rectangle // sets the height of a fitted table; nil when not fitted
+	maxRows  int               // the most rows a fitted table grows to
+	selected string            // key of the selected row, "" when none
 	onSelect func(key string)
 }
 
@@ -95,6 +97,7 @@ func (t *textTable) setRows(rows [][]string) {
 	}
 	t.rows = rows
 	t.fitColumns()
+	t.fitHeight()
 	if t.selected != "" {
 		at := -1
 		for i, row := range rows {
@@ -146,6 +149,7 @@ func (t *textTable) showDetail() {
 	row := t.selectedRow()
 	if row == nil {
 		t.detail.Hide()
+		t.fitHeight()
 		return
 	}
 	at := slices.IndexFunc(t.rows, func(r []string) bool { return r[0] == t.selected })
@@ -161,6 +165,7 @@ func (t *textTable) showDetail() {
 	}
 	setText(t.detail, strings.Join(parts, "  ·  "))
 	t.detail.Show()
+	t.fitHeight()
 }
 
 // selectedRow is the selected row's cells, or nil.
@@ -173,10 +178,28 @@ func (t *textTable) selectedRow() []string {
 	return nil
 }
 
-// fixedHeight gives a table a minimum height inside a box that would
-// otherwise shrink it to one row.
-func fixedHeight(table fyne.CanvasObject, height float32) fyne.CanvasObject {
-	space := canvas.NewRectangle(color.Transparent)
-	space.SetMinSize(fyne.NewSize(0, height))
-	return container.NewStack(space, table)
+// fitted is the table (and its details line) as tall as its rows, up to
+// maxRows (it scrolls beyond), inside a box that would otherwise shrink it
+// to one row; an empty table keeps room for one row.
+func (t *textTable) fitted(maxRows int) fyne.CanvasObject {
+	t.space = canvas.NewRectangle(color.Transparent)
+	t.maxRows = maxRows
+	t.fitHeight()
+	return container.NewStack(t.space, t.root)
+}
+
+// fitHeight sizes the space to the header and the rows shown.
+func (t *textTable) fitHeight() {
+	if t.space == nil {
+		return
+	}
+	row := widget.NewLabel("Xy").MinSize().Height + theme.SeparatorThicknessSize()
+	h := row * float32(1+min(max(len(t.rows), 1), t.maxRows))
+	if t.detail.Visible() {
+		h += t.detail.MinSize().Height
+	}
+	if h != t.space.MinSize().Height {
+		t.space.SetMinSize(fyne.NewSize(0, h))
+		t.space.Refresh()
+	}
 }
