@@ -18,6 +18,8 @@ import (
 type Engine interface {
 	// Status returns the current snapshot.
 	Status() status.Snapshot
+	// ListenAddr is the address the server is bound to ("" before it listens).
+	ListenAddr() string
 	// Subscribe calls fn with new snapshots, one call at a time and at most
 	// a few a second (the engine coalesces bursts), until cancel returns.
 	Subscribe(fn func(status.Snapshot)) (cancel func())

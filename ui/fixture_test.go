@@ -42,6 +42,8 @@ func (f *fakeEngine) recorded() []string {
 	return append([]string(nil), f.calls...)
 }
 
+func (f *fakeEngine) ListenAddr() string { return "127.0.0.1:7447" }
+
 func (f *fakeEngine) Status() status.Snapshot {
 	f.mu.Lock()
 	defer f.mu.Unlock()

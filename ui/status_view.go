@@ -5,6 +5,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"dtp-personal/engine/settings"
@@ -13,9 +14,10 @@ import (
 
 // statusView is the Status tab: strategy, state, coverage, sync times, heap.
 type statusView struct {
-	g     *GUI
-	root  fyne.CanvasObject
-	setup *setupCard
+	g      *GUI
+	root   fyne.CanvasObject
+	setup  *setupCard
+	client *clientCard
 
 	strategy *widget.RadioGroup
 	syncNow  *widget.Button
@@ -32,7 +34,7 @@ type statusView struct {
 }
 
 func newStatusView(g *GUI) *statusView {
-	v := &statusView{g: g, setup: newSetupCard(g)}
+	v := &statusView{g: g, setup: newSetupCard(g), client: newClientCard(g)}
 	labels := make([]string, len(settings.Strategies))
 	for i, id := range settings.Strategies {
 		labels[i] = settings.StrategyLabel(id)
@@ -72,12 +74,23 @@ func newStatusView(g *GUI) *statusView {
 		v.setup.root,
 		widget.NewCard("Sync strategy", "", container.NewVBox(
 			v.strategy,
+			helpText(strategiesHelp()),
 			container.NewHBox(v.syncNow, v.pause),
 		)),
 		v.form,
+		v.client.root,
 		v.diagnostics,
 	))
 	return v
+}
+
+// helpText is a small, wrapped explanation under a control.
+func helpText(text string) *widget.Label {
+	l := widget.NewLabel(text)
+	l.Wrapping = fyne.TextWrapWord
+	l.Importance = widget.LowImportance
+	l.SizeName = theme.SizeNameCaptionText
+	return l
 }
 
 func (v *statusView) chooseStrategy(label string) {
@@ -104,6 +117,7 @@ func (v *statusView) togglePause() {
 
 func (v *statusView) render(s status.Snapshot) {
 	v.setup.render(s)
+	v.client.render(s)
 	showSelected(v.strategy, settings.StrategyLabel(s.Strategy))
 	if s.Paused {
 		setButtonText(v.pause, "Resume sync")

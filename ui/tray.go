@@ -147,6 +147,7 @@ func (t *tray) items(s status.Snapshot) []*fyne.MenuItem {
 			g.call(pauseLabel, func() error { return g.eng.SetPaused(paused) }, nil)
 		}),
 		fyne.NewMenuItemSeparator(),
+		fyne.NewMenuItem("Copy WebSocket URL", g.copyServerURL),
 		fyne.NewMenuItem("Open window", g.ShowWindow),
 		quit,
 	)

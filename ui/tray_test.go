@@ -50,7 +50,7 @@ func TestTrayMenuShowsStrategiesAndState(t *testing.T) {
 			labels = append(labels, it.Label)
 		}
 	}
-	want := "Syncing…|Interval (trusted network)|Continuous (trusted network)|Subscribe all|Interval|Sync now|Pause sync|Open window|Quit"
+	want := "Syncing…|Interval (trusted network)|Continuous (trusted network)|Subscribe all|Interval|Sync now|Pause sync|Copy WebSocket URL|Open window|Quit"
 	if got := strings.Join(labels, "|"); got != want {
 		t.Fatalf("tray items = %s\nwant %s", got, want)
 	}
@@ -69,6 +69,10 @@ func TestTrayMenuShowsStrategiesAndState(t *testing.T) {
 	}
 	if got := strings.Join(intervals, "|"); got != "Every 5 min|Every 15 min*|Every 30 min|Every 60 min|Manual only" {
 		t.Errorf("interval submenu = %s", got)
+	}
+	item(t, m, "Copy WebSocket URL").Action()
+	if got := g.app.Clipboard().Content(); got != "ws://127.0.0.1:7447" {
+		t.Errorf("tray copied %q, want the server's WebSocket URL", got)
 	}
 	if !m.Items[0].Disabled {
 		t.Error("the tray's status line is not disabled")

@@ -509,3 +509,27 @@ func TestTrayTitleStaysShort(t *testing.T) {
 		t.Errorf("tray title %q (%d characters), want at most %d, cut with …", got, len([]rune(got)), trayTitleMax)
 	}
 }
+
+// The Status tab says how a client connects and what it can do there, and
+// a line per strategy says what it does.
+func TestStatusViewShowsHowToConnectAClient(t *testing.T) {
+	g, _ := newTestGUI(t, tabStatus)
+	g.showTab(tabStatus, 1040, 1400)
+	assertShows(t, g.win.Content(), "Use it with your client", "ws://127.0.0.1:7447", strategiesHelp())
+	for _, line := range strings.Split(strategiesHelp(), "\n") {
+		if strings.HasSuffix(line, ": ") {
+			t.Errorf("a strategy without help: %q", line)
+		}
+	}
+	test.Tap(g.status.client.copy)
+	if got := g.app.Clipboard().Content(); got != "ws://127.0.0.1:7447" {
+		t.Errorf("copied %q", got)
+	}
+	published := false
+	for text := range shownTexts(g.win.Content()) {
+		published = published || strings.Contains(text, "This app never publishes anywhere")
+	}
+	if !published {
+		t.Error("the card does not say that nothing is published")
+	}
+}
