@@ -14,7 +14,7 @@ import (
 // Sizes of the path picture.
 const (
 	pathColumnWidth = 190 // one hop
-	pathRowHeight   = 34
+	pathRowHeight   = 48  // a node and its label under it
 	pathNodeRadius  = 6
 	pathMaxPaths    = 12 // more are listed in words below the picture
 	pathLabelRunes  = 22
@@ -55,23 +55,20 @@ func (p *pathPicture) show(a resolver.Answer, person func(string) string) {
 		}
 	}
 
+	// Each path has its own row, so that an edge along a row passes no
+	// other path's node; a person already drawn in a column (a shared
+	// root, a shared hop) is drawn once, where first met.
 	places := map[nodeAt]string{}     // who is drawn where
 	index := map[int]map[string]int{} // column -> person -> row
-	var rows []int                    // rows used per column
-	place := func(col int, key string) nodeAt {
+	place := func(col, row int, key string) nodeAt {
 		if index[col] == nil {
 			index[col] = map[string]int{}
 		}
-		for len(rows) <= col {
-			rows = append(rows, 0)
+		if at, ok := index[col][key]; ok {
+			return nodeAt{col, at}
 		}
-		row, ok := index[col][key]
-		if !ok {
-			row = rows[col]
-			rows[col]++
-			index[col][key] = row
-			places[nodeAt{col, row}] = key
-		}
+		index[col][key] = row
+		places[nodeAt{col, row}] = key
 		return nodeAt{col, row}
 	}
 	subjectCol := 0
@@ -80,11 +77,11 @@ func (p *pathPicture) show(a resolver.Answer, person func(string) string) {
 	}
 	var objects []fyne.CanvasObject
 	trust, distrust, neither := theme.Color(theme.ColorNameSuccess), theme.Color(theme.ColorNameError), theme.Color(theme.ColorNameDisabled)
-	subject := place(subjectCol, a.Subject)
-	for _, path := range paths {
+	subject := place(subjectCol, 0, a.Subject)
+	for row, path := range paths {
 		var prev *nodeAt
 		for i, key := range path {
-			at := place(i, key)
+			at := place(i, row, key)
 			if prev != nil {
 				objects = append(objects, p.edge(*prev, at, trust))
 			}
@@ -106,12 +103,8 @@ func (p *pathPicture) show(a resolver.Answer, person func(string) string) {
 		}
 		objects = append(objects, p.node(at, label)...)
 	}
-	height := 0
-	for _, n := range rows {
-		height = max(height, n)
-	}
 	space := canvas.NewRectangle(color.Transparent)
-	space.Resize(fyne.NewSize(float32(subjectCol+1)*pathColumnWidth, float32(height)*pathRowHeight))
+	space.Resize(fyne.NewSize(float32(subjectCol+1)*pathColumnWidth, float32(len(paths))*pathRowHeight))
 	space.SetMinSize(space.Size())
 	p.root.Objects = append([]fyne.CanvasObject{space}, objects...)
 	p.root.Show()
@@ -126,9 +119,10 @@ func subjectLabel(subject string, person func(string) string) string {
 	return subject
 }
 
-// centre is a node's centre on the picture.
+// centre is a node's centre on the picture: mid-column, near the top of
+// its row, its label under it, so that no edge runs through a label.
 func (at nodeAt) centre() fyne.Position {
-	return fyne.NewPos(float32(at.col)*pathColumnWidth+pathNodeRadius+4, float32(at.row)*pathRowHeight+pathRowHeight/2)
+	return fyne.NewPos(float32(at.col)*pathColumnWidth+pathColumnWidth/2, float32(at.row)*pathRowHeight+pathNodeRadius+4)
 }
 
 func (p *pathPicture) edge(from, to nodeAt, c color.Color) fyne.CanvasObject {
@@ -146,7 +140,7 @@ func (p *pathPicture) node(at nodeAt, label string) []fyne.CanvasObject {
 	dot.Resize(fyne.NewSize(2*pathNodeRadius, 2*pathNodeRadius))
 	text := canvas.NewText(cutText(label, pathLabelRunes), theme.Color(theme.ColorNameForeground))
 	text.TextSize = theme.TextSize() - 1
-	text.Move(fyne.NewPos(c.X+pathNodeRadius+4, c.Y-text.MinSize().Height/2))
+	text.Move(fyne.NewPos(c.X-text.MinSize().Width/2, c.Y+pathNodeRadius+1))
 	text.Resize(text.MinSize())
 	p.texts = append(p.texts, text)
 	return []fyne.CanvasObject{dot, text}
