@@ -25,6 +25,10 @@ type reposView struct {
 	bootstrapError *inlineError
 	repos          *textTable
 	relays         *textTable
+	off            fyne.CanvasObject // what the tab is while repository sync is off
+	full           fyne.CanvasObject // its settings and tables
+	settingUp      bool              // the user chose to set it up
+	setUp          *widget.Button
 }
 
 var (
@@ -57,11 +61,21 @@ func newReposView(g *GUI) *reposView {
 	v.relays = newTextTable(repoRelayColumn...)
 	v.relays.table.StickyColumnCount = 1
 	// the tab scrolls as a whole; each table shows several rows and scrolls beyond
-	v.root = container.NewVScroll(container.NewVBox(
+	v.full = container.NewVBox(
 		settingsCard,
 		widget.NewCard("Repositories followed", "", v.repos.fitted(8)),
 		widget.NewCard("Sync relays", "", v.relays.fitted(8)),
-	))
+	)
+	v.setUp = widget.NewButton("Set up repository sync", func() {
+		v.settingUp = true
+		v.render(v.g.last)
+	})
+	offText := widget.NewLabel("If you run this server publicly for git collaboration (NIP-34), it can keep the " +
+		"patches, issues and comments of the repositories whose announcements list this server, and serve them " +
+		"to git clients. For a personal web of trust you need nothing here.")
+	offText.Wrapping = fyne.TextWrapWord
+	v.off = widget.NewCard("Repository sync is off", "", container.NewVBox(offText, container.NewHBox(v.setUp)))
+	v.root = container.NewVScroll(container.NewVBox(v.off, v.full))
 	return v
 }
 
@@ -77,6 +91,13 @@ func (v *reposView) clearBootstrap() {
 
 func (v *reposView) render(s status.Snapshot) {
 	rs := s.RepoSync
+	if !rs.Enabled && !v.settingUp {
+		v.off.Show()
+		v.full.Hide()
+		return
+	}
+	v.off.Hide()
+	v.full.Show()
 	setText(v.summary, repoSummary(rs))
 	v.services.show(s.Settings.RepoSyncServices)
 	v.bootstrap.show(s.Settings.RepoSyncBootstrap)
