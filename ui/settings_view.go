@@ -27,6 +27,7 @@ type settingsView struct {
 
 	limits      []*syncedEntry // in settings.LimitFields order
 	limitsError *inlineError
+	advanced    *widget.Accordion // the caps, closed until opened
 
 	interval *widget.Select
 
@@ -69,16 +70,21 @@ func newSettingsView(g *GUI) *settingsView {
 	for _, f := range settings.LimitFields {
 		e := newSyncedEntry(g)
 		v.limits = append(v.limits, e)
-		limitsForm.Append(f.Label, e.entry)
+		item := widget.NewFormItem(f.Label, e.entry)
+		item.HintText = limitHelp[f.JSON]
+		limitsForm.AppendItem(item)
 	}
-	capsCard := widget.NewCard("Frontier caps and heap limits", "", container.NewVBox(
-		limitsForm,
-		v.limitsError.label,
-		container.NewHBox(
-			widget.NewButton("Save limits", v.saveLimits),
-			widget.NewButton("Fill in defaults", v.fillDefaultLimits),
-		),
-	))
+	presets := container.NewHBox(widget.NewLabel("Fill in for a"))
+	for i, p := range limitPresets {
+		presets.Add(widget.NewButton(p.name, func() { v.fillPreset(i) }))
+	}
+	capsCard := widget.NewCard("", "How much of the network is followed and kept; the defaults suit most people",
+		container.NewVBox(
+			presets,
+			limitsForm,
+			v.limitsError.label,
+			container.NewHBox(widget.NewButton("Save limits", v.saveLimits)),
+		))
 
 	choices := make([]string, len(settings.IntervalChoices))
 	for i, m := range settings.IntervalChoices {
@@ -123,7 +129,9 @@ func newSettingsView(g *GUI) *settingsView {
 			widget.NewLabel("Web pages allowed to read and write"), v.origins.root,
 		))
 
-	v.root = container.NewVScroll(container.NewVBox(rootsCard, capsCard, serverCard, accessCard))
+	// what people set first; the caps are for those who know they need them
+	v.advanced = widget.NewAccordion(widget.NewAccordionItem("Advanced: frontier caps and heap limits", capsCard))
+	v.root = container.NewVScroll(container.NewVBox(rootsCard, serverCard, v.advanced, accessCard))
 	return v
 }
 
@@ -152,13 +160,6 @@ func (v *settingsView) parseLimits() (settings.Limits, error) {
 func (v *settingsView) saveLimits() {
 	l, err := v.parseLimits()
 	callChecked(v.g, "Save limits", v.limitsError, l, err, v.g.eng.SetLimits)
-}
-
-func (v *settingsView) fillDefaultLimits() {
-	d := settings.DefaultLimits()
-	for i, f := range settings.LimitFields {
-		v.limits[i].SetText(strconv.Itoa(*f.Of(&d)))
-	}
 }
 
 func (v *settingsView) chooseInterval(label string) {
