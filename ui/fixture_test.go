@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"sync"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"dtp-personal/engine/ingest"
 	"dtp-personal/engine/resolver"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
@@ -43,6 +45,16 @@ func (f *fakeEngine) recorded() []string {
 }
 
 func (f *fakeEngine) ListenAddr() string { return "127.0.0.1:7447" }
+
+func (f *fakeEngine) DataDir() string { return "/home/user/.local/share/dtp-personal" }
+
+func (f *fakeEngine) Backup(path string) error { return f.record("Backup " + path) }
+
+func (f *fakeEngine) Export(context.Context, io.Writer) (int, error) { return 0, f.record("Export") }
+
+func (f *fakeEngine) Import(context.Context, io.Reader, func(ingest.Tally)) (ingest.Tally, error) {
+	return ingest.Tally{}, f.record("Import")
+}
 
 func (f *fakeEngine) Status() status.Snapshot {
 	f.mu.Lock()

@@ -53,6 +53,7 @@ type GUI struct {
 	tray     *tray
 	notifier *notifier
 	names    Names             // display names; nil: people show as short npubs
+	version  string            // the program's version, for the About line
 	known    map[string]string // display names read so far, by hex key; UI thread only
 	views    []view            // the tabs' views, in tab order
 	// shortcuts are the window's shortcuts by name, for entries to pass on
@@ -78,7 +79,7 @@ type GUI struct {
 // before the app stops.
 func New(a fyne.App, eng Engine, quit func()) *GUI {
 	g := &GUI{app: a, eng: eng, quit: quit, clock: systemClock(), onUI: fyne.Do, shortcuts: map[string]func(){},
-		known: map[string]string{}}
+		known: map[string]string{}, version: "devel"}
 	g.win = a.NewWindow("DTP Personal Server")
 	g.notifier = newNotifier(a.SendNotification, time.Now)
 	g.notice = newInlineError()

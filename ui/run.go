@@ -29,6 +29,8 @@ type RunOptions struct {
 	// Raise brings the window up each time it receives: a second launch
 	// asks the running app this way.
 	Raise <-chan struct{}
+	// Version is the program's version, for the About line.
+	Version string
 }
 
 // Run shows the window and tray for eng and returns when the app stops:
@@ -47,6 +49,9 @@ func Run(ctx context.Context, eng Engine, opts RunOptions, quit func()) error {
 	g := New(a, eng, quit)
 	if opts.Names != nil {
 		g.SetNames(opts.Names)
+	}
+	if opts.Version != "" {
+		g.version = opts.Version
 	}
 	if desk, ok := a.(desktop.App); ok {
 		g.AttachTray(NewSystemTray(desk))

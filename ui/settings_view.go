@@ -28,6 +28,7 @@ type settingsView struct {
 	limits      []*syncedEntry // in settings.LimitFields order
 	limitsError *inlineError
 	advanced    *widget.Accordion // the caps, closed until opened
+	data        *dataCard
 
 	interval *widget.Select
 
@@ -131,7 +132,8 @@ func newSettingsView(g *GUI) *settingsView {
 
 	// what people set first; the caps are for those who know they need them
 	v.advanced = widget.NewAccordion(widget.NewAccordionItem("Advanced: frontier caps and heap limits", capsCard))
-	v.root = container.NewVScroll(container.NewVBox(rootsCard, serverCard, v.advanced, accessCard))
+	v.data = newDataCard(g)
+	v.root = container.NewVScroll(container.NewVBox(rootsCard, serverCard, v.advanced, accessCard, v.data.root))
 	return v
 }
 
@@ -200,6 +202,7 @@ func (v *settingsView) newSettingCheck(label string, current func(settings.Setti
 }
 
 func (v *settingsView) render(s status.Snapshot) {
+	v.data.render(s)
 	rows := make([][]string, len(s.Frontier.Roots))
 	for i, r := range s.Frontier.Roots {
 		rows[i] = []string{displayKey(r), r}
