@@ -83,11 +83,13 @@ func newLookupView(g *GUI) *lookupView {
 
 	contextBox := container.NewGridWrap(fyne.NewSize(200, v.context.MinSize().Height), v.context)
 	input := container.NewBorder(nil, nil, nil, container.NewHBox(contextBox, v.ask), v.subject)
-	v.root = container.NewVScroll(container.NewVBox(
+	page := container.NewVScroll(container.NewVBox(
 		input, v.err.label,
 		container.NewHBox(widget.NewLabel("Recent:"), v.recentBox),
 		v.answer,
 	))
+	v.evidence.scrollsIn(page)
+	v.root = page
 	return v
 }
 

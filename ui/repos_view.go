@@ -75,7 +75,11 @@ func newReposView(g *GUI) *reposView {
 		"to git clients. For a personal web of trust you need nothing here.")
 	offText.Wrapping = fyne.TextWrapWord
 	v.off = widget.NewCard("Repository sync is off", "", container.NewVBox(offText, container.NewHBox(v.setUp)))
-	v.root = container.NewVScroll(container.NewVBox(v.off, v.full))
+	page := container.NewVScroll(container.NewVBox(v.off, v.full))
+	for _, t := range []*textTable{v.repos, v.relays, v.services.table} {
+		t.scrollsIn(page)
+	}
+	v.root = page
 	return v
 }
 

@@ -133,7 +133,11 @@ func newSettingsView(g *GUI) *settingsView {
 	// what people set first; the caps are for those who know they need them
 	v.advanced = widget.NewAccordion(widget.NewAccordionItem("Advanced: frontier caps and heap limits", capsCard))
 	v.data = newDataCard(g)
-	v.root = container.NewVScroll(container.NewVBox(rootsCard, serverCard, v.advanced, accessCard, v.data.root))
+	page := container.NewVScroll(container.NewVBox(rootsCard, serverCard, v.advanced, accessCard, v.data.root))
+	for _, t := range []*textTable{v.roots, v.hosts.table, v.origins.table} {
+		t.scrollsIn(page)
+	}
+	v.root = page
 	return v
 }
 

@@ -32,6 +32,7 @@ type textTable struct {
 	exact    [][]string        // optional: cells' exact values, same shape as rows
 	details  []string          // optional: more about each row, shown after its cells when selected
 	space    *canvas.Rectangle // sets the height of a fitted table; nil when not fitted
+	wheel    *wheelPass        // takes the wheel over a fitted table
 	maxRows  int               // the most rows a fitted table grows to
 	selected string            // key of the selected row, "" when none
 	onSelect func(key string)
@@ -185,7 +186,17 @@ func (t *textTable) fitted(maxRows int) fyne.CanvasObject {
 	t.space = canvas.NewRectangle(color.Transparent)
 	t.maxRows = maxRows
 	t.fitHeight()
-	return container.NewStack(t.space, t.root)
+	t.wheel = newWheelPass(t)
+	return container.NewStack(t.space, t.root, t.wheel)
+}
+
+// scrollsIn names the page a fitted table lies in: the wheel over the
+// table scrolls the page once the table has nothing more to show.
+func (t *textTable) scrollsIn(page *container.Scroll) { t.wheel.page = page }
+
+// rowHeight is the height of one table row (and the header).
+func rowHeight() float32 {
+	return widget.NewLabel("Xy").MinSize().Height + theme.SeparatorThicknessSize()
 }
 
 // fitHeight sizes the space to the header and the rows shown.
@@ -193,8 +204,7 @@ func (t *textTable) fitHeight() {
 	if t.space == nil {
 		return
 	}
-	row := widget.NewLabel("Xy").MinSize().Height + theme.SeparatorThicknessSize()
-	h := row * float32(1+min(max(len(t.rows), 1), t.maxRows))
+	h := rowHeight() * float32(1+min(max(len(t.rows), 1), t.maxRows))
 	if t.detail.Visible() {
 		h += t.detail.MinSize().Height
 	}
