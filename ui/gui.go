@@ -91,7 +91,7 @@ func New(a fyne.App, eng Engine, quit func()) *GUI {
 	g.settings = newSettingsView(g)
 	g.repos = newReposView(g)
 	g.views = []view{g.status, g.lookup, g.relays, g.frontier, g.activity, g.settings, g.repos}
-	g.pages = container.NewStack(g.status.root, g.lookup.root, g.relays.root, g.frontier.root,
+	g.pages = container.New(allPagesLayout{}, g.status.root, g.lookup.root, g.relays.root, g.frontier.root,
 		g.activity.root, g.settings.root, g.repos.root)
 	// The tabs hold no content: selecting a tab refreshes every tab's
 	// content, which for these pages costs the UI thread tens of
@@ -128,6 +128,26 @@ func (g *GUI) showPage(i int) {
 		}
 	}
 	g.pages.Objects[i].Show()
+}
+
+// allPagesLayout stacks the tabs' pages, one shown at a time, and asks for
+// the room of the largest, shown or not: a Stack asks for the shown one's,
+// so switching to a larger page grew the window.
+type allPagesLayout struct{}
+
+func (allPagesLayout) Layout(pages []fyne.CanvasObject, size fyne.Size) {
+	for _, p := range pages {
+		p.Resize(size)
+		p.Move(fyne.NewPos(0, 0))
+	}
+}
+
+func (allPagesLayout) MinSize(pages []fyne.CanvasObject) fyne.Size {
+	var m fyne.Size
+	for _, p := range pages {
+		m = m.Max(p.MinSize())
+	}
+	return m
 }
 
 // lookupShortcut (Ctrl+L) brings up the Look-up tab ready for typing,

@@ -533,3 +533,15 @@ func TestStatusViewShowsHowToConnectAClient(t *testing.T) {
 		t.Error("the card does not say that nothing is published")
 	}
 }
+
+// Switching tabs never changes what the window needs, so it never resizes.
+func TestTabSwitchKeepsTheWindowsSize(t *testing.T) {
+	g, _ := newTestGUI(t, tabStatus)
+	want := g.win.Content().MinSize()
+	for i := range g.tabs.Items {
+		g.tabs.SelectIndex(i)
+		if got := g.win.Content().MinSize(); got != want {
+			t.Errorf("tab %d: the window needs %v, on the Status tab %v", i, got, want)
+		}
+	}
+}
