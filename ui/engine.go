@@ -10,6 +10,7 @@ import (
 	"context"
 	"io"
 
+	"dtp-personal/engine/frontier"
 	"dtp-personal/engine/ingest"
 	"dtp-personal/engine/resolver"
 	"dtp-personal/engine/settings"
@@ -22,6 +23,9 @@ type Engine interface {
 	Status() status.Snapshot
 	// ListenAddr is the address the server is bound to ("" before it listens).
 	ListenAddr() string
+	// Network is the people of the frontier at one depth (0 = the roots),
+	// each with who brought them in.
+	Network(depth int) []frontier.Member
 	// DataDir is where the engine keeps its data.
 	DataDir() string
 	// Backup writes a consistent snapshot of the database to path.

@@ -15,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"dtp-personal/engine/frontier"
 	"dtp-personal/engine/ingest"
 	"dtp-personal/engine/resolver"
 	"dtp-personal/engine/settings"
@@ -45,6 +46,18 @@ func (f *fakeEngine) recorded() []string {
 }
 
 func (f *fakeEngine) ListenAddr() string { return "127.0.0.1:7447" }
+
+// Network is the fixture's roots at depth 0 and, at depth 1, two people
+// the first root brought in.
+func (f *fakeEngine) Network(depth int) []frontier.Member {
+	switch depth {
+	case 0:
+		return []frontier.Member{{Pubkey: rootHex}, {Pubkey: root2Hex}}
+	case 1:
+		return []frontier.Member{{Pubkey: aliceHex, Depth: 1, BroughtBy: rootHex}, {Pubkey: bobHex, Depth: 1, BroughtBy: rootHex}}
+	}
+	return nil
+}
 
 func (f *fakeEngine) DataDir() string { return "/home/user/.local/share/dtp-personal" }
 
@@ -109,6 +122,8 @@ const (
 	rootHex  = "7e7e9c42a91bfef19fa929e5fda1b72e0ebc1a4c1141673e2794234d86addf4e"
 	rootNpub = "npub10elfcs4fr0l0r8af98jlmgdh9c8tcxjvz9qkw038js35mp4dma8qzvjptg"
 	root2Hex = "3bf0c63fcb93463407af97a5e5ee64fa883d107ef9e558472c4eb9aaaefa459d"
+	aliceHex = "a11ce00000000000000000000000000000000000000000000000000000000001"
+	bobHex   = "b0b0000000000000000000000000000000000000000000000000000000000002"
 )
 
 // fixtureNow is the fixed "now" the fixture's times are relative to.

@@ -97,7 +97,7 @@ func New(a fyne.App, eng Engine, quit func()) *GUI {
 	// content, which for these pages costs the UI thread tens of
 	// milliseconds per switch; the selected page shows in pages instead.
 	g.tabs = container.NewAppTabs()
-	for _, name := range []string{"Status", "Look-up", "Relays", "Frontier", "Activity", "Settings", "Repositories"} {
+	for _, name := range []string{"Status", "Look-up", "Relays", "My network", "Activity", "Settings", "Repositories"} {
 		g.tabs.Append(container.NewTabItem(name, layout.NewSpacer()))
 	}
 	g.tabs.OnSelected = func(*container.TabItem) { g.showPage(g.tabs.SelectedIndex()) }

@@ -534,14 +534,45 @@ func TestStatusViewShowsHowToConnectAClient(t *testing.T) {
 	}
 }
 
-// Switching tabs never changes what the window needs, so it never resizes.
+// Switching tabs never changes what the window needs, so it never resizes
+// (once each tab has shown its content).
 func TestTabSwitchKeepsTheWindowsSize(t *testing.T) {
 	g, _ := newTestGUI(t, tabStatus)
+	for i := range g.tabs.Items {
+		g.tabs.SelectIndex(i)
+	}
+	g.tabs.SelectIndex(tabStatus)
 	want := g.win.Content().MinSize()
 	for i := range g.tabs.Items {
 		g.tabs.SelectIndex(i)
 		if got := g.win.Content().MinSize(); got != want {
 			t.Errorf("tab %d: the window needs %v, on the Status tab %v", i, got, want)
 		}
+	}
+}
+
+// My network lists the people at a depth, by name where known, with who
+// brought them in, and narrows to what is searched.
+func TestMyNetworkListsPeopleAndWhoBroughtThemIn(t *testing.T) {
+	g, _ := newTestGUI(t, tabFrontier)
+	g.SetNames(&knownNames{names: map[string]string{aliceHex: "Alice"}})
+	l := g.frontier.people
+	l.refresh(true) // the names are read as the list is drawn
+	if l.depth.Selected != "1 hop from you" {
+		t.Fatalf("depth %q, want the people you trust first", l.depth.Selected)
+	}
+	want := [][]string{{"Alice", displayKey(aliceHex), "you"}, {shortKey(bobHex), displayKey(bobHex), "you"}}
+	if got := l.table.rows; len(got) != 2 || strings.Join(got[0], "|") != strings.Join(want[0], "|") ||
+		strings.Join(got[1], "|") != strings.Join(want[1], "|") || l.count.Text != "2 people" {
+		t.Errorf("rows %q (%q), want %q", got, l.count.Text, want)
+	}
+	l.search.SetText("ali")
+	if got := l.table.rows; len(got) != 1 || got[0][0] != "Alice" || l.count.Text != "1 person" {
+		t.Errorf("search 'ali': rows %q (%q)", got, l.count.Text)
+	}
+	l.search.SetText("")
+	l.depth.SetSelected(depthLabel(0))
+	if got := l.table.rows; len(got) != 2 || got[0][0] != "you" || got[0][2] != "—" {
+		t.Errorf("depth 0: rows %q", got)
 	}
 }
