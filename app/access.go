@@ -26,13 +26,16 @@ var (
 // allow-origin ORIGIN | disallow-origin ORIGIN | list [--json]`.
 func cmdAccess(c *cli) error {
 	asJSON := c.fs.Bool("json", false, "print JSON (list)")
-	if err := c.parse(); err != nil {
+	if err := c.parse(2); err != nil {
 		return err
 	}
 	verb, arg := c.positional(0), c.positional(1)
 	rule := accessOrigins
 	switch verb {
 	case "list", "":
+		if err := c.atMost(1); err != nil {
+			return err
+		}
 		return listAccess(c, *asJSON)
 	case "allow-host", "disallow-host":
 		rule = accessHosts
@@ -55,15 +58,11 @@ func listVerb(verb string) string {
 }
 
 func listAccess(c *cli, asJSON bool) error {
-	st, err := openStore(c)
+	st, s, err := openSettings(c)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	s, err := settings.Load(st)
-	if err != nil {
-		return err
-	}
 	if asJSON {
 		return printJSON(map[string][]string{"allowedHosts": s.AllowedHosts, "allowedOrigins": s.AllowedOrigins})
 	}

@@ -412,7 +412,7 @@ func TestImportResolveExportOffline(t *testing.T) {
 // every command, GUI or not.
 func TestCLocaleIsQuiet(t *testing.T) {
 	for _, env := range []string{"LANG=C.UTF-8", "LC_ALL=C.UTF-8", "LANG=en_US.UTF-8"} {
-		cmd := exec.Command(binary, "--data", t.TempDir(), "roots", "list")
+		cmd := exec.Command(binary, "--data", t.TempDir(), "strategy")
 		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), env}
 		var stderr strings.Builder
 		cmd.Stderr = &stderr

@@ -12,6 +12,8 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -19,14 +21,16 @@ import (
 
 	"dtp-personal/engine"
 	"dtp-personal/engine/ingest"
+	"dtp-personal/engine/names"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
+	"dtp-personal/engine/validation"
 )
 
 func cmdServe(c *cli) error {
 	c.fs.Bool("headless", true, "run without GUI (the only mode of serve)")
-	if err := c.parse(); err != nil {
+	if err := c.parse(0); err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -57,6 +61,21 @@ func openStore(c *cli) (*store.Store, error) {
 	return store.Open(engine.DatabasePath(c.data()))
 }
 
+// openSettings opens the data directory's database and reads its settings;
+// the caller closes the store.
+func openSettings(c *cli) (*store.Store, settings.Settings, error) {
+	st, err := openStore(c)
+	if err != nil {
+		return nil, settings.Settings{}, err
+	}
+	s, err := settings.Load(st)
+	if err != nil {
+		st.Close()
+		return nil, settings.Settings{}, err
+	}
+	return st, s, nil
+}
+
 func printJSON(v any) error {
 	enc := json.NewEncoder(os.Stdout)
 	enc.SetIndent("", "  ")
@@ -67,7 +86,8 @@ func cmdRelays(c *cli) error {
 	return editList(c, listCommand{
 		name: "relays", what: "a URL", normalize: settings.NormalizeRelayURL,
 		add: settings.AddRelay, remove: settings.RemoveRelay,
-		list: func(s settings.Settings) []string { return s.Relays },
+		list:  func(s settings.Settings) []string { return s.Relays },
+		empty: "no relays yet: add one with `dtp-personal relays add wss://relay.example.com`",
 	})
 }
 
@@ -75,79 +95,120 @@ func cmdRoots(c *cli) error {
 	return editList(c, listCommand{
 		name: "roots", what: "an npub or hex public key", normalize: settings.ParsePubkey,
 		add: settings.AddRoot, remove: settings.RemoveRoot,
-		list: func(s settings.Settings) []string { return s.Roots },
+		list:  func(s settings.Settings) []string { return s.Roots },
+		show:  npubOf,
+		empty: "no roots yet: add your own public key with `dtp-personal roots add npub1…`",
 	})
+}
+
+// npubOf shows a hex public key as the npub people recognise.
+func npubOf(hex string) string {
+	if npub, err := validation.EncodeNpub(hex); err == nil {
+		return npub
+	}
+	return hex
 }
 
 // listCommand is a setting that is a list the user adds to and removes from.
 type listCommand struct {
 	name, what  string
-	normalize   func(string) (string, error) // for the confirmation printed
+	normalize   func(string) (string, error) // the form the list keeps
 	add, remove func(string) func(*settings.Settings) error
 	list        func(settings.Settings) []string
+	show        func(string) string // how a kept value is printed; nil: as kept
+	empty       string              // printed (on stderr) for an empty list: what to do next
+}
+
+func (lc listCommand) shown(v string) string {
+	if lc.show == nil {
+		return v
+	}
+	return lc.show(v)
+}
+
+// holds reports whether the list holds v, comparing normalised forms (as
+// the settings' own remove does: a value kept before a rule changed counts).
+func (lc listCommand) holds(s settings.Settings, v string) bool {
+	return slices.ContainsFunc(lc.list(s), func(x string) bool {
+		n, err := lc.normalize(x)
+		return x == v || err == nil && n == v
+	})
 }
 
 // editList runs `NAME add X`, `NAME remove X` or `NAME list [--json]`.
 func editList(c *cli, lc listCommand) error {
 	asJSON := c.fs.Bool("json", false, "print JSON")
-	if err := c.parse(); err != nil {
+	if err := c.parseAny(); err != nil {
 		return err
 	}
 	return runList(c, lc, c.args, *asJSON)
 }
 
-// runList runs a list command's verb, args[0], on the data directory.
+// runList runs a list command's verb, args[0], on the data directory. Adding
+// what is there already says so; removing what is not there is an error.
 func runList(c *cli, lc listCommand, args []string, asJSON bool) error {
-	st, err := openStore(c)
+	verb := ""
+	if len(args) > 0 {
+		verb = args[0]
+	}
+	switch verb {
+	case "add", "remove":
+		if len(args) < 2 {
+			return fmt.Errorf("%w: %s %s needs %s", errUsage, lc.name, verb, lc.what)
+		}
+		if len(args) > 2 {
+			return fmt.Errorf("%w: %s %s takes one value; %q left over (quote a value that contains spaces)",
+				errUsage, lc.name, verb, strings.Join(args[2:], " "))
+		}
+	case "list", "":
+		if len(args) > 1 {
+			return fmt.Errorf("%w: %s list takes no argument; %q left over", errUsage, lc.name, strings.Join(args[1:], " "))
+		}
+	default:
+		return fmt.Errorf("%w: %s %s: use add, remove or list", errUsage, lc.name, verb)
+	}
+	st, s, err := openSettings(c)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	verb, arg := "", ""
-	if len(args) > 0 {
-		verb = args[0]
-	}
-	if len(args) > 1 {
-		arg = args[1]
-	}
-	switch verb {
-	case "add", "remove":
-		if arg == "" {
-			return fmt.Errorf("%w: %s %s needs %s", errUsage, lc.name, verb, lc.what)
-		}
-		v, err := lc.normalize(arg)
-		if err != nil {
-			return err
-		}
-		edit, done := lc.add, "added"
-		if verb == "remove" {
-			edit, done = lc.remove, "removed"
-		}
-		if err := settings.Modify(st, edit(v)); err != nil {
-			return err
-		}
-		fmt.Println(done, v)
-		return nil
-	case "list", "":
-		s, err := settings.Load(st)
-		if err != nil {
-			return err
-		}
+	if verb == "list" || verb == "" {
 		if asJSON {
 			return printJSON(nonNil(lc.list(s)))
 		}
+		if len(lc.list(s)) == 0 && lc.empty != "" {
+			fmt.Fprintln(os.Stderr, lc.empty)
+		}
 		for _, item := range lc.list(s) {
-			fmt.Println(item)
+			fmt.Println(lc.shown(item))
 		}
 		return nil
-	default:
-		return fmt.Errorf("%w: %s %s: use add, remove or list", errUsage, lc.name, verb)
 	}
+	v, err := lc.normalize(args[1])
+	if err != nil {
+		return err
+	}
+	switch held := lc.holds(s, v); {
+	case verb == "add" && held:
+		fmt.Println("already there:", lc.shown(v))
+		return nil
+	case verb == "remove" && !held:
+		return fmt.Errorf("%s is not in %s (see `dtp-personal %s list`)", lc.shown(v), lc.name, lc.name)
+	}
+	edit, done := lc.add, "added"
+	if verb == "remove" {
+		edit, done = lc.remove, "removed"
+	}
+	if err := settings.Modify(st, edit(v)); err != nil {
+		return err
+	}
+	fmt.Println(done, lc.shown(v))
+	return nil
 }
 
 func cmdStrategy(c *cli) error {
 	interval := c.fs.Int("interval", -1, "interval in minutes for frontier-interval: 5, 15, 30, 60 or 0 (manual)")
-	if err := c.parse(); err != nil {
+	if err := c.parse(1); err != nil {
 		return err
 	}
 	s, err := modifySettings(c, func(s *settings.Settings) error {
@@ -180,7 +241,7 @@ func cmdLimits(c *cli) error {
 		set[i] = c.fs.Int(f.Flag, -1, "set "+f.JSON)
 	}
 	asJSON := c.fs.Bool("json", false, "print JSON")
-	if err := c.parse(); err != nil {
+	if err := c.parse(0); err != nil {
 		return err
 	}
 	s, err := modifySettings(c, func(s *settings.Settings) error {
@@ -252,18 +313,60 @@ func getJSON(u string, v any) error {
 
 func cmdStatus(c *cli) error {
 	asJSON := c.fs.Bool("json", false, "print JSON")
-	if err := c.parse(); err != nil {
+	if err := c.parse(0); err != nil {
 		return err
 	}
+	r, running := engine.FindRunning(c.data())
 	snap, err := currentStatus(c)
 	if err != nil {
 		return err
 	}
 	if *asJSON {
-		return printJSON(snap)
+		out := statusJSON{Running: running, Snapshot: snap}
+		if running {
+			out.Server = &serverJSON{PID: r.PID, Listen: r.Listen}
+		}
+		return printJSON(out)
+	}
+	if running {
+		fmt.Printf("server     running on %s (pid %d)\n", r.Listen, r.PID)
+	} else {
+		fmt.Println("server     not running on this data directory (what follows is what it holds)")
 	}
 	printStatus(os.Stdout, snap)
+	for _, step := range nextSteps(snap, running) {
+		fmt.Println("next:", step)
+	}
 	return nil
+}
+
+// statusJSON is `status --json`: the engine's snapshot and whether a server
+// runs on the data directory (its token stays in running.json).
+type statusJSON struct {
+	Running bool        `json:"running"`
+	Server  *serverJSON `json:"server,omitempty"`
+	status.Snapshot
+}
+
+type serverJSON struct {
+	PID    int    `json:"pid"`
+	Listen string `json:"listen"`
+}
+
+// nextSteps are what a person should do next, most needed first: a set-up
+// that is missing a part, or a server that is not running.
+func nextSteps(s status.Snapshot, running bool) []string {
+	var steps []string
+	if len(s.Settings.Roots) == 0 {
+		steps = append(steps, "add your public key as a root: dtp-personal roots add npub1…")
+	}
+	if len(s.Settings.Relays) == 0 {
+		steps = append(steps, "add a relay to sync from: dtp-personal relays add wss://relay.example.com")
+	}
+	if !running {
+		steps = append(steps, "start the server: dtp-personal (window and tray) or dtp-personal serve --headless")
+	}
+	return steps
 }
 
 // currentStatus is the running server's status snapshot, or this process's
@@ -325,7 +428,7 @@ func cmdResolve(c *cli) error {
 		{"red", "red", c.fs.Int("red", 0, "distrusted below this % for this question (0-100)")},
 	}
 	asJSON := c.fs.Bool("json", false, "print JSON")
-	if err := c.parse(); err != nil {
+	if err := c.parse(1); err != nil {
 		return err
 	}
 	subject := c.positional(0)
@@ -358,12 +461,32 @@ func cmdResolve(c *cli) error {
 	if *asJSON {
 		return printJSON(ans)
 	}
-	printAnswer(os.Stdout, ans)
+	printAnswer(os.Stdout, ans, knownNames(c, ans))
 	return nil
 }
 
+// knownNames are the display names the window's cache holds for the
+// answer's evidence authors; none when it has never run.
+func knownNames(c *cli, a engine.Answer) map[string]string {
+	path := filepath.Join(c.data(), names.FileName)
+	if _, err := os.Stat(path); err != nil {
+		return nil
+	}
+	cache, err := names.Open(path, 0)
+	if err != nil {
+		return nil
+	}
+	defer cache.Close()
+	authors := make([]string, len(a.Evidence))
+	for i, ev := range a.Evidence {
+		authors[i] = ev.Author
+	}
+	known, _ := cache.Names(authors)
+	return known
+}
+
 func cmdImport(c *cli) error {
-	if err := c.parse(); err != nil {
+	if err := c.parse(1); err != nil {
 		return err
 	}
 	path := c.positional(0)
@@ -405,7 +528,7 @@ func cmdImport(c *cli) error {
 
 func cmdExport(c *cli) error {
 	kindsFlag := c.fs.String("kinds", "", "comma-separated kinds to export (default: every stored event, trust and repository kinds)")
-	if err := c.parse(); err != nil {
+	if err := c.parse(0); err != nil {
 		return err
 	}
 	var kinds []int

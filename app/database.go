@@ -8,11 +8,11 @@ import (
 // cmdBackup runs `backup FILE`: a consistent snapshot of the database,
 // taken while a server may be running and writing.
 func cmdBackup(c *cli) error {
-	if err := c.parse(); err != nil {
+	if err := c.parse(1); err != nil {
 		return err
 	}
 	file := c.positional(0)
-	if file == "" || len(c.args) > 1 {
+	if file == "" {
 		return fmt.Errorf("%w: backup needs one FILE to write", errUsage)
 	}
 	st, err := openStore(c)
@@ -30,7 +30,7 @@ func cmdBackup(c *cli) error {
 // cmdDB runs `db check`: SQLite's full integrity_check; exit 1 when it
 // finds damage.
 func cmdDB(c *cli) error {
-	if err := c.parse(); err != nil {
+	if err := c.parse(1); err != nil {
 		return err
 	}
 	if c.positional(0) != "check" {

@@ -21,6 +21,10 @@ func runDesktop(c *cli) error {
 	opts.Ingest.Workers = max(1, runtime.NumCPU()-1)
 	eng, err := engine.Open(opts)
 	if errors.Is(err, engine.ErrAlreadyRunning) {
+		if askToRaise(c.data()) == nil {
+			fmt.Fprintln(os.Stderr, "dtp-personal is already running on", c.data()+": its window is brought up")
+			return nil
+		}
 		if r, ok := engine.FindRunning(c.data()); ok {
 			return fmt.Errorf("dtp-personal is already running on %s (pid %d, listening on %s); use its tray icon", c.data(), r.PID, r.Listen)
 		}
@@ -33,7 +37,7 @@ func runDesktop(c *cli) error {
 	defer stop()
 	served := make(chan error, 1)
 	go func() { served <- eng.Serve(ctx) }()
-	guiErr := runGUI(ctx, eng, stop)
+	guiErr := runGUI(ctx, eng, c.data(), raiseListener(ctx, c.data()), stop)
 	stop()
 	serveErr := <-served
 	closeErr := eng.Close()

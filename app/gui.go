@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"log/slog"
 	"os"
+	"path/filepath"
 	"runtime"
 
+	"dtp-personal/engine/names"
 	"dtp-personal/ui"
 )
 
@@ -13,9 +16,17 @@ import (
 // Quit (quit is called first; it should stop the engine), when ctx ends, or
 // when the desktop session ends the app. It fails at once with
 // ui.ErrNoDisplay when there is no display.
-func runGUI(ctx context.Context, eng ui.Engine, quit func()) error {
+func runGUI(ctx context.Context, eng ui.Engine, dataDir string, raise <-chan struct{}, quit func()) error {
 	spareUIProcs()
-	return ui.Run(ctx, ui.WithAutostart(eng, loginCommand()), quit)
+	var people ui.Names // nil: people show as npubs
+	cache, err := names.Open(filepath.Join(dataDir, names.FileName), 0)
+	if err != nil {
+		slog.Warn("display names unavailable; people show as npubs", "err", err)
+	} else {
+		defer cache.Close()
+		people = cache
+	}
+	return ui.Run(ctx, ui.WithAutostart(eng, loginCommand()), ui.RunOptions{Names: people, Raise: raise, Version: version}, quit)
 }
 
 // spareUIProcs runs Go with two more Ps than the default (one per core),

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
+	"strings"
 
 	"dtp-personal/engine"
 	// before Fyne reads the locale: quiet in LANG=C.UTF-8
@@ -36,8 +38,9 @@ Usage:
   dtp-personal db check                              SQLite integrity_check; exit 1 when damaged
   dtp-personal import FILE.jsonl                     through the ingest pipeline; progress on stderr
   dtp-personal export [--kinds K,...] > FILE.jsonl   every stored event (trust and repository kinds); --kinds 32009,30617 picks kinds
+  dtp-personal version                               the program's version (also --version)
 
-Every command takes --data DIR (default: the user data directory).
+Every command takes --data DIR (default: the user data directory). -h or --help prints this.
 `
 
 // exitError carries a process exit code other than 1.
@@ -59,8 +62,9 @@ func main() {
 	var ee *exitError
 	switch {
 	case errors.Is(err, errUsage):
-		fmt.Fprintln(os.Stderr, "dtp-personal:", err)
-		fmt.Fprint(os.Stderr, usage)
+		// one line: the usage is 25 lines that would bury what went wrong
+		msg := strings.TrimPrefix(err.Error(), errUsage.Error()+": ")
+		fmt.Fprintf(os.Stderr, "dtp-personal: %s (see dtp-personal --help)\n", msg)
 		os.Exit(2)
 	case errors.Is(err, flag.ErrHelp):
 		fmt.Fprint(os.Stdout, usage)
@@ -91,14 +95,19 @@ var commands = map[string]func(c *cli) error{
 	"resolve":   cmdResolve,
 	"import":    cmdImport,
 	"export":    cmdExport,
+	"version":   cmdVersion,
 }
 
 func run(args []string) error {
 	global := newCLI("dtp-personal")
 	headless := global.fs.Bool("headless", false, "run the engine without GUI (same as serve --headless)")
+	showVersion := global.fs.Bool("version", false, "print the version")
 	// global flags stop at the subcommand; what follows is the subcommand's
 	if err := global.fs.Parse(args); err != nil {
 		return flagError(err)
+	}
+	if *showVersion {
+		return cmdVersion(global)
 	}
 	rest := global.fs.Args()
 	if len(rest) == 0 {
@@ -112,6 +121,9 @@ func run(args []string) error {
 	if !ok {
 		if name == "help" {
 			return flag.ErrHelp
+		}
+		if near := nearestCommand(name); near != "" {
+			return fmt.Errorf("%w: unknown command %q: did you mean %q?", errUsage, name, near)
 		}
 		return fmt.Errorf("%w: unknown command %q", errUsage, name)
 	}
@@ -132,7 +144,9 @@ type cli struct {
 
 func newCLI(name string) *cli {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(os.Stderr)
+	// the flag package would print its error and every flag's default; main
+	// prints the error alone, in one line
+	fs.SetOutput(io.Discard)
 	c := &cli{fs: fs}
 	c.dataDir = fs.String("data", "", "data directory (default: the user data directory)")
 	c.listen = fs.String("listen", "", "listen address, e.g. 127.0.0.1:7447")
@@ -140,8 +154,29 @@ func newCLI(name string) *cli {
 }
 
 // parse reads the subcommand's flags (declared before the call) and
-// positional arguments, in any order.
-func (c *cli) parse() error {
+// positional arguments, in any order, and refuses more than max positional
+// arguments: an unquoted value with a space must not lose its second half.
+func (c *cli) parse(max int) error {
+	if err := c.parseAny(); err != nil {
+		return err
+	}
+	return c.atMost(max)
+}
+
+// atMost refuses more than max positional arguments.
+func (c *cli) atMost(max int) error {
+	if len(c.args) <= max {
+		return nil
+	}
+	takes := "no arguments"
+	if max > 0 {
+		takes = fmt.Sprintf("at most %d arguments", max)
+	}
+	return fmt.Errorf("%w: %s takes %s; %q left over (quote a value that contains spaces)",
+		errUsage, strings.TrimPrefix(c.fs.Name(), "dtp-personal "), takes, strings.Join(c.args[max:], " "))
+}
+
+func (c *cli) parseAny() error {
 	args := c.rest
 	for {
 		if err := c.fs.Parse(args); err != nil {
@@ -180,4 +215,41 @@ func (c *cli) data() string {
 		return *c.dataDir
 	}
 	return engine.DefaultDataDir()
+}
+
+// nearestCommand is the command name closest to a mistyped one (at most two
+// edits away, or one it begins), or "" when none is close.
+func nearestCommand(typed string) string {
+	best, bestDist := "", 3
+	for name := range commands {
+		d := editDistance(typed, name)
+		if len(typed) >= 3 && strings.HasPrefix(name, typed) {
+			d = min(d, 1)
+		}
+		if d < bestDist || d == bestDist && name < best {
+			best, bestDist = name, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }

@@ -17,7 +17,8 @@ import (
 var repoServices = listCommand{
 	name: "repo-sync service", what: "a URL", normalize: settings.NormalizeRelayURL,
 	add: settings.AddRepoService, remove: settings.RemoveRepoService,
-	list: func(s settings.Settings) []string { return s.RepoSyncServices },
+	list:  func(s settings.Settings) []string { return s.RepoSyncServices },
+	empty: "no public URL yet, so repository sync is off: `dtp-personal repo-sync service add wss://your.server` turns it on",
 }
 
 // cmdRepoSync runs `repo-sync service add URL | remove URL | list [--json]`,
@@ -25,15 +26,21 @@ var repoServices = listCommand{
 func cmdRepoSync(c *cli) error {
 	asJSON := c.fs.Bool("json", false, "print JSON (service list, status)")
 	none := c.fs.Bool("none", false, "no bootstrap relay (bootstrap)")
-	if err := c.parse(); err != nil {
+	if err := c.parse(3); err != nil {
 		return err
 	}
 	switch c.positional(0) {
 	case "service":
 		return runList(c, repoServices, c.args[1:], *asJSON)
 	case "bootstrap":
+		if err := c.atMost(2); err != nil {
+			return err
+		}
 		return setRepoBootstrap(c, c.positional(1), *none)
 	case "status":
+		if err := c.atMost(1); err != nil {
+			return err
+		}
 		return repoSyncStatus(c, *asJSON)
 	}
 	return fmt.Errorf("%w: repo-sync %s: use service, bootstrap or status", errUsage, c.positional(0))

@@ -27,7 +27,7 @@ func TestRepoSyncSettingsReachARunningServer(t *testing.T) {
 	}{
 		{[]string{"repo-sync", "service", "add", "WSS://Relay.Example:443/"}, "added wss://relay.example\n"},
 		{[]string{"repo-sync", "service", "add", "wss://b.example"}, "added wss://b.example\n"},
-		{[]string{"repo-sync", "service", "add", "wss://relay.example"}, "added wss://relay.example\n"},
+		{[]string{"repo-sync", "service", "add", "wss://relay.example"}, "already there: wss://relay.example\n"},
 		{[]string{"repo-sync", "service", "remove", "wss://b.example/"}, "removed wss://b.example\n"},
 		{[]string{"repo-sync", "service", "list"}, "wss://relay.example\n"},
 		{[]string{"repo-sync", "service", "list", "--json"}, "[\n  \"wss://relay.example\"\n]\n"},

@@ -22,7 +22,7 @@ const (
 
 func cmdSync(c *cli) error {
 	once := c.fs.Bool("once", false, "run one full frontier pass now and exit")
-	if err := c.parse(); err != nil {
+	if err := c.parse(0); err != nil {
 		return err
 	}
 	if !*once {
@@ -111,7 +111,9 @@ func syncRemote(ctx context.Context, base string) (status.Coverage, error) {
 	}
 }
 
-func printAnswer(w *os.File, a engine.Answer) {
+// printAnswer prints an answer; authors whose display name is known show it
+// before their key.
+func printAnswer(w *os.File, a engine.Answer, known map[string]string) {
 	fmt.Fprintf(w, "verdict    %s", a.Verdict)
 	if a.Degree > 0 {
 		d := a.Degrees[0]
@@ -131,7 +133,11 @@ func printAnswer(w *os.File, a engine.Answer) {
 		if ctx == "" {
 			ctx = "global"
 		}
-		fmt.Fprintf(w, "  %+d by %s at depth %d (%s) %s\n", ev.Value, ev.Author, ev.Depth, ctx, ev.EventID)
+		author := ev.Author
+		if name := known[ev.Author]; name != "" {
+			author = name + " (" + ev.Author + ")"
+		}
+		fmt.Fprintf(w, "  %+d by %s at depth %d (%s) %s\n", ev.Value, author, ev.Depth, ctx, ev.EventID)
 	}
 	if a.Ratings.Count > 0 {
 		fmt.Fprintf(w, "ratings    %d, average %.1f\n", a.Ratings.Count, a.Ratings.Average)

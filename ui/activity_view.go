@@ -58,12 +58,18 @@ func newActivityView(g *GUI) *activityView {
 
 func (v *activityView) render(s status.Snapshot) {
 	p := s.Progress
-	if p.Total > 0 {
-		setText(v.pass, fmt.Sprintf("%s pass: %s of %s", p.Pass, count(p.Done), count(p.Total)))
+	switch {
+	case s.State == status.StateRunning && p.Total > 0:
+		setText(v.pass, fmt.Sprintf("%s pass: %s of %s done · %s stored so far", p.Pass, count(p.Done),
+			plural(p.Total, passKey(p.Pass)), plural(int(v.g.passStored.stored), "event")))
 		setProgress(v.progress, float64(min(p.Done, p.Total)), float64(p.Total))
-	} else {
+		v.progress.Show()
+	case s.State == status.StateRunning:
+		setText(v.pass, "Starting a pass · "+plural(int(v.g.passStored.stored), "event")+" stored so far")
+		v.progress.Hide()
+	default:
 		setText(v.pass, "No pass running")
-		setProgress(v.progress, 0, 1)
+		v.progress.Hide() // a bar at 0 would read as a pass that is stuck
 	}
 	in := s.Ingest
 	setText(v.accepted, count(in.Accepted))
@@ -84,4 +90,23 @@ func (v *activityView) render(s status.Snapshot) {
 		rows[i] = []string{v.g.clock.stamp(r.At, "—"), id, r.Source, r.Reason}
 	}
 	v.rejections.setRows(rows)
+}
+
+// passCounter counts the events stored since the running pass began, from
+// the ingest pipeline's running total.
+type passCounter struct {
+	running bool
+	from    int64
+	stored  int64
+}
+
+func (p *passCounter) observe(s status.Snapshot) {
+	running := s.State == status.StateRunning
+	if running && !p.running {
+		p.from = s.Ingest.Accepted
+	}
+	p.running, p.stored = running, 0
+	if running {
+		p.stored = s.Ingest.Accepted - p.from
+	}
 }

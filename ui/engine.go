@@ -8,7 +8,10 @@ package ui
 
 import (
 	"context"
+	"io"
 
+	"dtp-personal/engine/frontier"
+	"dtp-personal/engine/ingest"
 	"dtp-personal/engine/resolver"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
@@ -18,6 +21,20 @@ import (
 type Engine interface {
 	// Status returns the current snapshot.
 	Status() status.Snapshot
+	// ListenAddr is the address the server is bound to ("" before it listens).
+	ListenAddr() string
+	// Network is the people of the frontier at one depth (0 = the roots),
+	// each with who brought them in.
+	Network(depth int) []frontier.Member
+	// DataDir is where the engine keeps its data.
+	DataDir() string
+	// Backup writes a consistent snapshot of the database to path.
+	Backup(path string) error
+	// Export writes every stored event to w, one JSON event per line.
+	Export(ctx context.Context, w io.Writer) (int, error)
+	// Import sends the JSON events of r, one per line, through the ingest
+	// pipeline, reporting as it goes.
+	Import(ctx context.Context, r io.Reader, progress func(ingest.Tally)) (ingest.Tally, error)
 	// Subscribe calls fn with new snapshots, one call at a time and at most
 	// a few a second (the engine coalesces bursts), until cancel returns.
 	Subscribe(fn func(status.Snapshot)) (cancel func())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"sync"
 	"testing"
@@ -14,6 +15,8 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"dtp-personal/engine/frontier"
+	"dtp-personal/engine/ingest"
 	"dtp-personal/engine/resolver"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
@@ -40,6 +43,30 @@ func (f *fakeEngine) recorded() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]string(nil), f.calls...)
+}
+
+func (f *fakeEngine) ListenAddr() string { return "127.0.0.1:7447" }
+
+// Network is the fixture's roots at depth 0 and, at depth 1, two people
+// the first root brought in.
+func (f *fakeEngine) Network(depth int) []frontier.Member {
+	switch depth {
+	case 0:
+		return []frontier.Member{{Pubkey: rootHex}, {Pubkey: root2Hex}}
+	case 1:
+		return []frontier.Member{{Pubkey: aliceHex, Depth: 1, BroughtBy: rootHex}, {Pubkey: bobHex, Depth: 1, BroughtBy: rootHex}}
+	}
+	return nil
+}
+
+func (f *fakeEngine) DataDir() string { return "/home/user/.local/share/dtp-personal" }
+
+func (f *fakeEngine) Backup(path string) error { return f.record("Backup " + path) }
+
+func (f *fakeEngine) Export(context.Context, io.Writer) (int, error) { return 0, f.record("Export") }
+
+func (f *fakeEngine) Import(context.Context, io.Reader, func(ingest.Tally)) (ingest.Tally, error) {
+	return ingest.Tally{}, f.record("Import")
 }
 
 func (f *fakeEngine) Status() status.Snapshot {
@@ -95,6 +122,8 @@ const (
 	rootHex  = "7e7e9c42a91bfef19fa929e5fda1b72e0ebc1a4c1141673e2794234d86addf4e"
 	rootNpub = "npub10elfcs4fr0l0r8af98jlmgdh9c8tcxjvz9qkw038js35mp4dma8qzvjptg"
 	root2Hex = "3bf0c63fcb93463407af97a5e5ee64fa883d107ef9e558472c4eb9aaaefa459d"
+	aliceHex = "a11ce00000000000000000000000000000000000000000000000000000000001"
+	bobHex   = "b0b0000000000000000000000000000000000000000000000000000000000002"
 )
 
 // fixtureNow is the fixed "now" the fixture's times are relative to.
@@ -293,4 +322,15 @@ func fyneCell(row int) widget.TableCellID { return widget.TableCellID{Row: row, 
 func displayKeyOK(hexKey string) (string, bool) {
 	k := displayKey(hexKey)
 	return k, k != hexKey
+}
+
+// assertHides checks that none of the texts is shown (closed sections hide theirs).
+func assertHides(t *testing.T, o fyne.CanvasObject, hidden ...string) {
+	t.Helper()
+	texts := shownTexts(o)
+	for _, h := range hidden {
+		if texts[h] {
+			t.Errorf("%q shown; it should be hidden", h)
+		}
+	}
 }

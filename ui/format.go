@@ -48,14 +48,14 @@ func (c clock) relative(unix int64, none string) string {
 	return "now"
 }
 
-// retry says when a failed relay is tried again: "retry in 20 s", or
-// "retry due" once that time has come (the engine is about to try, or
+// retrying says when a failed relay is tried again: "retrying in 20 s",
+// or "retrying now" once that time has come (the engine is about to try, or
 // trying: "2 s ago" would read as a retry that happened).
-func (c clock) retry(unix int64) string {
+func (c clock) retrying(unix int64) string {
 	if time.Unix(unix, 0).Sub(c.now()) <= time.Second {
-		return "retry due"
+		return "retrying now"
 	}
-	return "retry " + c.relative(unix, "")
+	return "retrying " + c.relative(unix, "")
 }
 
 func roughDuration(d time.Duration) string {
@@ -85,14 +85,6 @@ func count[N int | int64](n N) string {
 		b.WriteRune(d)
 	}
 	return sign + b.String()
-}
-
-// percent is done/total as a whole percentage, 0 when total is unknown.
-func percent(p status.Progress) int {
-	if p.Total <= 0 {
-		return 0
-	}
-	return min(100, p.Done*100/p.Total)
 }
 
 // intervalLabel names an interval choice in minutes; 0 is manual.
@@ -125,10 +117,7 @@ func stateLabel(s status.Snapshot, c clock) string {
 	case s.State == status.StateError:
 		return "error" + facts.suffix(diskFullFirst(s.Coverage.Reasons))
 	case s.State == status.StateRunning:
-		if s.Progress.Total > 0 {
-			return fmt.Sprintf("syncing %d%% — %s pass", percent(s.Progress), s.Progress.Pass)
-		}
-		return "syncing"
+		return "syncing" + progressWords(s.Progress)
 	case s.State == status.StateLive || s.State == status.StateConnecting || s.State == status.StateReconnecting:
 		return liveWords(s) + facts.partialSuffix(s.Coverage)
 	case s.State == status.StatePartial || s.Coverage.State == status.StatePartial:
@@ -137,6 +126,43 @@ func stateLabel(s status.Snapshot, c clock) string {
 		return "starting"
 	}
 	return s.State
+}
+
+// progressWords is a running pass's progress as counted: ": 12 of 40
+// authors (trust pass)", "" before the pass knows its total. A percentage
+// would read "0%" while events flow in from the first authors.
+func progressWords(p status.Progress) string {
+	if p.Total <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(": %s of %s (%s pass)", count(p.Done), plural(p.Total, passKey(p.Pass)), p.Pass)
+}
+
+// summaryLine is the one line a person reads first: "70 people in your web
+// of trust · 275 statements · live on 1 of 2 relays · updated 5 s ago".
+func summaryLine(s status.Snapshot, c clock) string {
+	people := count(s.Frontier.Size) + " people"
+	if s.Frontier.Size == 1 {
+		people = "1 person"
+	}
+	doing := s.Coverage.State
+	switch {
+	case len(s.Relays) == 0:
+		doing = "no relays yet"
+	case s.Paused:
+		doing = "paused"
+	case s.State == status.StateError:
+		doing = "error"
+	case s.State == status.StateRunning:
+		doing = "syncing"
+	case s.State == status.StateLive || s.State == status.StateConnecting || s.State == status.StateReconnecting:
+		doing = liveWords(s)
+	}
+	updated := "Last sync: never"
+	if s.LastSync != 0 {
+		updated = "updated " + c.relative(s.LastSync, "")
+	}
+	return strings.Join([]string{people + " in your web of trust", plural(s.Heap.Edges, "statement"), doing, updated}, " · ")
 }
 
 // diskFullFirst is reasons with disk-full leading: the one reason of an

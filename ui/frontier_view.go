@@ -10,10 +10,13 @@ import (
 	"dtp-personal/engine/status"
 )
 
-// frontierView is the Frontier tab: the roots, how many authors the walk
-// reached at each depth (as bars), and which caps cut it.
+// frontierView is the My network tab: the roots, how many authors the walk
+// reached at each depth (as bars), which caps cut it, and the people at
+// each depth with who brought them in.
 type frontierView struct {
-	root fyne.CanvasObject
+	g      *GUI
+	root   fyne.CanvasObject
+	people *networkList
 
 	roots        *widget.Label
 	sessionRoots *widget.Label
@@ -23,8 +26,10 @@ type frontierView struct {
 	notCut       *widget.Label
 }
 
-func newFrontierView(*GUI) *frontierView {
+func newFrontierView(g *GUI) *frontierView {
 	v := &frontierView{
+		g:            g,
+		people:       newNetworkList(g),
 		roots:        widget.NewLabel(""),
 		sessionRoots: widget.NewLabel(""),
 		size:         widget.NewLabel(""),
@@ -42,7 +47,7 @@ func newFrontierView(*GUI) *frontierView {
 		widget.NewCard("Size per depth", "", container.NewVScroll(v.byDepth.root)),
 		widget.NewCard("Truncation", "", container.NewBorder(v.notCut, nil, nil, nil, v.truncation.root)),
 	)
-	v.root = container.NewBorder(summary, nil, nil, nil, tables)
+	v.root = container.NewBorder(summary, nil, nil, nil, container.NewGridWithRows(2, tables, v.people.root))
 	return v
 }
 
@@ -56,7 +61,7 @@ func (v *frontierView) render(s status.Snapshot) {
 			if i > 0 {
 				text += "\n"
 			}
-			text += displayKey(r)
+			text += "you: " + displayKey(r) // a root is the user's own key
 		}
 		setText(v.roots, text)
 	}
@@ -64,6 +69,7 @@ func (v *frontierView) render(s status.Snapshot) {
 	setText(v.size, count(f.Size)+" authors")
 
 	v.byDepth.show(f)
+	v.people.render(s)
 
 	cuts := make([][]string, len(f.Truncation))
 	for i, t := range f.Truncation {

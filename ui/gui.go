@@ -52,7 +52,10 @@ type GUI struct {
 	repos    *reposView
 	tray     *tray
 	notifier *notifier
-	views    []view // the tabs' views, in tab order
+	names    Names             // display names; nil: people show as short npubs
+	version  string            // the program's version, for the About line
+	known    map[string]string // display names read so far, by hex key; UI thread only
+	views    []view            // the tabs' views, in tab order
 	// shortcuts are the window's shortcuts by name, for entries to pass on
 	shortcuts map[string]func()
 
@@ -62,6 +65,7 @@ type GUI struct {
 	renderedAt time.Time        // when follow's last snapshot was rendered
 	stopped    bool             // Stop was called
 	rates      rateHistory      // ingest counters of the last 15 min, for the Activity chart; UI thread only
+	passStored passCounter      // events stored since the running pass began; UI thread only
 	calls      sync.WaitGroup   // engine commands queued or running
 	queueMu    sync.Mutex
 	queue      []func() // engine commands waiting, run one at a time in order
@@ -74,7 +78,8 @@ type GUI struct {
 // until Start. quit, if not nil, is called once when the user chooses Quit,
 // before the app stops.
 func New(a fyne.App, eng Engine, quit func()) *GUI {
-	g := &GUI{app: a, eng: eng, quit: quit, clock: systemClock(), onUI: fyne.Do, shortcuts: map[string]func(){}}
+	g := &GUI{app: a, eng: eng, quit: quit, clock: systemClock(), onUI: fyne.Do, shortcuts: map[string]func(){},
+		known: map[string]string{}, version: "devel"}
 	g.win = a.NewWindow("DTP Personal Server")
 	g.notifier = newNotifier(a.SendNotification, time.Now)
 	g.notice = newInlineError()
@@ -86,13 +91,13 @@ func New(a fyne.App, eng Engine, quit func()) *GUI {
 	g.settings = newSettingsView(g)
 	g.repos = newReposView(g)
 	g.views = []view{g.status, g.lookup, g.relays, g.frontier, g.activity, g.settings, g.repos}
-	g.pages = container.NewStack(g.status.root, g.lookup.root, g.relays.root, g.frontier.root,
+	g.pages = container.New(allPagesLayout{}, g.status.root, g.lookup.root, g.relays.root, g.frontier.root,
 		g.activity.root, g.settings.root, g.repos.root)
 	// The tabs hold no content: selecting a tab refreshes every tab's
 	// content, which for these pages costs the UI thread tens of
 	// milliseconds per switch; the selected page shows in pages instead.
 	g.tabs = container.NewAppTabs()
-	for _, name := range []string{"Status", "Look-up", "Relays", "Frontier", "Activity", "Settings", "Repositories"} {
+	for _, name := range []string{"Status", "Look-up", "Relays", "My network", "Activity", "Settings", "Repositories"} {
 		g.tabs.Append(container.NewTabItem(name, layout.NewSpacer()))
 	}
 	g.tabs.OnSelected = func(*container.TabItem) { g.showPage(g.tabs.SelectedIndex()) }
@@ -123,6 +128,26 @@ func (g *GUI) showPage(i int) {
 		}
 	}
 	g.pages.Objects[i].Show()
+}
+
+// allPagesLayout stacks the tabs' pages, one shown at a time, and asks for
+// the room of the largest, shown or not: a Stack asks for the shown one's,
+// so switching to a larger page grew the window.
+type allPagesLayout struct{}
+
+func (allPagesLayout) Layout(pages []fyne.CanvasObject, size fyne.Size) {
+	for _, p := range pages {
+		p.Resize(size)
+		p.Move(fyne.NewPos(0, 0))
+	}
+}
+
+func (allPagesLayout) MinSize(pages []fyne.CanvasObject) fyne.Size {
+	var m fyne.Size
+	for _, p := range pages {
+		m = m.Max(p.MinSize())
+	}
+	return m
 }
 
 // lookupShortcut (Ctrl+L) brings up the Look-up tab ready for typing,
@@ -213,6 +238,23 @@ func (g *GUI) ShowWindow() {
 	g.win.RequestFocus()
 }
 
+// trayToldKey is the preference that records that the user was told the
+// app keeps running in the tray when its window is closed.
+const trayToldKey = "toldStaysInTray"
+
+// hideToTray hides the window on close; the first time ever it says that
+// the app keeps running in the tray (a closed window is not a stopped app).
+func (g *GUI) hideToTray() {
+	g.win.Hide()
+	prefs := g.app.Preferences()
+	if prefs.Bool(trayToldKey) {
+		return
+	}
+	prefs.SetBool(trayToldKey, true)
+	g.app.SendNotification(fyne.NewNotification("DTP Personal keeps running",
+		"It goes on syncing in the tray. Open the window again from the tray icon; Quit there stops it."))
+}
+
 // Quit stops the subscription, calls the quit callback off the UI thread,
 // then stops the app.
 func (g *GUI) Quit() {
@@ -231,6 +273,8 @@ func (g *GUI) Quit() {
 // The other tabs catch up when selected: updating hidden widgets would
 // cost the UI thread layout work and a repaint of the window for nothing.
 func (g *GUI) render(s status.Snapshot) {
+	s.Coverage.Reasons = heldReasons(s)
+	g.passStored.observe(s)
 	g.last = s
 	g.notifier.observe(s, g.clock)
 	g.rates.add(g.clock.now(), s.Ingest)

@@ -28,7 +28,7 @@ func newListEditor(g *GUI, item, column, placeholder string, parse func(string) 
 		g.call("Remove "+row[0], func() error { return remove(row[0]) }, nil)
 	})
 	// room for a few entries; the table scrolls beyond
-	e.root = container.NewVBox(e.form.root, fixedHeight(e.table.root, 80), container.NewHBox(e.remove))
+	e.root = container.NewVBox(e.form.root, e.table.fitted(3), container.NewHBox(e.remove))
 	return e
 }
 

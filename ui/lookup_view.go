@@ -36,15 +36,20 @@ type lookupView struct {
 	recentBox        *fyne.Container
 
 	badge                           *verdictBadge
-	asked, reason, computed         *widget.Label
+	asked, why, reason, computed    *widget.Label
 	coverage, reasons               *widget.Label
 	ratings, paths, evidenceMissing *widget.Label
 	evidence                        *textTable
+	authors                         []string // the evidence rows' authors, hex
+	chosen                          string   // the selected evidence row's author, hex
+	lookUpAuthor, copyAuthor        *widget.Button
+	picture                         *pathPicture
 	answer                          *fyne.Container
+	shown                           resolver.Answer // the answer on screen, drawn again when names arrive
 }
 
 func newLookupView(g *GUI) *lookupView {
-	v := &lookupView{g: g, err: newInlineError(), badge: newVerdictBadge()}
+	v := &lookupView{g: g, err: newInlineError(), badge: newVerdictBadge(), picture: newPathPicture()}
 	v.subject = newEntry(g)
 	v.subject.SetPlaceHolder("npub1…, hex pubkey or event id, user:id:N, x.com/i/user/N")
 	v.subject.OnSubmitted = func(string) { v.lookUp() }
@@ -54,28 +59,38 @@ func newLookupView(g *GUI) *lookupView {
 	v.ask = widget.NewButton("Look up", v.lookUp)
 	v.recentBox = container.NewHBox()
 
-	for _, l := range []**widget.Label{&v.asked, &v.reason, &v.computed, &v.coverage, &v.reasons, &v.ratings, &v.paths, &v.evidenceMissing} {
+	for _, l := range []**widget.Label{&v.asked, &v.why, &v.reason, &v.computed, &v.coverage, &v.reasons, &v.ratings, &v.paths, &v.evidenceMissing} {
 		*l = widget.NewLabel("")
 		(*l).Wrapping = fyne.TextWrapWord
 	}
-	v.asked.Wrapping, v.reason.Wrapping, v.computed.Wrapping = fyne.TextWrapOff, fyne.TextWrapOff, fyne.TextWrapOff // beside the badge
+	v.asked.Wrapping = fyne.TextWrapOff // beside the badge
 	v.evidence = newTextTable("Author", "Says", "Context", "Depth", "Reason")
+	v.lookUpAuthor = widget.NewButton("Look up this author", func() { v.lookUpKey(v.chosen) })
+	v.copyAuthor = widget.NewButton("Copy npub", func() { v.g.app.Clipboard().SetContent(displayKey(v.chosen)) })
+	v.evidence.onSelect = v.chooseAuthor
+	v.chooseAuthor("")
 	v.answer = container.NewVBox(
-		container.NewHBox(v.badge.root, container.NewVBox(v.asked, v.reason, v.computed)),
+		container.NewHBox(v.badge.root, v.asked),
+		v.why,
+		v.reason,
 		widget.NewCard("Coverage", "", container.NewVBox(v.coverage, v.reasons)),
-		widget.NewCard("Evidence", "", container.NewVBox(v.evidenceMissing, fixedHeight(v.evidence.root, 200))),
-		widget.NewCard("Paths from your roots", "", v.paths),
+		widget.NewCard("Evidence", "", container.NewVBox(v.evidenceMissing, v.evidence.fitted(8),
+			container.NewHBox(v.lookUpAuthor, v.copyAuthor))),
+		widget.NewCard("Paths from you", "", container.NewVBox(container.NewHScroll(v.picture.root), v.paths)),
 		widget.NewCard("Ratings", "", v.ratings),
+		widget.NewAccordion(widget.NewAccordionItem("Diagnostics", v.computed)), // the engine's figures
 	)
 	v.answer.Hide()
 
 	contextBox := container.NewGridWrap(fyne.NewSize(200, v.context.MinSize().Height), v.context)
 	input := container.NewBorder(nil, nil, nil, container.NewHBox(contextBox, v.ask), v.subject)
-	v.root = container.NewVScroll(container.NewVBox(
+	page := container.NewVScroll(container.NewVBox(
 		input, v.err.label,
 		container.NewHBox(widget.NewLabel("Recent:"), v.recentBox),
 		v.answer,
 	))
+	v.evidence.scrollsIn(page)
+	v.root = page
 	return v
 }
 
@@ -110,6 +125,35 @@ func (v *lookupView) lookUp() {
 	})
 }
 
+// chooseAuthor follows the evidence table's selection: its author can be
+// looked up or copied.
+func (v *lookupView) chooseAuthor(label string) {
+	v.chosen = ""
+	for i, row := range v.evidence.rows {
+		if label != "" && row[0] == label && i < len(v.authors) {
+			v.chosen = v.authors[i]
+			break
+		}
+	}
+	if v.chosen == "" {
+		v.lookUpAuthor.Disable()
+		v.copyAuthor.Disable()
+		return
+	}
+	v.lookUpAuthor.Enable()
+	v.copyAuthor.Enable()
+}
+
+// lookUpKey looks a person up, as if their npub had been typed.
+func (v *lookupView) lookUpKey(hexKey string) {
+	if hexKey == "" {
+		return
+	}
+	v.subject.SetText(displayKey(hexKey))
+	v.context.SetText("")
+	v.lookUp()
+}
+
 // remember puts subject first in the recent look-ups.
 func (v *lookupView) remember(typed string) {
 	v.recent = slices.DeleteFunc(v.recent, func(s string) bool { return s == typed })
@@ -130,12 +174,18 @@ func (v *lookupView) remember(typed string) {
 
 // show renders an answer.
 func (v *lookupView) show(a resolver.Answer) {
+	v.shown = a
+	v.g.learnNames(answerPeople(a), func() { v.show(v.shown) })
 	v.badge.show(a.Verdict)
 	asked := "About " + displayKey(a.Subject)
+	if len(a.Subject) == 64 && v.g.person(a.Subject) != shortKey(a.Subject) {
+		asked = "About " + v.g.person(a.Subject) + " (" + shortKey(a.Subject) + ")"
+	}
 	if a.Context != "" {
 		asked += " in context " + a.Context
 	}
 	setText(v.asked, asked)
+	setText(v.why, verdictSentence(a, v.g.person))
 	setText(v.reason, verdictReason(a))
 	setText(v.computed, fmt.Sprintf("graph version %d, answered in %d µs", a.GraphVersion, a.ComputeMicros))
 
@@ -149,22 +199,102 @@ func (v *lookupView) show(a resolver.Answer) {
 	}
 
 	rows := make([][]string, len(a.Evidence))
+	v.authors = make([]string, len(a.Evidence))
 	for i, e := range a.Evidence {
-		rows[i] = []string{shortKey(e.Author), valueWords(e.Value), orDash(e.Context), fmt.Sprint(e.Depth), orDash(e.Content)}
+		rows[i] = []string{v.g.person(e.Author), valueWords(e.Value), orDash(e.Context), fmt.Sprint(e.Depth), orDash(e.Content)}
+		v.authors[i] = e.Author
 	}
 	v.evidence.setRows(rows)
+	v.chooseAuthor(v.evidence.selected)
 	if len(rows) == 0 {
 		setText(v.evidenceMissing, "Nobody in your web of trust made a statement about this subject.")
 	} else {
 		setText(v.evidenceMissing, plural(len(rows), "statement")+", nearest first:")
 	}
-	setText(v.paths, pathLines(a.Paths))
+	setText(v.paths, pathLines(a.Paths, v.g.person))
+	v.picture.show(a, v.g.person)
 	if a.Ratings.Count == 0 {
 		setText(v.ratings, "No ratings")
 	} else {
 		setText(v.ratings, fmt.Sprintf("%s, average %.1f of 100", plural(a.Ratings.Count, "rating"), a.Ratings.Average))
 	}
 	v.answer.Show()
+}
+
+// verdictSentence says in one sentence why the verdict is what it is, from
+// the evidence of the nearest depth that spoke (which decides, SPEC §7):
+// "Trusted: Alice, whom you trust, trusts this account".
+func verdictSentence(a resolver.Answer, person func(string) string) string {
+	var trust, distrust []resolver.Evidence
+	nearest := -1
+	for _, e := range a.Evidence {
+		if !e.Counted { // neutral, or farther than the degree that decided
+			continue
+		}
+		nearest = e.Depth
+		if e.Value > 0 {
+			trust = append(trust, e)
+		} else {
+			distrust = append(distrust, e)
+		}
+	}
+	switch {
+	case a.Verdict == resolver.VerdictTrusted && len(trust) > 0:
+		return "Trusted: " + speakers(trust, person) + " this account"
+	case a.Verdict == resolver.VerdictDistrusted && len(distrust) > 0:
+		return fmt.Sprintf("%s in your network %s this key, the nearest %s", people(len(distrust)),
+			verb(len(distrust), "distrusts", "distrust"), hopsFromYou(nearest))
+	case a.Verdict == resolver.VerdictMixed:
+		return fmt.Sprintf("Mixed: %s in your network %s this and %d %s it, the nearest %s", people(len(trust)),
+			verb(len(trust), "trusts", "trust"), len(distrust), verb(len(distrust), "distrusts", "distrust"), hopsFromYou(nearest))
+	case len(a.Evidence) == 0:
+		return "Nobody in your network has said anything about this"
+	}
+	return "Nobody in your network trusts or distrusts this: the nearest statements below are neutral"
+}
+
+// speakers is who trusts, nearest first: "you trust", "Alice, whom you
+// trust, trusts", "Bob, 2 hops from you, and 3 others trust".
+func speakers(es []resolver.Evidence, person func(string) string) string {
+	first := es[0]
+	if first.Depth == 0 && len(es) == 1 {
+		return "you trust"
+	}
+	who := person(first.Author)
+	switch first.Depth {
+	case 0:
+		who = "you"
+	case 1:
+		who += ", whom you trust,"
+	default:
+		who += ", " + hopsFromYou(first.Depth) + ","
+	}
+	if len(es) == 1 {
+		return who + " trusts"
+	}
+	return fmt.Sprintf("%s and %s trust", who, plural(len(es)-1, "other"))
+}
+
+func people(n int) string {
+	if n == 1 {
+		return "1 person"
+	}
+	return count(n) + " people"
+}
+
+func verb(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// hopsFromYou is a depth in words: "1 hop from you".
+func hopsFromYou(depth int) string {
+	if depth == 0 {
+		return "is you"
+	}
+	return plural(depth, "hop") + " from you"
 }
 
 func pendingClaims(bs []heap.Binding) int {
@@ -188,8 +318,25 @@ func valueWords(value int) string {
 	return "neutral"
 }
 
-// pathLines shows each path as "root → … → author", one per line.
-func pathLines(paths [][]string) string {
+// answerPeople are the people an answer shows: the subject when it is a
+// key, the evidence authors and the paths' hops.
+func answerPeople(a resolver.Answer) []string {
+	var keys []string
+	if len(a.Subject) == 64 {
+		keys = append(keys, a.Subject)
+	}
+	for _, e := range a.Evidence {
+		keys = append(keys, e.Author)
+	}
+	for _, p := range a.Paths {
+		keys = append(keys, p...)
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys)
+}
+
+// pathLines shows each path as "you → Alice → Bob", one per line.
+func pathLines(paths [][]string, person func(string) string) string {
 	if len(paths) == 0 {
 		return "—"
 	}
@@ -197,7 +344,7 @@ func pathLines(paths [][]string) string {
 	for i, p := range paths {
 		hops := make([]string, len(p))
 		for j, k := range p {
-			hops[j] = shortKey(k)
+			hops[j] = person(k)
 		}
 		lines[i] = strings.Join(hops, " → ")
 	}

@@ -113,18 +113,21 @@ func TestLookupShowsTheEnginesAnswers(t *testing.T) {
 	assertShows(t, g.win.Content(), "Trusted", "About user:id:1", shortKey(alice.Pubkey), "trusts",
 		"known them for years", "1", via, "1 rating, average 80.0 of 100",
 		"People 1 hop from you: 1 trust, 0 distrust (100% trust; trusted from 75%, distrusted below 25%).",
-		"Partial: the answer may miss statements, because")
+		"Partial: the answer may miss statements, because",
+		"Trusted: "+shortKey(alice.Pubkey)+", whom you trust, trusts this account")
+	assertHides(t, g.win.Content(), "graph version") // the engine's figures are under Diagnostics
 	if g.lookup.err.text() != "" {
 		t.Fatalf("inline error %q after a good look-up", g.lookup.err.text())
 	}
 
 	g.lookUp("user:id:2")
-	assertShows(t, g.win.Content(), "Distrusted", "distrusts", "scam links", via, "No ratings")
+	assertShows(t, g.win.Content(), "Distrusted", "distrusts", "scam links", via, "No ratings",
+		"1 person in your network distrusts this key, the nearest 1 hop from you")
 
 	g.lookUp("user:id:3")
 	assertShows(t, g.win.Content(), "No evidence in your web of trust",
 		"Nobody in your web of trust made a statement about this subject.", "—",
-		"Nobody your web of trust follows has said anything about this.")
+		"Nobody in your network has said anything about this")
 
 	// the recent look-ups are kept, newest first
 	if want := []string{"user:id:3", "user:id:2", "https://x.com/i/user/1"}; !slices.Equal(g.lookup.recent, want) {
@@ -198,5 +201,92 @@ func TestCtrlLOpensTheLookupReadyForTyping(t *testing.T) {
 	g.win.Canvas().(interface{ TypedShortcut(fyne.Shortcut) }).TypedShortcut(lookupShortcut)
 	if g.tabs.SelectedIndex() != tabLookup || g.win.Canvas().Focused() != g.lookup.subject {
 		t.Fatalf("after Ctrl+L: tab %d, focus %v", g.tabs.SelectedIndex(), g.win.Canvas().Focused())
+	}
+}
+
+// knownNames is the window's side of the display-name cache (engine/names,
+// tested against a real relay there): names known now, and a fetch asked
+// for, answered when the test says.
+type knownNames struct {
+	names   map[string]string
+	wanted  [][]string
+	fetched func()
+}
+
+func (n *knownNames) Names(keys []string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, k := range keys {
+		if name, ok := n.names[k]; ok {
+			out[k] = name
+		}
+	}
+	return out, nil
+}
+
+func (n *knownNames) Want(_, keys []string, fetched func()) {
+	n.wanted = append(n.wanted, keys)
+	n.fetched = fetched
+}
+
+// People in an answer show by name, roots as "you"; names that arrive
+// later replace the npubs on screen; an evidence author can be looked up
+// and copied.
+func TestLookupNamesPeople(t *testing.T) {
+	eng, root, alice := wotEngine(t)
+	g := newEngineGUI(t, eng, tabLookup)
+	g.last.Settings.Roots = []string{root.Pubkey}
+	names := &knownNames{names: map[string]string{}}
+	g.SetNames(names)
+
+	g.lookUp("user:id:1")
+	assertShows(t, g.win.Content(), "you → "+shortKey(alice.Pubkey), shortKey(alice.Pubkey))
+	if len(names.wanted) == 0 || !slices.Contains(names.wanted[0], alice.Pubkey) || !slices.Contains(names.wanted[0], root.Pubkey) {
+		t.Fatalf("names asked for %q, want alice and the root", names.wanted)
+	}
+
+	names.names[alice.Pubkey] = "Alice" // the fetch found her profile
+	names.fetched()
+	g.settle()
+	g.showTab(tabLookup, 1200, 901)
+	assertShows(t, g.win.Content(), "you → Alice", "Alice")
+
+	g.lookup.evidence.table.Select(fyneCell(0))
+	test.Tap(g.lookup.copyAuthor)
+	if got := g.app.Clipboard().Content(); got != displayKey(alice.Pubkey) {
+		t.Errorf("copied %q, want alice's npub", got)
+	}
+	test.Tap(g.lookup.lookUpAuthor)
+	g.settle()
+	g.showTab(tabLookup, 1200, 902)
+	assertShows(t, g.win.Content(), "About Alice ("+shortKey(alice.Pubkey)+")", "Trusted")
+}
+
+func TestVerdictSentence(t *testing.T) {
+	name := func(k string) string { return map[string]string{"a": "Alice", "b": "Bob", "c": "Carol"}[k] }
+	ev := func(author string, value, depth int) resolver.Evidence { // at the degree that decided
+		return resolver.Evidence{Author: author, Value: value, Depth: depth, Counted: value != 0}
+	}
+	far := func(author string, value, depth int) resolver.Evidence { // listed, not counted
+		return resolver.Evidence{Author: author, Value: value, Depth: depth}
+	}
+	for _, c := range []struct {
+		a    resolver.Answer
+		want string
+	}{
+		{resolver.Answer{Verdict: resolver.VerdictTrusted, Evidence: []resolver.Evidence{ev("r", 1, 0)}}, "Trusted: you trust this account"},
+		{resolver.Answer{Verdict: resolver.VerdictTrusted, Evidence: []resolver.Evidence{ev("a", 1, 1), ev("b", 1, 1), far("c", -1, 2)}},
+			"Trusted: Alice, whom you trust, and 1 other trust this account"},
+		{resolver.Answer{Verdict: resolver.VerdictTrusted, Evidence: []resolver.Evidence{ev("b", 1, 2)}}, "Trusted: Bob, 2 hops from you, trusts this account"},
+		{resolver.Answer{Verdict: resolver.VerdictDistrusted, Evidence: []resolver.Evidence{ev("a", -1, 1), ev("b", -1, 1)}},
+			"2 people in your network distrust this key, the nearest 1 hop from you"},
+		{resolver.Answer{Verdict: resolver.VerdictMixed, Evidence: []resolver.Evidence{ev("a", 1, 2), ev("b", 1, 2), ev("c", -1, 2)}},
+			"Mixed: 2 people in your network trust this and 1 distrusts it, the nearest 2 hops from you"},
+		{resolver.Answer{Verdict: resolver.VerdictNone}, "Nobody in your network has said anything about this"},
+		{resolver.Answer{Verdict: resolver.VerdictNone, Evidence: []resolver.Evidence{far("a", 0, 1), far("b", 1, 2)}},
+			"Nobody in your network trusts or distrusts this: the nearest statements below are neutral"},
+	} {
+		if got := verdictSentence(c.a, name); got != c.want {
+			t.Errorf("verdictSentence(%s) = %q, want %q", c.a.Verdict, got, c.want)
+		}
 	}
 }

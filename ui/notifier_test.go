@@ -62,7 +62,7 @@ func TestNotifierTellsOfADiskFullAndAPassPartialAfterComplete(t *testing.T) {
 		n.observe(s, c)
 	}
 	want := []string{
-		"DTP Personal: Sync ended partial | Was complete; now partial: relay wss://gone.example failed: dial tcp: connection refused, retry in 20 s",
+		"DTP Personal: Sync ended partial | Was complete; now partial: relay wss://gone.example: unreachable: connection refused — retrying in 20 s",
 		"DTP Personal: Disk full | The engine cannot store events until space is freed.",
 	}
 	if len(rec.sent) != 2 || rec.sent[0] != want[0] || rec.sent[1] != want[1] {

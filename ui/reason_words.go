@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"dtp-personal/engine/status"
@@ -51,6 +52,26 @@ func (f coverageFacts) words(reason string) string {
 	return reason
 }
 
+// heldReasons are the coverage reasons that still hold now: the coverage
+// is the last pass's, and a reason the user has since dealt with (a relay
+// added, a failed relay removed) must not stay on screen until the next pass.
+func heldReasons(s status.Snapshot) []string {
+	held := make([]string, 0, len(s.Coverage.Reasons))
+	for _, r := range s.Coverage.Reasons {
+		switch {
+		case r == status.ReasonNoRelays && len(s.Relays) > 0,
+			r == status.ReasonNeverSynced && s.LastSync != 0,
+			r == status.ReasonSyncRunning && s.State != status.StateRunning:
+			continue
+		}
+		if url, ok := strings.CutPrefix(r, status.RelayFailed("")); ok && !slices.ContainsFunc(s.Relays, func(x status.Relay) bool { return x.URL == url }) {
+			continue
+		}
+		held = append(held, r)
+	}
+	return held
+}
+
 // all is every reason in words, one per line.
 func (f coverageFacts) all(reasons []string) string {
 	lines := make([]string, len(reasons))
@@ -60,16 +81,13 @@ func (f coverageFacts) all(reasons []string) string {
 	return strings.Join(lines, "\n")
 }
 
+// relayFailed says what went wrong with a relay in words, with when we
+// retry; its raw error is in the Relays tab's details and the log.
 func (f coverageFacts) relayFailed(url string) string {
 	for _, r := range f.relays {
-		if r.URL != url || r.LastError == "" {
-			continue
+		if trouble := relayTrouble(r, f.clock); r.URL == url && trouble != "" {
+			return "relay " + url + ": " + trouble
 		}
-		out := fmt.Sprintf("relay %s failed: %s", url, r.LastError)
-		if r.NextRetry != 0 {
-			out += ", " + f.clock.retry(r.NextRetry)
-		}
-		return out
 	}
 	return "relay " + url + " failed in the last pass"
 }
@@ -92,7 +110,7 @@ func truncationWords(t status.Truncation) string {
 func (f coverageFacts) suffix(reasons []string) string {
 	switch len(reasons) {
 	case 0:
-		return ""
+		return ": waiting for the next pass" // the reasons it had no longer hold
 	case 1:
 		return ": " + f.words(reasons[0])
 	}

@@ -24,19 +24,15 @@ type relaysView struct {
 	remove *widget.Button
 }
 
-// relayColumns put the last error next to the relay, in view without
-// scrolling sideways.
-var relayColumns = []string{
-	"Relay", "Health", "Last error", "State", "Connected", "Last success", "Events fetched",
-	"Oldest reached", "Newest reached", "Failures",
-}
+// relayColumns fit the window: what a relay is doing in words beside it;
+// the engine's figures and the raw error are in the selected row's details.
+var relayColumns = []string{"Relay", "Status", "Events received", "Last success"}
 
 func newRelaysView(g *GUI) *relaysView {
 	v := &relaysView{g: g}
 	v.form = newAddForm(g, "Add relay", "wss://relay.example.com", "Add relay", settings.NormalizeRelayURL,
 		func(url string) error { return g.eng.AddRelay(url) })
 	v.table = newTextTable(relayColumns...)
-	v.table.table.StickyColumnCount = 1 // the relay's URL stays in view while scrolling sideways
 	v.remove = widget.NewButton("Remove selected relay", v.removeRelay)
 	v.remove.Disable()
 	v.table.onSelect = func(key string) {
@@ -68,29 +64,41 @@ func (v *relaysView) render(s status.Snapshot) {
 	c := v.g.clock
 	rows := make([][]string, len(s.Relays))
 	exact := make([][]string, len(s.Relays))
+	details := make([]string, len(s.Relays))
 	for i, r := range s.Relays {
-		connected := "no"
-		if r.Connected {
-			connected = "yes"
-		}
-		health := r.Health
-		if r.NextRetry != 0 && !r.Connected {
-			health += ", " + c.retry(r.NextRetry)
-		}
-		lastError := r.LastError
-		if lastError == "" {
-			lastError = "—"
-		}
-		rows[i] = []string{
-			r.URL, health, lastError, r.State, connected, c.relative(r.LastSuccess, "never"), count(r.EventsFetched),
-			c.stamp(r.OldestReached, "—"), c.relative(r.NewestReached, "—"), fmt.Sprint(r.Failures),
-		}
+		rows[i] = []string{r.URL, relayDoing(r, c), count(r.EventsFetched), c.relative(r.LastSuccess, "never")}
 		exact[i] = make([]string, len(relayColumns))
-		exact[i][5], exact[i][8] = c.stamp(r.LastSuccess, ""), c.stamp(r.NewestReached, "")
+		exact[i][3] = c.stamp(r.LastSuccess, "")
+		details[i] = relayDetails(r, c)
 	}
 	v.table.setExact(exact)
+	v.table.setDetails(details)
 	v.table.setRows(rows)
 	v.showPass(s.Relays)
+}
+
+// relayDoing is a relay's state in words: connected, or what went wrong and
+// when we retry, or waiting for the next pass.
+func relayDoing(r status.Relay, c clock) string {
+	switch {
+	case r.Connected:
+		return "connected"
+	case r.LastError != "":
+		return relayTrouble(r, c)
+	case r.Health == status.HealthDead:
+		return "given up after a day of failures — retrying daily"
+	}
+	return "not connected (connects for each pass)"
+}
+
+// relayDetails are the engine's figures for a relay, for its details line.
+func relayDetails(r status.Relay, c clock) string {
+	d := fmt.Sprintf("Health: %s  ·  Connection: %s  ·  Failures in a row: %d  ·  Oldest reached: %s  ·  Newest reached: %s",
+		r.Health, r.State, r.Failures, c.stamp(r.OldestReached, "—"), c.stamp(r.NewestReached, "—"))
+	if r.LastError != "" {
+		d += "  ·  Last error (raw): " + r.LastError
+	}
+	return d
 }
 
 // showPass shows a bar per relay taking part in the running pass:

@@ -25,6 +25,10 @@ type reposView struct {
 	bootstrapError *inlineError
 	repos          *textTable
 	relays         *textTable
+	off            fyne.CanvasObject // what the tab is while repository sync is off
+	full           fyne.CanvasObject // its settings and tables
+	settingUp      bool              // the user chose to set it up
+	setUp          *widget.Button
 }
 
 var (
@@ -57,11 +61,25 @@ func newReposView(g *GUI) *reposView {
 	v.relays = newTextTable(repoRelayColumn...)
 	v.relays.table.StickyColumnCount = 1
 	// the tab scrolls as a whole; each table shows several rows and scrolls beyond
-	v.root = container.NewVScroll(container.NewVBox(
+	v.full = container.NewVBox(
 		settingsCard,
-		widget.NewCard("Repositories followed", "", fixedHeight(v.repos.root, 220)),
-		widget.NewCard("Sync relays", "", fixedHeight(v.relays.root, 220)),
-	))
+		widget.NewCard("Repositories followed", "", v.repos.fitted(8)),
+		widget.NewCard("Sync relays", "", v.relays.fitted(8)),
+	)
+	v.setUp = widget.NewButton("Set up repository sync", func() {
+		v.settingUp = true
+		v.render(v.g.last)
+	})
+	offText := widget.NewLabel("If you run this server publicly for git collaboration (NIP-34), it can keep the " +
+		"patches, issues and comments of the repositories whose announcements list this server, and serve them " +
+		"to git clients. For a personal web of trust you need nothing here.")
+	offText.Wrapping = fyne.TextWrapWord
+	v.off = widget.NewCard("Repository sync is off", "", container.NewVBox(offText, container.NewHBox(v.setUp)))
+	page := container.NewVScroll(container.NewVBox(v.off, v.full))
+	for _, t := range []*textTable{v.repos, v.relays, v.services.table} {
+		t.scrollsIn(page)
+	}
+	v.root = page
 	return v
 }
 
@@ -77,6 +95,13 @@ func (v *reposView) clearBootstrap() {
 
 func (v *reposView) render(s status.Snapshot) {
 	rs := s.RepoSync
+	if !rs.Enabled && !v.settingUp {
+		v.off.Show()
+		v.full.Hide()
+		return
+	}
+	v.off.Hide()
+	v.full.Show()
 	setText(v.summary, repoSummary(rs))
 	v.services.show(s.Settings.RepoSyncServices)
 	v.bootstrap.show(s.Settings.RepoSyncBootstrap)
@@ -104,7 +129,7 @@ func (v *reposView) render(s status.Snapshot) {
 		if r.CoolingUntil != 0 {
 			health += ", cooling down " + v.g.clock.relative(r.CoolingUntil, "")
 		} else if r.NextRetry != 0 && !r.Connected {
-			health += ", " + v.g.clock.retry(r.NextRetry)
+			health += ", " + v.g.clock.retrying(r.NextRetry)
 		}
 		if lastError == "" {
 			lastError = "—"

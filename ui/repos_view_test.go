@@ -49,7 +49,14 @@ func TestReposViewShowsRepositoriesAndSyncRelays(t *testing.T) {
 	g.showTab(tabRepos, 1400, 900)
 	assertShows(t, v.root, "Repositories followed", "Sync relays", "ngit", "wss://nos.lol", "This server's public URLs")
 
-	g.render(fixture()) // repository sync off
+	g.render(fixture()) // repository sync off: one short card, no empty tables
+	g.showTab(tabRepos, 1400, 901)
+	assertShows(t, v.root, "Repository sync is off", "Set up repository sync")
+	assertHides(t, v.root, "Repositories followed", "Sync relays")
+	test.Tap(v.setUp)
+	g.showTab(tabRepos, 1400, 902)
+	assertShows(t, v.root, "This server's public URLs")
+	assertHides(t, v.root, "Repository sync is off")
 	if !strings.HasPrefix(v.summary.Text, "Off.") || len(v.repos.rows) != 0 || len(v.relays.rows) != 0 {
 		t.Errorf("off: summary %q, %d repos, %d relays", v.summary.Text, len(v.repos.rows), len(v.relays.rows))
 	}

@@ -22,23 +22,44 @@ const AppID = "org.dtp.personal"
 // ErrNoDisplay is returned by Run when there is no display to open a window on.
 var ErrNoDisplay = errors.New("no display (DISPLAY and WAYLAND_DISPLAY are unset): run `dtp-personal serve --headless` instead")
 
+// RunOptions are what the desktop app adds to the window.
+type RunOptions struct {
+	// Names names people (nil: short npubs).
+	Names Names
+	// Raise brings the window up each time it receives: a second launch
+	// asks the running app this way.
+	Raise <-chan struct{}
+	// Version is the program's version, for the About line.
+	Version string
+}
+
 // Run shows the window and tray for eng and returns when the app stops:
 // after the user chooses Quit (quit, if not nil, is called first and should
 // stop the engine), when ctx ends (the same happens), or when the desktop
 // session ends the app.
-func Run(ctx context.Context, eng Engine, quit func()) error {
+func Run(ctx context.Context, eng Engine, opts RunOptions, quit func()) error {
 	if runtime.GOOS == "linux" && os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
 		return ErrNoDisplay
+	}
+	if dir := fyneConfigDir(); dir != "" {
+		repairPreferences(dir)
 	}
 	a := fyneapp.NewWithID(AppID)
 	a.SetIcon(fyne.NewStaticResource("dtp-personal.png", assets.IconPNG))
 	g := New(a, eng, quit)
+	if opts.Names != nil {
+		g.SetNames(opts.Names)
+	}
+	if opts.Version != "" {
+		g.version = opts.Version
+	}
 	if desk, ok := a.(desktop.App); ok {
 		g.AttachTray(NewSystemTray(desk))
 		desk.SetSystemTrayIcon(fyne.NewStaticResource("dtp-personal-tray.png", assets.TrayPNG))
 		if trayWatched() {
 			// Closing the window hides it; the tray's "Open window" brings it back.
 			desk.SetSystemTrayWindow(g.Window())
+			g.Window().SetCloseIntercept(g.hideToTray)
 		} else {
 			slog.Info("no system tray on this desktop: closing the window quits")
 			g.Window().SetCloseIntercept(g.Quit)
@@ -55,6 +76,16 @@ func Run(ctx context.Context, eng Engine, quit func()) error {
 		case <-ctx.Done():
 			g.Quit()
 		case <-stopped:
+		}
+	}()
+	go func() {
+		for {
+			select {
+			case <-opts.Raise:
+				fyne.Do(g.ShowWindow)
+			case <-stopped:
+				return
+			}
 		}
 	}()
 	lagReport := os.Getenv(LagReportEnv)

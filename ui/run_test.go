@@ -14,7 +14,7 @@ func TestRunWithoutDisplayFailsAtOnce(t *testing.T) {
 	t.Setenv("DISPLAY", "")
 	t.Setenv("WAYLAND_DISPLAY", "")
 	eng := &fakeEngine{}
-	if err := Run(context.Background(), eng, nil); !errors.Is(err, ErrNoDisplay) {
+	if err := Run(context.Background(), eng, RunOptions{}, nil); !errors.Is(err, ErrNoDisplay) {
 		t.Fatalf("Run without a display = %v, want ErrNoDisplay", err)
 	}
 	assertCalls(t, eng)

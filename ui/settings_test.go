@@ -31,7 +31,28 @@ func TestSettingsViewShowsSnapshot(t *testing.T) {
 			v.allowLAN.Checked, v.scope.Text, v.startAtLogin.Checked, v.repoSync.Text)
 	}
 	g.showTab(tabSettings, 1200, 1600)
-	assertShows(t, v.root, rootNpub, "Max total authors", "Start at login")
+	assertShows(t, v.root, rootNpub, "Start at login", "Advanced: frontier caps and heap limits")
+	assertHides(t, v.root, "Max total authors") // the caps wait behind Advanced
+	v.advanced.Open(0)
+	g.showTab(tabSettings, 1200, 1601)
+	assertShows(t, v.root, "Max total authors", limitHelp["maxTotalAuthors"], "Small network", "Large network")
+}
+
+// A preset fills the caps for the size of network followed; saving sends them.
+func TestSettingsLimitPresets(t *testing.T) {
+	g, eng := newTestGUI(t, tabSettings)
+	v := g.settings
+	v.fillPreset(0) // small
+	v.saveLimits()
+	v.fillPreset(2) // large
+	v.saveLimits()
+	g.settle()
+	small, large := presetLimits(0), presetLimits(2)
+	if small.MaxDepth != 3 || small.MaxTotalAuthors != 5000 || small.PageTimeoutSeconds != 30 ||
+		large.MaxDepth != settings.MaxDepthHardCap || large.HeapEdgeLimit != 20_000_000 || presetLimits(1) != settings.DefaultLimits() {
+		t.Errorf("presets small %+v large %+v", small, large)
+	}
+	assertCalls(t, eng, fmt.Sprintf("SetLimits %+v", small), fmt.Sprintf("SetLimits %+v", large))
 }
 
 func TestSettingsBadInputIsRefusedInline(t *testing.T) {
@@ -44,7 +65,7 @@ func TestSettingsBadInputIsRefusedInline(t *testing.T) {
 		rootNpub[:len(rootNpub)-1] + "q": "not a valid npub",
 		rootHex[:62]:                     "64-character hex",
 		"zz" + rootHex[2:]:               "64-character hex",
-		"nsec1whatever":                  "64-character hex",
+		"nsec1whatever":                  "secret key",
 	} {
 		v.rootForm.entry.SetText(input)
 		v.rootForm.submit()

@@ -27,6 +27,8 @@ type settingsView struct {
 
 	limits      []*syncedEntry // in settings.LimitFields order
 	limitsError *inlineError
+	advanced    *widget.Accordion // the caps, closed until opened
+	data        *dataCard
 
 	interval *widget.Select
 
@@ -58,7 +60,7 @@ func newSettingsView(g *GUI) *settingsView {
 		hexKey := row[1]
 		g.call("Remove root", func() error { return g.eng.RemoveRoot(hexKey) }, nil)
 	})
-	rootsTable := fixedHeight(v.roots.root, 150) // room for a few roots; the table scrolls beyond
+	rootsTable := v.roots.fitted(5) // a few roots; the table scrolls beyond
 	rootsCard := widget.NewCard("Roots", "Whose web of trust to follow", container.NewVBox(
 		v.rootForm.root,
 		rootsTable,
@@ -69,16 +71,21 @@ func newSettingsView(g *GUI) *settingsView {
 	for _, f := range settings.LimitFields {
 		e := newSyncedEntry(g)
 		v.limits = append(v.limits, e)
-		limitsForm.Append(f.Label, e.entry)
+		item := widget.NewFormItem(f.Label, e.entry)
+		item.HintText = limitHelp[f.JSON]
+		limitsForm.AppendItem(item)
 	}
-	capsCard := widget.NewCard("Frontier caps and heap limits", "", container.NewVBox(
-		limitsForm,
-		v.limitsError.label,
-		container.NewHBox(
-			widget.NewButton("Save limits", v.saveLimits),
-			widget.NewButton("Fill in defaults", v.fillDefaultLimits),
-		),
-	))
+	presets := container.NewHBox(widget.NewLabel("Fill in for a"))
+	for i, p := range limitPresets {
+		presets.Add(widget.NewButton(p.name, func() { v.fillPreset(i) }))
+	}
+	capsCard := widget.NewCard("", "How much of the network is followed and kept; the defaults suit most people",
+		container.NewVBox(
+			presets,
+			limitsForm,
+			v.limitsError.label,
+			container.NewHBox(widget.NewButton("Save limits", v.saveLimits)),
+		))
 
 	choices := make([]string, len(settings.IntervalChoices))
 	for i, m := range settings.IntervalChoices {
@@ -123,7 +130,14 @@ func newSettingsView(g *GUI) *settingsView {
 			widget.NewLabel("Web pages allowed to read and write"), v.origins.root,
 		))
 
-	v.root = container.NewVScroll(container.NewVBox(rootsCard, capsCard, serverCard, accessCard))
+	// what people set first; the caps are for those who know they need them
+	v.advanced = widget.NewAccordion(widget.NewAccordionItem("Advanced: frontier caps and heap limits", capsCard))
+	v.data = newDataCard(g)
+	page := container.NewVScroll(container.NewVBox(rootsCard, serverCard, v.advanced, accessCard, v.data.root))
+	for _, t := range []*textTable{v.roots, v.hosts.table, v.origins.table} {
+		t.scrollsIn(page)
+	}
+	v.root = page
 	return v
 }
 
@@ -152,13 +166,6 @@ func (v *settingsView) parseLimits() (settings.Limits, error) {
 func (v *settingsView) saveLimits() {
 	l, err := v.parseLimits()
 	callChecked(v.g, "Save limits", v.limitsError, l, err, v.g.eng.SetLimits)
-}
-
-func (v *settingsView) fillDefaultLimits() {
-	d := settings.DefaultLimits()
-	for i, f := range settings.LimitFields {
-		v.limits[i].SetText(strconv.Itoa(*f.Of(&d)))
-	}
 }
 
 func (v *settingsView) chooseInterval(label string) {
@@ -199,6 +206,7 @@ func (v *settingsView) newSettingCheck(label string, current func(settings.Setti
 }
 
 func (v *settingsView) render(s status.Snapshot) {
+	v.data.render(s)
 	rows := make([][]string, len(s.Frontier.Roots))
 	for i, r := range s.Frontier.Roots {
 		rows[i] = []string{displayKey(r), r}

@@ -5,6 +5,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"dtp-personal/engine/settings"
@@ -13,24 +14,27 @@ import (
 
 // statusView is the Status tab: strategy, state, coverage, sync times, heap.
 type statusView struct {
-	g     *GUI
-	root  fyne.CanvasObject
-	setup *setupCard
+	g      *GUI
+	root   fyne.CanvasObject
+	setup  *setupCard
+	client *clientCard
 
 	strategy *widget.RadioGroup
 	syncNow  *widget.Button
 	pause    *widget.Button
 
+	summary                    *widget.Label // the one line a person reads first
 	state, coverage, reasons   *widget.Label
 	lastSync, nextSync, period *widget.Label
 	nodes, edges, heapLimit    *widget.Label
 	graphVersion               *widget.Label
 	form                       *widget.Form
 	nextSyncItem               *widget.FormItem
+	diagnostics                *widget.Accordion // the engine's figures, closed until asked for
 }
 
 func newStatusView(g *GUI) *statusView {
-	v := &statusView{g: g, setup: newSetupCard(g)}
+	v := &statusView{g: g, setup: newSetupCard(g), client: newClientCard(g)}
 	labels := make([]string, len(settings.Strategies))
 	for i, id := range settings.Strategies {
 		labels[i] = settings.StrategyLabel(id)
@@ -43,12 +47,13 @@ func newStatusView(g *GUI) *statusView {
 	v.pause = widget.NewButton("Pause sync", v.togglePause)
 
 	for _, l := range []**widget.Label{
-		&v.state, &v.coverage, &v.reasons, &v.lastSync, &v.nextSync, &v.period,
+		&v.summary, &v.state, &v.coverage, &v.reasons, &v.lastSync, &v.nextSync, &v.period,
 		&v.nodes, &v.edges, &v.heapLimit, &v.graphVersion,
 	} {
 		*l = widget.NewLabel("")
 		(*l).Wrapping = fyne.TextWrapWord
 	}
+	v.summary.TextStyle.Bold = true
 	v.nextSyncItem = widget.NewFormItem("Next sync", v.nextSync)
 	v.form = widget.NewForm(
 		widget.NewFormItem("State", v.state),
@@ -57,20 +62,35 @@ func newStatusView(g *GUI) *statusView {
 		widget.NewFormItem("Last sync", v.lastSync),
 		v.nextSyncItem,
 		widget.NewFormItem("Interval", v.period),
+	)
+	v.diagnostics = widget.NewAccordion(widget.NewAccordionItem("Diagnostics", widget.NewForm(
 		widget.NewFormItem("Heap nodes", v.nodes),
 		widget.NewFormItem("Heap edges", v.edges),
 		widget.NewFormItem("Heap limit", v.heapLimit),
 		widget.NewFormItem("Graph version", v.graphVersion),
-	)
+	)))
 	v.root = container.NewVScroll(container.NewVBox(
+		v.summary,
 		v.setup.root,
 		widget.NewCard("Sync strategy", "", container.NewVBox(
 			v.strategy,
+			helpText(strategiesHelp()),
 			container.NewHBox(v.syncNow, v.pause),
 		)),
 		v.form,
+		v.client.root,
+		v.diagnostics,
 	))
 	return v
+}
+
+// helpText is a small, wrapped explanation under a control.
+func helpText(text string) *widget.Label {
+	l := widget.NewLabel(text)
+	l.Wrapping = fyne.TextWrapWord
+	l.Importance = widget.LowImportance
+	l.SizeName = theme.SizeNameCaptionText
+	return l
 }
 
 func (v *statusView) chooseStrategy(label string) {
@@ -97,6 +117,7 @@ func (v *statusView) togglePause() {
 
 func (v *statusView) render(s status.Snapshot) {
 	v.setup.render(s)
+	v.client.render(s)
 	showSelected(v.strategy, settings.StrategyLabel(s.Strategy))
 	if s.Paused {
 		setButtonText(v.pause, "Resume sync")
@@ -105,7 +126,12 @@ func (v *statusView) render(s status.Snapshot) {
 	}
 
 	c := v.g.clock
-	setText(v.state, stateLabel(s, c))
+	setText(v.summary, summaryLine(s, c))
+	state := stateLabel(s, c)
+	if v.g.passStored.running {
+		state += " · " + plural(int(v.g.passStored.stored), "event") + " stored so far"
+	}
+	setText(v.state, state)
 	setText(v.coverage, s.Coverage.State)
 	if len(s.Coverage.Reasons) == 0 {
 		setText(v.reasons, "—")

@@ -29,8 +29,12 @@ type textTable struct {
 	headers  []string
 	widths   []float32
 	rows     [][]string
-	exact    [][]string // optional: cells' exact values, same shape as rows
-	selected string     // key of the selected row, "" when none
+	exact    [][]string        // optional: cells' exact values, same shape as rows
+	details  []string          // optional: more about each row, shown after its cells when selected
+	space    *canvas.Rectangle // sets the height of a fitted table; nil when not fitted
+	wheel    *wheelPass        // takes the wheel over a fitted table
+	maxRows  int               // the most rows a fitted table grows to
+	selected string            // key of the selected row, "" when none
 	onSelect func(key string)
 }
 
@@ -89,10 +93,12 @@ func (t *textTable) choose(key string) {
 // dropping it when that row is gone.
 func (t *textTable) setRows(rows [][]string) {
 	if slices.EqualFunc(rows, t.rows, slices.Equal) {
-		return // a refresh would redraw every visible cell for nothing
+		t.showDetail() // the details may have changed; a refresh would redraw every visible cell for nothing
+		return
 	}
 	t.rows = rows
 	t.fitColumns()
+	t.fitHeight()
 	if t.selected != "" {
 		at := -1
 		for i, row := range rows {
@@ -115,6 +121,10 @@ func (t *textTable) setRows(rows [][]string) {
 // setExact gives the cells' exact values (same shape as the rows, "" where
 // the cell says it all), shown for the selected row; call before setRows.
 func (t *textTable) setExact(exact [][]string) { t.exact = exact }
+
+// setDetails gives each row more to show when selected (what does not fit
+// in columns); call before setRows.
+func (t *textTable) setDetails(details []string) { t.details = details }
 
 // fitColumns sizes each column to its header and its longest cell.
 func (t *textTable) fitColumns() {
@@ -140,6 +150,7 @@ func (t *textTable) showDetail() {
 	row := t.selectedRow()
 	if row == nil {
 		t.detail.Hide()
+		t.fitHeight()
 		return
 	}
 	at := slices.IndexFunc(t.rows, func(r []string) bool { return r[0] == t.selected })
@@ -150,8 +161,12 @@ func (t *textTable) showDetail() {
 		}
 		parts = append(parts, t.headers[col]+": "+text)
 	}
+	if at < len(t.details) && t.details[at] != "" {
+		parts = append(parts, t.details[at])
+	}
 	setText(t.detail, strings.Join(parts, "  ·  "))
 	t.detail.Show()
+	t.fitHeight()
 }
 
 // selectedRow is the selected row's cells, or nil.
@@ -164,10 +179,37 @@ func (t *textTable) selectedRow() []string {
 	return nil
 }
 
-// fixedHeight gives a table a minimum height inside a box that would
-// otherwise shrink it to one row.
-func fixedHeight(table fyne.CanvasObject, height float32) fyne.CanvasObject {
-	space := canvas.NewRectangle(color.Transparent)
-	space.SetMinSize(fyne.NewSize(0, height))
-	return container.NewStack(space, table)
+// fitted is the table (and its details line) as tall as its rows, up to
+// maxRows (it scrolls beyond), inside a box that would otherwise shrink it
+// to one row; an empty table keeps room for one row.
+func (t *textTable) fitted(maxRows int) fyne.CanvasObject {
+	t.space = canvas.NewRectangle(color.Transparent)
+	t.maxRows = maxRows
+	t.fitHeight()
+	t.wheel = newWheelPass(t)
+	return container.NewStack(t.space, t.root, t.wheel)
+}
+
+// scrollsIn names the page a fitted table lies in: the wheel over the
+// table scrolls the page once the table has nothing more to show.
+func (t *textTable) scrollsIn(page *container.Scroll) { t.wheel.page = page }
+
+// rowHeight is the height of one table row (and the header).
+func rowHeight() float32 {
+	return widget.NewLabel("Xy").MinSize().Height + theme.SeparatorThicknessSize()
+}
+
+// fitHeight sizes the space to the header and the rows shown.
+func (t *textTable) fitHeight() {
+	if t.space == nil {
+		return
+	}
+	h := rowHeight() * float32(1+min(max(len(t.rows), 1), t.maxRows))
+	if t.detail.Visible() {
+		h += t.detail.MinSize().Height
+	}
+	if h != t.space.MinSize().Height {
+		t.space.SetMinSize(fyne.NewSize(0, h))
+		t.space.Refresh()
+	}
 }

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -41,13 +42,52 @@ func (g *GUI) AttachTray(host TrayHost) {
 }
 
 // menuKey is what the menu shows from a snapshot: the menu is rebuilt only
-// when it changes (a rebuild resets the desktop's copy of the menu).
-func menuKey(s status.Snapshot) string {
-	return fmt.Sprintf("%s|%d|%t", s.Strategy, s.IntervalMinutes, s.Paused)
+// when it changes (a rebuild resets the desktop's copy of the menu), so its
+// status line says the state without the figures that change every second.
+func menuKey(s status.Snapshot, c clock) string {
+	return fmt.Sprintf("%s|%d|%t|%s", s.Strategy, s.IntervalMinutes, s.Paused, menuStatus(s, c))
+}
+
+// trayTitleMax is the most characters of the tray title: hosts that show
+// it give it a line in a panel.
+const trayTitleMax = 60
+
+// trayTitle is the tray's title and tooltip: the state, cut short.
+func trayTitle(s status.Snapshot, c clock) string {
+	line := "DTP Personal: " + stateLabel(s, c)
+	if repos := repoStateLabel(s.RepoSync); repos != "" {
+		line += " · " + repos
+	}
+	return cutText(line, trayTitleMax)
+}
+
+// menuStatus is the tray menu's first, disabled line (tray hosts such as
+// GNOME's never show the title): the state without running figures.
+func menuStatus(s status.Snapshot, c clock) string {
+	if s.State == status.StateRunning && !s.Paused {
+		return "Syncing…"
+	}
+	calm := s // without retry times, which change every second
+	calm.Relays = make([]status.Relay, len(s.Relays))
+	for i, r := range s.Relays {
+		r.NextRetry = 0
+		calm.Relays[i] = r
+	}
+	words := stateLabel(calm, c)
+	return cutText(strings.ToUpper(words[:1])+words[1:], 2*trayTitleMax)
+}
+
+// cutText shortens text to at most n characters, ending in "…".
+func cutText(text string, n int) string {
+	r := []rune(text)
+	if len(r) <= n {
+		return text
+	}
+	return string(r[:n-1]) + "…"
 }
 
 func (t *tray) render(s status.Snapshot) {
-	if key := menuKey(s); t.menu == nil || key != t.shown {
+	if key := menuKey(s, t.g.clock); t.menu == nil || key != t.shown {
 		t.shown = key
 		if t.menu == nil {
 			t.menu = fyne.NewMenu("DTP Personal")
@@ -55,10 +95,7 @@ func (t *tray) render(s status.Snapshot) {
 		t.menu.Items = t.items(s)
 		t.host.SetSystemTrayMenu(t.menu)
 	}
-	line := "DTP Personal: " + stateLabel(s, t.g.clock)
-	if repos := repoStateLabel(s.RepoSync); repos != "" {
-		line += " · " + repos
-	}
+	line := trayTitle(s, t.g.clock)
 	if line != t.status || time.Since(t.statusAt) > statusReassert {
 		t.status, t.statusAt = line, time.Now()
 		t.host.SetStatus(line)
@@ -68,7 +105,9 @@ func (t *tray) render(s status.Snapshot) {
 // items are the tray menu's entries for a snapshot.
 func (t *tray) items(s status.Snapshot) []*fyne.MenuItem {
 	g := t.g
-	var items []*fyne.MenuItem
+	statusLine := fyne.NewMenuItem(menuStatus(s, g.clock), nil)
+	statusLine.Disabled = true
+	items := []*fyne.MenuItem{statusLine, fyne.NewMenuItemSeparator()}
 	for _, id := range settings.Strategies {
 		item := fyne.NewMenuItem(settings.StrategyLabel(id), func() {
 			if id != g.last.Strategy {
@@ -108,6 +147,7 @@ func (t *tray) items(s status.Snapshot) []*fyne.MenuItem {
 			g.call(pauseLabel, func() error { return g.eng.SetPaused(paused) }, nil)
 		}),
 		fyne.NewMenuItemSeparator(),
+		fyne.NewMenuItem("Copy WebSocket URL", g.copyServerURL),
 		fyne.NewMenuItem("Open window", g.ShowWindow),
 		quit,
 	)

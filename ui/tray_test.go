@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
 
 	"dtp-personal/engine/settings"
 )
@@ -49,7 +50,7 @@ func TestTrayMenuShowsStrategiesAndState(t *testing.T) {
 			labels = append(labels, it.Label)
 		}
 	}
-	want := "Interval (trusted network)|Continuous (trusted network)|Subscribe all|Interval|Sync now|Pause sync|Open window|Quit"
+	want := "Syncing…|Interval (trusted network)|Continuous (trusted network)|Subscribe all|Interval|Sync now|Pause sync|Copy WebSocket URL|Open window|Quit"
 	if got := strings.Join(labels, "|"); got != want {
 		t.Fatalf("tray items = %s\nwant %s", got, want)
 	}
@@ -69,10 +70,17 @@ func TestTrayMenuShowsStrategiesAndState(t *testing.T) {
 	if got := strings.Join(intervals, "|"); got != "Every 5 min|Every 15 min*|Every 30 min|Every 60 min|Manual only" {
 		t.Errorf("interval submenu = %s", got)
 	}
+	item(t, m, "Copy WebSocket URL").Action()
+	if got := g.app.Clipboard().Content(); got != "ws://127.0.0.1:7447" {
+		t.Errorf("tray copied %q, want the server's WebSocket URL", got)
+	}
+	if !m.Items[0].Disabled {
+		t.Error("the tray's status line is not disabled")
+	}
 	if !item(t, m, "Quit").IsQuit {
 		t.Error("Quit is not marked as the quit item")
 	}
-	if got := host.statuses; len(got) != 1 || got[0] != "DTP Personal: syncing 42% — trust pass" {
+	if got := host.statuses; len(got) != 1 || got[0] != "DTP Personal: syncing: 420 of 1,000 authors (trust pass)" {
 		t.Errorf("tray status = %q", got)
 	}
 }
@@ -103,7 +111,7 @@ func TestTrayRebuildsMenuOnlyWhenItChanges(t *testing.T) {
 	if len(host.menus) != 1 {
 		t.Fatalf("menu rebuilt %d times for a progress change", len(host.menus)-1)
 	}
-	if last := host.statuses[len(host.statuses)-1]; last != "DTP Personal: syncing 90% — trust pass" {
+	if last := host.statuses[len(host.statuses)-1]; last != "DTP Personal: syncing: 900 of 1,000 authors (trust pass)" {
 		t.Errorf("status after progress = %q", last)
 	}
 	g.render(s)
@@ -124,6 +132,7 @@ func TestTrayRebuildsMenuOnlyWhenItChanges(t *testing.T) {
 		t.Error("rebuilt menu does not check the new strategy")
 	}
 	item(t, m, "Resume sync") // the pause item flips
+	item(t, m, "Paused")      // and the status line
 	if last := host.statuses[len(host.statuses)-1]; last != "DTP Personal: paused" {
 		t.Errorf("status when paused = %q", last)
 	}
@@ -149,4 +158,15 @@ func TestQuitCallsCallbackOnceAndStopsSubscription(t *testing.T) {
 	if !eng.cancelled {
 		t.Error("Quit did not cancel the engine subscription")
 	}
+}
+
+// Closing the window the first time says once that the app keeps running
+// in the tray; later closes only hide the window.
+func TestFirstCloseSaysTheAppKeepsRunning(t *testing.T) {
+	g, _ := newTestGUI(t, tabStatus)
+	g.win.Show()
+	test.AssertNotificationSent(t, fyne.NewNotification("DTP Personal keeps running",
+		"It goes on syncing in the tray. Open the window again from the tray icon; Quit there stops it."), g.hideToTray)
+	g.win.Show()
+	test.AssertNotificationSent(t, nil, g.hideToTray)
 }

@@ -54,11 +54,12 @@ func (b *verdictBadge) show(verdict string) {
 	b.root.Refresh()
 }
 
-// verdictReason says in one sentence what the verdict was made of: who
-// spoke at the deciding degree and the percentage that decided.
+// verdictReason says what the verdict was made of: the counts at the
+// deciding degree and the percentage that decided, against the band. Empty
+// when nobody spoke (the verdict sentence says so).
 func verdictReason(a resolver.Answer) string {
 	if a.Degree == 0 {
-		return "Nobody your web of trust follows has said anything about this."
+		return ""
 	}
 	d := a.Degrees[0]
 	who := "You"

@@ -29,10 +29,10 @@ func TestStatusViewShowsSnapshot(t *testing.T) {
 		"pause button":  v.pause.Text,
 	}
 	want := map[string]string{
-		"state":    "syncing 42% — trust pass",
+		"state":    "syncing: 420 of 1,000 authors (trust pass) · 0 events stored so far",
 		"coverage": "partial",
 		"reasons": "• frontier cut by maxTotalAuthors (1,234 authors), maxAuthorsPerLevel (56 authors)\n" +
-			"• relay wss://gone.example failed: dial tcp: connection refused, retry in 20 s",
+			"• relay wss://gone.example: unreachable: connection refused — retrying in 20 s",
 		"last sync":     "5 min ago",
 		"next sync":     "in 10 min",
 		"interval":      "Every 15 min",
@@ -49,7 +49,12 @@ func TestStatusViewShowsSnapshot(t *testing.T) {
 		}
 	}
 	g.tabs.SelectIndex(tabStatus)
-	assertShows(t, g.win.Content(), "Subscribe all", "syncing 42% — trust pass", "Graph version", "Next sync")
+	assertShows(t, g.win.Content(), "Subscribe all", "syncing: 420 of 1,000 authors (trust pass) · 0 events stored so far",
+		"Next sync", "Diagnostics", "20,000 people in your web of trust · 98,765 statements · syncing · updated 5 min ago")
+	// the engine's figures are under Diagnostics, closed until opened
+	assertHides(t, g.win.Content(), "Graph version")
+	v.diagnostics.Open(0)
+	assertShows(t, g.win.Content(), "Graph version")
 
 	s := fixture()
 	s.Paused, s.Strategy, s.State = true, settings.GlobalContinuous, status.StateLive
@@ -95,24 +100,29 @@ func TestRelaysViewShowsHealthAndProgress(t *testing.T) {
 		t.Fatalf("%d relay rows, want 2", len(v.table.rows))
 	}
 	wantRows := [][]string{
-		{"wss://relay.damus.io", "healthy", "—", "running", "yes", "1 min ago", "123,456", "2023-01-01 00:00", "1 min ago", "0"},
-		{"wss://gone.example", "backoff, retry in 20 s", "dial tcp: connection refused", "reconnecting", "no", "never", "0", "—", "—", "3"},
+		{"wss://relay.damus.io", "connected", "123,456", "1 min ago"},
+		{"wss://gone.example", "unreachable: connection refused — retrying in 20 s", "0", "never"},
 	}
 	for i, want := range wantRows {
 		if got := v.table.rows[i]; strings.Join(got, "|") != strings.Join(want, "|") {
 			t.Errorf("row %d:\n got %q\nwant %q", i, got, want)
 		}
 	}
-	// at the window's usual width the last error is in view, every title whole
+	// at the window's usual width every column is in view, every title whole
 	g.showTab(tabRelays, 1040, 500)
-	assertShows(t, v.root, "Relay", "Last error", "Connected", "Events fetched", "wss://relay.damus.io",
-		"backoff, retry in 20 s", "123,456", "dial tcp: connection refused")
+	assertShows(t, v.root, "Relay", "Status", "Events received", "Last success", "wss://relay.damus.io",
+		"unreachable: connection refused — retrying in 20 s", "123,456")
 
 	// a selected row shows in full, times exact beside their short form
 	v.table.table.Select(fyneCell(0))
 	if got := v.table.detail.Text; !strings.Contains(got, "Last success: 1 min ago (2026-03-14 11:59)") ||
-		!strings.Contains(got, "Relay: wss://relay.damus.io") {
+		!strings.Contains(got, "Relay: wss://relay.damus.io") || !strings.Contains(got, "Oldest reached: 2023-01-01 00:00") {
 		t.Errorf("detail of the selected relay = %q", got)
+	}
+	// the raw error is in the failed relay's details
+	v.table.table.Select(fyneCell(1))
+	if got := v.table.detail.Text; !strings.Contains(got, "Last error (raw): dial tcp: connection refused") {
+		t.Errorf("detail of the failed relay = %q", got)
 	}
 }
 
@@ -248,7 +258,7 @@ func TestFrontierViewShowsRootsDepthsAndTruncation(t *testing.T) {
 	g, _ := newTestGUI(t, tabFrontier)
 	v := g.frontier
 	root2, _ := displayKeyOK(root2Hex)
-	if want := rootNpub + "\n" + root2; v.roots.Text != want {
+	if want := "you: " + rootNpub + "\nyou: " + root2; v.roots.Text != want {
 		t.Errorf("roots = %q, want %q", v.roots.Text, want)
 	}
 	if v.size.Text != "20,000 authors" || v.sessionRoots.Text != "1 from connected clients" {
@@ -266,7 +276,7 @@ func TestFrontierViewShowsRootsDepthsAndTruncation(t *testing.T) {
 		t.Error("'not cut' shown while the walk was cut")
 	}
 	g.showTab(tabFrontier, 1000, 700)
-	assertShows(t, v.root, rootNpub+"\n"+root2, "maxAuthorsPerLevel", "56", "15,048 authors", "roots", "depth 3 (cut)")
+	assertShows(t, v.root, "you: "+rootNpub+"\nyou: "+root2, "maxAuthorsPerLevel", "56", "15,048 authors", "roots", "depth 3 (cut)")
 
 	s := fixture()
 	s.Frontier = status.Frontier{}
@@ -285,7 +295,7 @@ func TestActivityViewShowsProgressAndRejections(t *testing.T) {
 	if v.progress.Value != 420 || v.progress.Max != 1000 {
 		t.Errorf("progress bar %v of %v, want 420 of 1000", v.progress.Value, v.progress.Max)
 	}
-	if v.pass.Text != "trust pass: 420 of 1,000" || v.rate.Text != "12.5 events/s" || v.accepted.Text != "5,000" ||
+	if v.pass.Text != "trust pass: 420 of 1,000 authors done · 0 events stored so far" || v.rate.Text != "12.5 events/s" || v.accepted.Text != "5,000" ||
 		v.duplicates.Text != "700" || v.rejected.Text != "2" {
 		t.Errorf("pass %q rate %q accepted %q duplicates %q rejected %q",
 			v.pass.Text, v.rate.Text, v.accepted.Text, v.duplicates.Text, v.rejected.Text)
@@ -303,10 +313,15 @@ func TestActivityViewShowsProgressAndRejections(t *testing.T) {
 	assertShows(t, v.root, "42%", "signature: invalid schnorr signature", "Rule")
 
 	s := fixture()
-	s.Progress = status.Progress{}
+	s.Ingest.Accepted += 250 // stored during the pass
 	g.render(s)
-	if v.progress.Value != 0 || v.pass.Text != "No pass running" {
-		t.Errorf("idle: progress %v, pass %q", v.progress.Value, v.pass.Text)
+	if want := "trust pass: 420 of 1,000 authors done · 250 events stored so far"; v.pass.Text != want {
+		t.Errorf("pass = %q, want %q", v.pass.Text, want)
+	}
+	s.Progress, s.State = status.Progress{}, status.StateIdle
+	g.render(s)
+	if v.progress.Visible() || v.pass.Text != "No pass running" {
+		t.Errorf("idle: progress bar shown %t, pass %q", v.progress.Visible(), v.pass.Text)
 	}
 }
 
@@ -345,7 +360,7 @@ func TestStateLabel(t *testing.T) {
 		change func(*status.Snapshot)
 		want   string
 	}{
-		{"syncing", func(*status.Snapshot) {}, "syncing 42% — trust pass"},
+		{"syncing", func(*status.Snapshot) {}, "syncing: 420 of 1,000 authors (trust pass)"},
 		{"syncing without total", func(s *status.Snapshot) { s.Progress.Total = 0 }, "syncing"},
 		{"live", func(s *status.Snapshot) { s.State, s.Coverage = status.StateLive, status.Coverage{State: "complete"} }, "live on 1 of 2 relays"},
 		{"live, partial", func(s *status.Snapshot) { s.State = status.StateLive },
@@ -355,7 +370,7 @@ func TestStateLabel(t *testing.T) {
 		},
 			"reconnecting (1 of 2 relays up)"},
 		{"partial pass", func(s *status.Snapshot) { s.State, s.Coverage.Reasons = status.StatePartial, s.Coverage.Reasons[1:] },
-			"partial: relay wss://gone.example failed: dial tcp: connection refused, retry in 20 s"},
+			"partial: relay wss://gone.example: unreachable: connection refused — retrying in 20 s"},
 		{"error", func(s *status.Snapshot) {
 			s.State = status.StateError
 			s.Coverage.Reasons = []string{"database locked"}
@@ -437,18 +452,127 @@ func TestWindowShortcutsWorkFromAnEntry(t *testing.T) {
 	}
 }
 
-// A relay whose retry time has come says "retry due", not "retry 2 s ago".
+// A relay whose retry time has come says "retrying now", not "retrying 2 s ago".
 func TestRetryTimeThatPassedIsDue(t *testing.T) {
 	g, _ := newTestGUI(t, tabRelays)
 	s := fixture()
 	s.Relays[1].NextRetry = fixtureNow.Unix() - 2
 	g.render(s)
-	if got := g.relays.table.rows[1][1]; got != "backoff, retry due" {
+	if got := g.relays.table.rows[1][1]; got != "unreachable: connection refused — retrying now" {
 		t.Errorf("health of a relay past its retry time = %q", got)
 	}
 	facts := coverageFacts{clock: g.clock, relays: s.Relays}
 	if got, want := facts.words(status.RelayFailed("wss://gone.example")),
-		"relay wss://gone.example failed: dial tcp: connection refused, retry due"; got != want {
+		"relay wss://gone.example: unreachable: connection refused — retrying now"; got != want {
 		t.Errorf("coverage reason = %q, want %q", got, want)
+	}
+}
+
+// A coverage reason the user has dealt with goes at once, not after the
+// next pass: "no sync relays configured" once a relay is added, a failed
+// relay's reason once it is removed.
+func TestStaleCoverageReasonsVanishAtOnce(t *testing.T) {
+	g, _ := newTestGUI(t, tabStatus)
+	s := fixture()
+	s.State = status.StatePartial
+	s.Coverage = status.NewCoverage(status.ReasonNoRelays, status.RelayFailed("wss://removed.example"))
+	g.render(s)
+	if got := g.status.reasons.Text; got != "—" {
+		t.Errorf("reasons = %q, want none: relays are configured and the failed one is gone", got)
+	}
+	if got := g.status.state.Text; got != "partial: waiting for the next pass" {
+		t.Errorf("state = %q", got)
+	}
+	s.Relays = nil
+	g.render(s)
+	if got := g.status.reasons.Text; got != "• no sync relays configured" {
+		t.Errorf("reasons without relays = %q", got)
+	}
+}
+
+func TestSummaryLineBeforeTheFirstPass(t *testing.T) {
+	g, _ := newTestGUI(t, tabStatus)
+	s := fixture()
+	s.LastSync, s.Frontier.Size, s.Heap.Edges, s.State = 0, 1, 1, status.StateLive
+	s.Coverage = status.Coverage{State: status.StateComplete}
+	g.render(s)
+	if got, want := g.status.summary.Text, "1 person in your web of trust · 1 statement · live on 1 of 2 relays · Last sync: never"; got != want {
+		t.Errorf("summary = %q, want %q", got, want)
+	}
+}
+
+func TestTrayTitleStaysShort(t *testing.T) {
+	g, _ := newTestGUI(t, tabStatus)
+	s := fixture()
+	s.State = status.StatePartial
+	if got := trayTitle(s, g.clock); len([]rune(got)) > trayTitleMax || !strings.HasSuffix(got, "…") {
+		t.Errorf("tray title %q (%d characters), want at most %d, cut with …", got, len([]rune(got)), trayTitleMax)
+	}
+}
+
+// The Status tab says how a client connects and what it can do there, and
+// a line per strategy says what it does.
+func TestStatusViewShowsHowToConnectAClient(t *testing.T) {
+	g, _ := newTestGUI(t, tabStatus)
+	g.showTab(tabStatus, 1040, 1400)
+	assertShows(t, g.win.Content(), "Use it with your client", "ws://127.0.0.1:7447", strategiesHelp())
+	for _, line := range strings.Split(strategiesHelp(), "\n") {
+		if strings.HasSuffix(line, ": ") {
+			t.Errorf("a strategy without help: %q", line)
+		}
+	}
+	test.Tap(g.status.client.copy)
+	if got := g.app.Clipboard().Content(); got != "ws://127.0.0.1:7447" {
+		t.Errorf("copied %q", got)
+	}
+	published := false
+	for text := range shownTexts(g.win.Content()) {
+		published = published || strings.Contains(text, "This app never publishes anywhere")
+	}
+	if !published {
+		t.Error("the card does not say that nothing is published")
+	}
+}
+
+// Switching tabs never changes what the window needs, so it never resizes
+// (once each tab has shown its content).
+func TestTabSwitchKeepsTheWindowsSize(t *testing.T) {
+	g, _ := newTestGUI(t, tabStatus)
+	for i := range g.tabs.Items {
+		g.tabs.SelectIndex(i)
+	}
+	g.tabs.SelectIndex(tabStatus)
+	want := g.win.Content().MinSize()
+	for i := range g.tabs.Items {
+		g.tabs.SelectIndex(i)
+		if got := g.win.Content().MinSize(); got != want {
+			t.Errorf("tab %d: the window needs %v, on the Status tab %v", i, got, want)
+		}
+	}
+}
+
+// My network lists the people at a depth, by name where known, with who
+// brought them in, and narrows to what is searched.
+func TestMyNetworkListsPeopleAndWhoBroughtThemIn(t *testing.T) {
+	g, _ := newTestGUI(t, tabFrontier)
+	g.SetNames(&knownNames{names: map[string]string{aliceHex: "Alice"}})
+	l := g.frontier.people
+	l.refresh(true) // the names are read as the list is drawn
+	if l.depth.Selected != "1 hop from you" {
+		t.Fatalf("depth %q, want the people you trust first", l.depth.Selected)
+	}
+	want := [][]string{{"Alice", displayKey(aliceHex), "you"}, {shortKey(bobHex), displayKey(bobHex), "you"}}
+	if got := l.table.rows; len(got) != 2 || strings.Join(got[0], "|") != strings.Join(want[0], "|") ||
+		strings.Join(got[1], "|") != strings.Join(want[1], "|") || l.count.Text != "2 people" {
+		t.Errorf("rows %q (%q), want %q", got, l.count.Text, want)
+	}
+	l.search.SetText("ali")
+	if got := l.table.rows; len(got) != 1 || got[0][0] != "Alice" || l.count.Text != "1 person" {
+		t.Errorf("search 'ali': rows %q (%q)", got, l.count.Text)
+	}
+	l.search.SetText("")
+	l.depth.SetSelected(depthLabel(0))
+	if got := l.table.rows; len(got) != 2 || got[0][0] != "you" || got[0][2] != "—" {
+		t.Errorf("depth 0: rows %q", got)
 	}
 }

@@ -20,6 +20,10 @@ func ParsePubkey(s string) (string, error) {
 	switch {
 	case lower == "":
 		return "", errors.New("enter an npub or a 64-character hex public key")
+	case strings.HasPrefix(lower, "nsec1"):
+		// never echoed: an error message ends up in terminals, logs and screenshots
+		return "", errors.New("that is a secret key (nsec1…), not a public key: never paste it anywhere, " +
+			"anyone who has it can post as you; enter your npub (public key) instead")
 	case strings.HasPrefix(lower, "npub1"):
 		hex, err := validation.DecodeNpub(lower)
 		if err != nil {

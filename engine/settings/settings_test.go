@@ -145,10 +145,15 @@ func TestParsePubkey(t *testing.T) {
 		"npub1notakey":           "not a valid npub",
 		npub[:len(npub)-1] + "q": "not a valid npub",
 		hexKey[:62]:              "64-character hex",
-		"nsec1whatever":          "64-character hex",
+		"nsec1whatever":          "secret key",
+		"NSEC1WHATEVER":          "never paste it anywhere",
 	} {
-		if _, err := ParsePubkey(in); err == nil || !strings.Contains(err.Error(), msg) {
+		_, err := ParsePubkey(in)
+		if err == nil || !strings.Contains(err.Error(), msg) {
 			t.Errorf("ParsePubkey(%q) error %v, want it to mention %q", in, err, msg)
+		}
+		if err != nil && in != "" && strings.Contains(strings.ToLower(err.Error()), strings.ToLower(in)) && strings.HasPrefix(strings.ToLower(in), "nsec") {
+			t.Errorf("ParsePubkey(%q) error %v repeats the secret key", in, err)
 		}
 	}
 }

@@ -1,0 +1,123 @@
+package names
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+
+	"dtp-personal/engine/fixture"
+	"dtp-personal/engine/internal/faultrelay"
+)
+
+func profile(a fixture.Author, at int64, content string) *nostr.Event {
+	return a.Sign(&nostr.Event{Kind: 0, CreatedAt: nostr.Timestamp(at), Content: content, Tags: nostr.Tags{}})
+}
+
+func openCache(t *testing.T, max int) *Cache {
+	t.Helper()
+	c, err := Open(filepath.Join(t.TempDir(), FileName), max)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// Names come from the relays' newest signed profiles; a forged one, a
+// profile of someone not asked about and a silent relay change nothing.
+func TestRefreshFindsNewestSignedNames(t *testing.T) {
+	alice, bob, carol, dave := fixture.NewAuthor(1), fixture.NewAuthor(2), fixture.NewAuthor(3), fixture.NewAuthor(4)
+	forged := profile(carol, 300, `{"name":"Mallory"}`)
+	forged.Content = `{"name":"Not Carol"}` // signature no longer matches
+	r1 := faultrelay.StartForTest(t, faultrelay.Mode{},
+		profile(alice, 100, `{"name":"alice_old"}`),
+		profile(bob, 100, `{"display_name":"Bob <b>B</b>","name":"bob"}`),
+		forged,
+		profile(dave, 100, `{"name":"Dave"}`), // not asked
+	)
+	r2 := faultrelay.StartForTest(t, faultrelay.Mode{}, profile(alice, 200, `{"display_name":"Alice\nA.","name":"alice"}`))
+	silent := faultrelay.StartForTest(t, faultrelay.Mode{Stall: true})
+
+	c := openCache(t, 0)
+	asked := []string{alice.Pubkey, bob.Pubkey, carol.Pubkey}
+	n, err := c.Refresh(context.Background(), []string{silent.URL, r1.URL, r2.URL}, asked, time.Second)
+	if err != nil || n != 2 {
+		t.Fatalf("Refresh found %d names, %v; want 2", n, err)
+	}
+	got, err := c.Names(append(asked, dave.Pubkey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{alice.Pubkey: "Alice A.", bob.Pubkey: "Bob B"}
+	if len(got) != len(want) || got[alice.Pubkey] != want[alice.Pubkey] || got[bob.Pubkey] != want[bob.Pubkey] {
+		t.Errorf("names = %q, want %q", got, want)
+	}
+	// everyone asked about, found or not, is fresh for a day
+	if stale, _ := c.Stale(asked); len(stale) != 0 {
+		t.Errorf("stale right after a refresh: %q", stale)
+	}
+	c.now = func() time.Time { return time.Now().Add(RefreshAfter + time.Minute) }
+	if stale, _ := c.Stale(asked); len(stale) != 3 {
+		t.Errorf("stale a day later: %q, want all 3", stale)
+	}
+}
+
+// Nobody answering is not a refresh: the people are asked again next time.
+func TestRefreshWithoutAnswerTriesAgain(t *testing.T) {
+	silent := faultrelay.StartForTest(t, faultrelay.Mode{Stall: true})
+	c := openCache(t, 0)
+	pk := fixture.NewAuthor(1).Pubkey
+	if _, err := c.Refresh(context.Background(), []string{silent.URL}, []string{pk}, 200*time.Millisecond); err == nil {
+		t.Error("a relay that never answered gave no error")
+	}
+	if stale, _ := c.Stale([]string{pk}); len(stale) != 1 {
+		t.Errorf("after no answer stale = %q, want the person asked again", stale)
+	}
+}
+
+// The cache holds at most max people, dropping those fetched longest ago.
+func TestCacheIsBounded(t *testing.T) {
+	var authors []fixture.Author
+	var evs []*nostr.Event
+	for i := range 5 {
+		a := fixture.NewAuthor(10 + i)
+		authors = append(authors, a)
+		evs = append(evs, profile(a, 100, `{"name":"p"}`))
+	}
+	r := faultrelay.StartForTest(t, faultrelay.Mode{}, evs...)
+	c := openCache(t, 3)
+	base := time.Now()
+	for i, a := range authors {
+		c.now = func() time.Time { return base.Add(time.Duration(i) * time.Second) }
+		if _, err := c.Refresh(context.Background(), []string{r.URL}, []string{a.Pubkey}, time.Second); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, _ := c.Len(); n != 3 {
+		t.Errorf("cache holds %d people, want its bound 3", n)
+	}
+	got, _ := c.Names([]string{authors[0].Pubkey, authors[4].Pubkey})
+	if _, kept := got[authors[0].Pubkey]; kept || got[authors[4].Pubkey] != "p" {
+		t.Errorf("kept %q: want the oldest fetch dropped and the newest kept", got)
+	}
+}
+
+func TestDisplayName(t *testing.T) {
+	for content, want := range map[string]string{
+		`{"display_name":"Alice","name":"alice"}`: "Alice",
+		`{"name":"bob"}`:                         "bob",
+		`{"displayName":"Carol"}`:                "Carol",
+		`{"display_name":"  ","name":"dave"}`:    "dave",
+		`{"name":"<script>x</script>Eve\u202e"}`: "xEve",
+		`not json`:                               "",
+		`{"about":"no name"}`:                    "",
+		`{"name":"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}`: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa…",
+	} {
+		if got := displayName(content); got != want {
+			t.Errorf("displayName(%s) = %q, want %q", content, got, want)
+		}
+	}
+}

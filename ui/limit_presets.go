@@ -1,0 +1,63 @@
+package ui
+
+import (
+	"slices"
+	"strconv"
+
+	"dtp-personal/engine/settings"
+)
+
+// limitHelp is one line of help per cap, with its unit, by JSON name; a
+// cap without one shows its label alone.
+var limitHelp = map[string]string{
+	"maxDepth":           "hops from you that are followed (1 = only the people you trust)",
+	"maxAuthorsPerLevel": "people followed at each hop, at most",
+	"maxTotalAuthors":    "people followed in all, at most",
+	"maxEvents":          "trust statements fetched per pass, at most",
+	"maxRatingEvents":    "ratings fetched per pass, at most",
+	"maxDiscoveryEvents": "statements fetched per pass to find who owns an X account, at most",
+	"heapNodeLimit":      "people and subjects kept in memory, at most (about 100 bytes each)",
+	"heapEdgeLimit":      "statements kept in memory, at most (about 40 bytes each)",
+	"pageTimeoutSeconds": "seconds to wait for one page of history from a relay",
+}
+
+// limitPresets are the caps for the size of network followed: Normal is
+// the defaults; Small and Large scale the people, events and memory caps by
+// 4 each way (and the depth by one). Other limits keep their defaults.
+var limitPresets = []struct {
+	name   string
+	depth  int
+	factor float64
+}{
+	{"Small network", 3, 0.25},
+	{"Normal network", 0, 1},
+	{"Large network", settings.MaxDepthHardCap, 4},
+}
+
+// scaledCaps are the caps a preset scales.
+var scaledCaps = []string{"maxAuthorsPerLevel", "maxTotalAuthors", "maxEvents", "maxRatingEvents",
+	"maxDiscoveryEvents", "heapNodeLimit", "heapEdgeLimit"}
+
+// presetLimits are the limits of the i-th preset.
+func presetLimits(i int) settings.Limits {
+	p := limitPresets[i]
+	l := settings.DefaultLimits()
+	for _, f := range settings.LimitFields {
+		v := f.Of(&l)
+		switch {
+		case f.JSON == "maxDepth" && p.depth > 0:
+			*v = p.depth
+		case slices.Contains(scaledCaps, f.JSON):
+			*v = min(f.Max, int(float64(*v)*p.factor))
+		}
+	}
+	return l
+}
+
+// fillPreset puts the i-th preset's limits in the form, to be saved.
+func (v *settingsView) fillPreset(i int) {
+	l := presetLimits(i)
+	for j, f := range settings.LimitFields {
+		v.limits[j].SetText(strconv.Itoa(*f.Of(&l)))
+	}
+}
