@@ -10,15 +10,19 @@ import (
 // limitHelp is one line of help per cap, with its unit, by JSON name; a
 // cap without one shows its label alone.
 var limitHelp = map[string]string{
-	"maxDepth":           "hops from you that are followed (1 = only the people you trust)",
-	"maxAuthorsPerLevel": "people followed at each hop, at most",
-	"maxTotalAuthors":    "people followed in all, at most",
-	"maxEvents":          "trust statements fetched per pass, at most",
-	"maxRatingEvents":    "ratings fetched per pass, at most",
-	"maxDiscoveryEvents": "statements fetched per pass to find who owns an X account, at most",
-	"heapNodeLimit":      "people and subjects kept in memory, at most (about 100 bytes each)",
-	"heapEdgeLimit":      "statements kept in memory, at most (about 40 bytes each)",
-	"pageTimeoutSeconds": "seconds to wait for one page of history from a relay",
+	"maxDepth":                 "hops from you that are followed (1 = only the people you trust)",
+	"maxAuthorsPerLevel":       "people followed at each hop, at most",
+	"maxTotalAuthors":          "people followed in all, at most",
+	"maxEvents":                "trust statements fetched per pass, at most",
+	"maxRatingEvents":          "ratings fetched per pass, at most",
+	"maxDiscoveryEvents":       "statements fetched per pass to find who owns an X account, at most",
+	"heapNodeLimit":            "people and subjects kept in memory, at most (about 100 bytes each)",
+	"heapEdgeLimit":            "statements kept in memory, at most (about 40 bytes each)",
+	"pageTimeoutSeconds":       "seconds to wait for one page of history from a relay",
+	"followThreshold":          "% of trust at which a person's word counts and an answer is trusted (the extension's 75)",
+	"red":                      "% of trust below which an answer is distrusted; between the two it is mixed (25)",
+	"maxConnections":           "clients connected to this server at once, at most",
+	"maxConnectionsPerAddress": "clients connected from one address at once, at most",
 }
 
 // limitPresets are the caps for the size of network followed: Normal is
@@ -54,10 +58,14 @@ func presetLimits(i int) settings.Limits {
 	return l
 }
 
-// fillPreset puts the i-th preset's limits in the form, to be saved.
+// fillPreset puts the i-th preset's depth and caps in the form, to be
+// saved; the other fields (the follow band, the connection caps) keep what
+// the form holds.
 func (v *settingsView) fillPreset(i int) {
 	l := presetLimits(i)
 	for j, f := range settings.LimitFields {
-		v.limits[j].SetText(strconv.Itoa(*f.Of(&l)))
+		if f.JSON == "maxDepth" || slices.Contains(scaledCaps, f.JSON) {
+			v.limits[j].SetText(strconv.Itoa(*f.Of(&l)))
+		}
 	}
 }

@@ -42,7 +42,8 @@ func TestSettingsViewShowsSnapshot(t *testing.T) {
 func TestSettingsLimitPresets(t *testing.T) {
 	g, eng := newTestGUI(t, tabSettings)
 	v := g.settings
-	v.fillPreset(0) // small
+	v.limits[1].SetText("60") // the follow threshold is the user's, not the preset's
+	v.fillPreset(0)           // small
 	v.saveLimits()
 	v.fillPreset(2) // large
 	v.saveLimits()
@@ -52,6 +53,7 @@ func TestSettingsLimitPresets(t *testing.T) {
 		large.MaxDepth != settings.MaxDepthHardCap || large.HeapEdgeLimit != 20_000_000 || presetLimits(1) != settings.DefaultLimits() {
 		t.Errorf("presets small %+v large %+v", small, large)
 	}
+	small.FollowThreshold, large.FollowThreshold = 60, 60
 	assertCalls(t, eng, fmt.Sprintf("SetLimits %+v", small), fmt.Sprintf("SetLimits %+v", large))
 }
 
