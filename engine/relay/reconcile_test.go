@@ -10,6 +10,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 
+	"dtp-personal/engine/clock"
 	"dtp-personal/engine/health"
 	"dtp-personal/engine/internal/faultrelay"
 	"dtp-personal/engine/relay"
@@ -100,7 +101,7 @@ func TestQueryTooBigKeepsTheRelayReconciling(t *testing.T) {
 	evs := trustEvents(50, 1_700_000_000)
 	r := faultrelay.StartForTest(t, faultrelay.Mode{NegMaxItems: 20}, evs...)
 	c := dial(t, r.URL, relay.Options{})
-	link := relay.NewLink(health.New(r.URL), relay.Options{}, relay.SystemClock{}, func(health.Health) {})
+	link := relay.NewLink(health.New(r.URL), relay.Options{}, clock.Wall{}, func(health.Health) {})
 	ctx := context.Background()
 	_, err := link.Reconcile(ctx, c, trustFilter, stampsOf(evs[:5]))
 	var refused *relay.ReconcileRefusedError
@@ -116,7 +117,7 @@ func TestQueryTooBigKeepsTheRelayReconciling(t *testing.T) {
 	}
 
 	off := faultrelay.StartForTest(t, faultrelay.Mode{NegRefusal: "NEG-ERR"}, evs...)
-	offLink := relay.NewLink(health.New(off.URL), relay.Options{}, relay.SystemClock{}, func(health.Health) {})
+	offLink := relay.NewLink(health.New(off.URL), relay.Options{}, clock.Wall{}, func(health.Health) {})
 	if _, err := offLink.Reconcile(ctx, dial(t, off.URL, relay.Options{}), recent, stampsOf(evs[2:10])); !relay.IsReconcileRefused(err) || offLink.NIP77() != relay.NIP77Unsupported {
 		t.Fatalf("err %v, support %v: want NIP-77 itself refused and remembered", err, offLink.NIP77())
 	}

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
+
+	"dtp-personal/engine/clock"
 )
 
 // Limits of the events kept aside while what they depend on is not held.
@@ -21,7 +23,7 @@ const (
 // and age: past either, the oldest are dropped, and the daily catch-up
 // fetches them again.
 type Aside struct {
-	clock Clock
+	clock clock.Clock
 	max   int
 	ttl   time.Duration
 
@@ -40,7 +42,7 @@ type asideEvent struct {
 }
 
 // NewAside keeps at most max events for at most ttl.
-func NewAside(clock Clock, max int, ttl time.Duration) *Aside {
+func NewAside(clock clock.Clock, max int, ttl time.Duration) *Aside {
 	return &Aside{clock: clock, max: max, ttl: ttl, byKey: map[string][]*asideEvent{}}
 }
 

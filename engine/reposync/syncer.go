@@ -12,6 +12,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 
+	"dtp-personal/engine/clock"
 	"dtp-personal/engine/health"
 	"dtp-personal/engine/relay"
 	"dtp-personal/engine/status"
@@ -43,7 +44,7 @@ type Config struct {
 	Store     Store
 	Sink      Sink
 	Normalize Normalizer
-	Clock     Clock        // default: the wall clock
+	Clock     clock.Clock  // default: the wall clock
 	Log       *slog.Logger // default: slog.Default()
 	Window    WindowConfig
 	Conn      ConnConfig
@@ -79,7 +80,7 @@ type Syncer struct {
 // bootstrap relay ("" = none). Nothing connects until Run.
 func New(ctx context.Context, cfg Config, services []string, bootstrap string) (*Syncer, error) {
 	if cfg.Clock == nil {
-		cfg.Clock = relay.SystemClock{}
+		cfg.Clock = clock.Wall{}
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()

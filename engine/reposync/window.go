@@ -4,23 +4,19 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"dtp-personal/engine/clock"
 )
 
 // WindowLength is the self-subscriber's batching window (GRASP-02).
 const WindowLength = 5 * time.Second
-
-// Clock is the time source of the window (relay.Clock fits).
-type Clock interface {
-	Now() time.Time
-	After(d time.Duration) <-chan time.Time
-}
 
 // Window batches changes: the first change opens it, later ones join without
 // extending it, and when it closes flush gets them all. Flushes never
 // overlap, so the plan is changed by one flush at a time.
 type Window struct {
 	ctx    context.Context
-	clock  Clock
+	clock  clock.Clock
 	length time.Duration
 	flush  func([]Change)
 
@@ -31,7 +27,7 @@ type Window struct {
 }
 
 // NewWindow makes a window that flushes until ctx ends.
-func NewWindow(ctx context.Context, clock Clock, length time.Duration, flush func([]Change)) *Window {
+func NewWindow(ctx context.Context, clock clock.Clock, length time.Duration, flush func([]Change)) *Window {
 	return &Window{ctx: ctx, clock: clock, length: length, flush: flush}
 }
 
