@@ -102,3 +102,20 @@ func TestCloseWithoutServe(t *testing.T) {
 	}
 	openQuiet(t, data).Close() // the data directory was released
 }
+
+// TestDataDirLockHoldsUntilClose: a second engine on a data directory is
+// refused while the first holds its lock, and opens once the first closed.
+func TestDataDirLockHoldsUntilClose(t *testing.T) {
+	data := t.TempDir()
+	first := openQuiet(t, data)
+	if _, err := Open(Options{DataDir: data, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}); !errors.Is(err, ErrAlreadyRunning) {
+		t.Fatalf("second open while the first runs: %v, want ErrAlreadyRunning", err)
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	second := openQuiet(t, data)
+	if err := second.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
