@@ -313,7 +313,7 @@ func TestCrossingSeventyFiltersConsolidates(t *testing.T) {
 			mostFilters, most, prev, relay.MaxLiveFilters)
 	}
 	// the consolidated set still follows every root
-	reply := maint.Tagging(1111, "E", now+100, n.sync.plan.Roots(RepoRef(ref))[0])
+	reply := maint.Tagging(1111, "E", now+100, n.sync.plan.Roots(repoRef(ref))[0])
 	b.Publish(reply)
 	waitStored(t, n, reply)
 }
