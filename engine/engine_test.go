@@ -28,11 +28,24 @@ func startEngine(t testing.TB, opts Options) (*Engine, string) {
 	return eng, url
 }
 
+// Test engines recompute the frontier and close repository sync's window
+// after these instead of production's 1 s and 5 s, so no test waits them out.
+const (
+	testFrontierDebounce = 20 * time.Millisecond
+	testRepoWindow       = 100 * time.Millisecond
+)
+
 // runEngine is startEngine with a stop function for tests that restart.
 func runEngine(t testing.TB, opts Options) (*Engine, string, func()) {
 	t.Helper()
 	if opts.DataDir == "" {
 		opts.DataDir = t.TempDir()
+	}
+	if opts.FrontierDebounce == 0 {
+		opts.FrontierDebounce = testFrontierDebounce
+	}
+	if opts.RepoWindow == 0 {
+		opts.RepoWindow = testRepoWindow
 	}
 	opts.Listen = "127.0.0.1:0"
 	opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -45,7 +45,7 @@ func TestRepositorySyncBetweenTwoServers(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, ev := range []*nostr.Event{ann, issue, comment, state} {
-		// the window of the self-subscriber is 5 s: discovery, then the layers
+		// discovery, then the layers, each after the self-subscriber's window
 		testutil.EventuallyWithin(t, 20*time.Second, "repository event pulled from B", func() bool {
 			has, err := local.store.Has(ev.ID)
 			return err == nil && has
