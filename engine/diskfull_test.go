@@ -16,6 +16,7 @@ import (
 // The disk is filled for real: SQLite's page cap freezes the file at its
 // size, so writes fail with SQLITE_FULL as on a full filesystem.
 func TestFullDiskRefusesWholeBatchesKeepsReadsAndRecovers(t *testing.T) {
+	t.Parallel()
 	eng, wsURL := startEngine(t, Options{})
 	c := dialRaw(t, wsURL)
 	author := fixture.NewAuthor(1)

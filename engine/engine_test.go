@@ -150,6 +150,7 @@ func (c *rawClient) push(ev *nostr.Event) (bool, string) {
 const t0 = 1700000000
 
 func TestPushValidationRulesOverRealSocket(t *testing.T) {
+	t.Parallel()
 	_, url := startEngine(t, Options{})
 	c := dialRaw(t, url)
 	alice, bob := fixture.NewAuthor(1), fixture.NewAuthor(2)
@@ -209,6 +210,7 @@ func TestPushValidationRulesOverRealSocket(t *testing.T) {
 }
 
 func TestSlotReductionOverRealSocket(t *testing.T) {
+	t.Parallel()
 	eng, url := startEngine(t, Options{})
 	c := dialRaw(t, url)
 	alice, bob := fixture.NewAuthor(1), fixture.NewAuthor(2)
@@ -240,6 +242,7 @@ func TestSlotReductionOverRealSocket(t *testing.T) {
 // TestREQFiltersOverRealSocket checks, with go-nostr's own Relay client, that
 // each filter field returns exactly the matching stored events, newest first.
 func TestREQFiltersOverRealSocket(t *testing.T) {
+	t.Parallel()
 	_, url := startEngine(t, Options{})
 	c := dialRaw(t, url)
 	authors := []fixture.Author{fixture.NewAuthor(1), fixture.NewAuthor(2), fixture.NewAuthor(3)}
@@ -349,6 +352,7 @@ func ids(evs []*nostr.Event) string {
 }
 
 func TestLiveSubscriptionReceivesLaterPush(t *testing.T) {
+	t.Parallel()
 	_, url := startEngine(t, Options{})
 	alice, bob := fixture.NewAuthor(1), fixture.NewAuthor(2)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

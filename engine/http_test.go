@@ -32,6 +32,7 @@ func httpGet(t *testing.T, url string, header ...string) (int, string) {
 }
 
 func TestHTTPEndpoints(t *testing.T) {
+	t.Parallel()
 	eng, wsURL := startEngine(t, Options{})
 	base := "http" + strings.TrimPrefix(wsURL, "ws")
 	root, alice := fixture.NewAuthor(1), fixture.NewAuthor(2)

@@ -30,6 +30,7 @@ func openQuiet(t *testing.T, dataDir string) *Engine {
 // database is intact and holds what was accepted, and the data directory
 // opens again.
 func TestCloseWhileServing(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	eng := openQuiet(t, data)
 	served := make(chan error, 1)
@@ -92,6 +93,7 @@ func TestCloseWhileServing(t *testing.T) {
 
 // TestCloseWithoutServe closes an engine that never served, twice.
 func TestCloseWithoutServe(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	eng := openQuiet(t, data)
 	if err := eng.Close(); err != nil {
@@ -106,6 +108,7 @@ func TestCloseWithoutServe(t *testing.T) {
 // TestDataDirLockHoldsUntilClose: a second engine on a data directory is
 // refused while the first holds its lock, and opens once the first closed.
 func TestDataDirLockHoldsUntilClose(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	first := openQuiet(t, data)
 	if _, err := Open(Options{DataDir: data, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}); !errors.Is(err, ErrAlreadyRunning) {

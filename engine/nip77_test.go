@@ -41,6 +41,7 @@ func negOpen(c *rawClient, subID string, f nostr.Filter, vec *vector.Vector) (*n
 }
 
 func TestNIP77ServerWireAndLimits(t *testing.T) {
+	t.Parallel()
 	limits := server.DefaultLimits()
 	limits.MaxNegSessions, limits.MaxNegItems = 1, 20
 	url, evs := nip77Fixture(t, limits, 30)

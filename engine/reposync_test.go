@@ -19,6 +19,7 @@ import (
 // A (our service wss://our.example, bootstrap relay B) discovers a
 // repository through B and keeps its events, pulled and pushed.
 func TestRepositorySyncBetweenTwoServers(t *testing.T) {
+	t.Parallel()
 	remote, urlB := startEngine(t, Options{})
 	if err := remote.AddRepoService(urlB); err != nil {
 		t.Fatal(err)

@@ -67,6 +67,7 @@ func lineOf(file []byte, id string) int {
 // comes before what it depends on (a comment before its issue, the issue
 // before its announcement), every one is kept again.
 func TestExportImportRoundTripKeepsEveryEvent(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	src, url := startEngine(t, Options{})
 	if err := src.AddRepoService("wss://our.example"); err != nil {
@@ -129,6 +130,7 @@ func TestExportImportRoundTripKeepsEveryEvent(t *testing.T) {
 // What depends on an event the file does not hold is still refused, once,
 // with its rule, after the rounds stop storing anything.
 func TestImportCountsWhatStillWaitsAsRejected(t *testing.T) {
+	t.Parallel()
 	eng, _ := startEngine(t, Options{})
 	if err := eng.AddRepoService("wss://our.example"); err != nil {
 		t.Fatal(err)
@@ -152,6 +154,7 @@ func TestImportCountsWhatStillWaitsAsRejected(t *testing.T) {
 // for a dependency counts at once and says why; a second copy of a held id
 // is a duplicate.
 func TestImportRetriesAreBounded(t *testing.T) {
+	t.Parallel()
 	var rs ImportRetries
 	refusal := func(i int) ingest.Result {
 		return ingest.Result{ID: fmt.Sprintf("%064x", i), Outcome: ingest.Rejected, Message: "blocked: " + reposync.RuleNotAboutRepo}
