@@ -14,8 +14,8 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/fixture"
-	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/server"
+	"dtp-personal/internal/testutil"
 )
 
 // browser reaches the engine as a web page does: the URL names whatever host

@@ -8,7 +8,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/fixture"
-	"dtp-personal/engine/internal/testutil"
+	"dtp-personal/internal/testutil"
 )
 
 // resolveFrame sends one RESOLVE frame and returns its RESOLVED payload.

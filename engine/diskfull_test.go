@@ -9,8 +9,8 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/fixture"
-	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/status"
+	"dtp-personal/internal/testutil"
 )
 
 // The disk is filled for real: SQLite's page cap freezes the file at its

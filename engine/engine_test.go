@@ -16,8 +16,8 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/fixture"
-	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/relay"
+	"dtp-personal/internal/testutil"
 )
 
 // startEngine runs a real engine on a temporary data directory, listening on

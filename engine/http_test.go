@@ -11,9 +11,9 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/fixture"
-	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
+	"dtp-personal/internal/testutil"
 )
 
 func httpGet(t *testing.T, url string, header ...string) (int, string) {

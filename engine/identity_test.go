@@ -12,9 +12,9 @@ import (
 
 	"dtp-personal/engine/fixture"
 	"dtp-personal/engine/heap"
-	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/validation"
+	"dtp-personal/internal/testutil"
 )
 
 // bindingOf is the one binding the answer about an X account names.

@@ -10,9 +10,9 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/fixture"
-	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/reposync"
 	"dtp-personal/engine/status"
+	"dtp-personal/internal/testutil"
 )
 
 // Two instances of our own server: B keeps the repositories that list it;

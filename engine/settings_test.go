@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"dtp-personal/engine/fixture"
-	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
+	"dtp-personal/internal/testutil"
 )
 
 // A heap limit lowered on a running engine, from another process (the CLI's

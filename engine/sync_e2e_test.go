@@ -12,10 +12,10 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/fixture"
-	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/validation"
+	"dtp-personal/internal/testutil"
 )
 
 // wot is a deterministic web of trust published on a remote relay.

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"dtp-personal/engine/fixture"
-	"dtp-personal/engine/internal/testutil"
+	"dtp-personal/internal/testutil"
 )
 
 func resolve(t *testing.T, eng *Engine, subject string) Answer {

@@ -13,9 +13,9 @@ import (
 
 	"dtp-personal/engine/health"
 	"dtp-personal/engine/internal/faultrelay"
-	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/relay"
 	"dtp-personal/engine/status"
+	"dtp-personal/internal/testutil"
 )
 
 const author = "aa00000000000000000000000000000000000000000000000000000000000001"

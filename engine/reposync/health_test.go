@@ -9,10 +9,10 @@ import (
 	"dtp-personal/engine/health"
 	"dtp-personal/engine/ingest"
 	"dtp-personal/engine/internal/faultrelay"
-	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
+	"dtp-personal/internal/testutil"
 )
 
 // hasHealth reports whether st holds profile p's health of url.

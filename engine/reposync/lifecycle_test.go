@@ -10,8 +10,8 @@ import (
 
 	"dtp-personal/engine/fixture"
 	"dtp-personal/engine/internal/faultrelay"
-	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/status"
+	"dtp-personal/internal/testutil"
 )
 
 // A maintainer's own announcement that names a further maintainer changes

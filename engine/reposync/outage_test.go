@@ -12,8 +12,8 @@ import (
 	"dtp-personal/engine/fixture"
 	"dtp-personal/engine/ingest"
 	"dtp-personal/engine/internal/faultrelay"
-	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/status"
+	"dtp-personal/internal/testutil"
 )
 
 // push submits ev to n as a client would and fails unless it is stored.

@@ -15,12 +15,12 @@ import (
 	"dtp-personal/engine/fixture"
 	"dtp-personal/engine/ingest"
 	"dtp-personal/engine/internal/faultrelay"
-	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/relay"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
 	"dtp-personal/engine/validation"
+	"dtp-personal/internal/testutil"
 )
 
 // node is this server as the tests see it: a real store, the real ingest
