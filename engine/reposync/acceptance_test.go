@@ -47,6 +47,7 @@ func heldIndex(t *testing.T) (*index, *nostr.Event) {
 }
 
 func TestAdmit(t *testing.T) {
+	t.Parallel()
 	ix, issue := heldIndex(t)
 	ref := fixture.RepoRef(owner.Pubkey, "tool")
 	unknownRef := fixture.RepoRef(stranger.Pubkey, "other")
@@ -89,6 +90,7 @@ func TestAdmit(t *testing.T) {
 }
 
 func TestOwnersNewerAnnouncementWithoutUsEndsTheRepository(t *testing.T) {
+	t.Parallel()
 	ix, _ := heldIndex(t)
 	older := owner.Announce("tool", []string{relayB}, nil, 90)
 	var r *refusal
@@ -109,6 +111,7 @@ func TestOwnersNewerAnnouncementWithoutUsEndsTheRepository(t *testing.T) {
 }
 
 func TestOffWithoutServiceKeepsTheOldRefusal(t *testing.T) {
+	t.Parallel()
 	ix := newIndex(nil, settings.NormalizeRelayURL)
 	err := ix.Admit(owner.Announce("tool", []string{ourService}, nil, 1))
 	var rej *validation.Rejection
@@ -118,6 +121,7 @@ func TestOffWithoutServiceKeepsTheOldRefusal(t *testing.T) {
 }
 
 func TestRefusalsSayWhatTheyWaitFor(t *testing.T) {
+	t.Parallel()
 	ix := newIndex([]string{ourService}, settings.NormalizeRelayURL)
 	ref := fixture.RepoRef(owner.Pubkey, "tool")
 	var r *refusal

@@ -8,6 +8,7 @@ import (
 )
 
 func TestAsideWakesByDependencyAndStaysBounded(t *testing.T) {
+	t.Parallel()
 	clock := faultrelay.NewClock(time.Unix(1000, 0))
 	a := newAside(clock, 2, time.Minute)
 	e1 := stranger.Tagging(1111, "E", 1, owner.Pubkey)

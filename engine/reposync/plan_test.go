@@ -48,6 +48,7 @@ func deltaOf(ds []relayDelta, relay string) relayDelta {
 }
 
 func TestPlanFollowsAnnouncementsAndRoots(t *testing.T) {
+	t.Parallel()
 	ix := newIndex([]string{ourService}, settings.NormalizeRelayURL)
 	p := newPlan([]string{ourService}, bootstrapA)
 	ref := repoRef(fixture.RepoRef(owner.Pubkey, "tool"))
@@ -93,6 +94,7 @@ func TestPlanFollowsAnnouncementsAndRoots(t *testing.T) {
 // The maps rebuilt from the database equal the maps the self-subscriber
 // kept while the events arrived.
 func TestLoadRebuildsTheSameMaps(t *testing.T) {
+	t.Parallel()
 	st, err := store.Open(filepath.Join(t.TempDir(), "dtp.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -146,6 +148,7 @@ func sortedMaps(p *plan) map[string][]string {
 
 // The window opens at its first change and is not extended by later ones.
 func TestWindowStartsAtFirstChangeAndDoesNotReset(t *testing.T) {
+	t.Parallel()
 	clock := faultrelay.NewClock(time.Unix(1000, 0))
 	flushed := make(chan []change, 4)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -106,6 +106,7 @@ func waitStored(t *testing.T, n *node, evs ...*nostr.Event) {
 // discovered through A and synced from B over all three layers; one that
 // does not list us is never stored, nor anything tagging it.
 func TestDiscoveredOnBootstrapSyncedFromListedRelay(t *testing.T) {
+	t.Parallel()
 	now := time.Now().Unix()
 	b := faultrelay.StartForTest(t, faultrelay.Mode{})
 	ann := owner.Announce("tool", []string{ourService, b.URL}, []string{maint.Pubkey}, now-100)
@@ -158,6 +159,7 @@ func TestDiscoveredOnBootstrapSyncedFromListedRelay(t *testing.T) {
 // A relay that allows only 20 subscriptions per connection still gets every
 // filter: more than 20 filter groups are packed into few REQs.
 func TestRelayWithTwentySubscriptionsGetsEveryFilter(t *testing.T) {
+	t.Parallel()
 	now := time.Now().Unix()
 	b := faultrelay.StartForTest(t, faultrelay.Mode{MaxSubscriptions: 20})
 	ann := owner.Announce("tool", []string{ourService, b.URL}, nil, now-100)
@@ -188,6 +190,7 @@ func TestRelayWithTwentySubscriptionsGetsEveryFilter(t *testing.T) {
 // Pushes: a patch for a held repository is stored before OK true; one for an
 // unknown repository is refused naming the rule.
 func TestPushedPatches(t *testing.T) {
+	t.Parallel()
 	n := startNode(t, []string{ourService}, "")
 	ctx := context.Background()
 	ann := owner.Announce("tool", []string{ourService}, nil, 100)
@@ -210,6 +213,7 @@ func TestPushedPatches(t *testing.T) {
 // Events fetched before what they depend on are kept aside and stored once
 // the dependency lands.
 func TestOutOfOrderEventsAreKeptAside(t *testing.T) {
+	t.Parallel()
 	n := startNode(t, []string{ourService}, "")
 	ctx := context.Background()
 	ref := fixture.RepoRef(owner.Pubkey, "tool")
@@ -270,6 +274,7 @@ func followToolOn(t *testing.T, now int64) (*node, *faultrelay.Relay) {
 // min: what it got meanwhile arrives (gap events), what is older than that
 // waits for the daily catch-up.
 func TestDroppedRelayReconnectsAndFillsTheGap(t *testing.T) {
+	t.Parallel()
 	now := time.Now().Unix()
 	n, b := followToolOn(t, now)
 
@@ -295,6 +300,7 @@ func TestDroppedRelayReconnectsAndFillsTheGap(t *testing.T) {
 // incremental filters are sent and answered, then everything is closed and
 // resubscribed as the consolidated set, in fewer REQs.
 func TestCrossingSeventyFiltersConsolidates(t *testing.T) {
+	t.Parallel()
 	now := time.Now().Unix()
 	n, b := followToolOn(t, now)
 	ref := fixture.RepoRef(owner.Pubkey, "tool")
@@ -321,6 +327,7 @@ func TestCrossingSeventyFiltersConsolidates(t *testing.T) {
 // A relay that refuses subscriptions ("too many concurrent REQs") is left
 // alone for a cool-down, and its status says so.
 func TestRefusingRelayCoolsDownVisibly(t *testing.T) {
+	t.Parallel()
 	now := time.Now().Unix()
 	b := faultrelay.StartForTest(t, faultrelay.Mode{MaxSubscriptions: 2})
 	ann := owner.Announce("tool", []string{ourService, b.URL}, nil, now-100)
@@ -341,6 +348,7 @@ func TestRefusingRelayCoolsDownVisibly(t *testing.T) {
 // The owner's newer announcement without our service is refused, removes the
 // held one and ends the repository: its filters go, its events are refused.
 func TestOwnerEndsTheRepository(t *testing.T) {
+	t.Parallel()
 	now := time.Now().Unix()
 	b := faultrelay.StartForTest(t, faultrelay.Mode{})
 	n := startNode(t, []string{ourService}, "")
@@ -371,6 +379,7 @@ func TestOwnerEndsTheRepository(t *testing.T) {
 // While paused (the disk is full) no sync relay is connected; afterwards the
 // connections reopen and what the relay got meanwhile arrives.
 func TestPauseClosesConnectionsUntilItEnds(t *testing.T) {
+	t.Parallel()
 	now := time.Now().Unix()
 	n, b := followToolOn(t, now)
 	n.sync.Pause(true)
@@ -403,6 +412,7 @@ func resetCountersAfterStop(t *testing.T, r *faultrelay.Relay) {
 // history we mostly hold is reconciled with NIP-77: only the issue we lack
 // is sent, and no event we hold.
 func TestCatchUpReconcilesHeldHistory(t *testing.T) {
+	t.Parallel()
 	now := time.Now().Unix()
 	b := faultrelay.StartForTest(t, faultrelay.Mode{})
 	// everything is older than the live subscriptions' window (now − 15 min)
