@@ -16,6 +16,7 @@ import (
 
 	"dtp-personal/engine/fixture"
 	"dtp-personal/engine/resolver"
+	"dtp-personal/internal/testutil"
 )
 
 // seedTrustedSubject gives dataDir a root and a small web of trust in which
@@ -60,7 +61,7 @@ func lookUpOnScreen(ctx context.Context, t *testing.T, display, work, dataDir, n
 	xdotool(ctx, t, display, "type", "--delay", "20", npub)
 	xdotool(ctx, t, display, "key", "Return")
 	baseline := badgePixels(t, before)
-	waitFor(t, 20*time.Second, "the "+ans.Verdict+" badge on screen", func() bool {
+	testutil.EventuallyWithin(t, 20*time.Second, "the "+ans.Verdict+" badge on screen", func() bool {
 		return badgePixels(t, screenshot(t, display, work, "desktop-lookup.png")) > baseline+400
 	})
 }

@@ -16,6 +16,7 @@ import (
 
 	"dtp-personal/engine/fixture"
 	"dtp-personal/engine/status"
+	"dtp-personal/internal/testutil"
 )
 
 // windowTabs are the window's tabs in order, named as their screenshots
@@ -82,7 +83,7 @@ func TestWindowScreenshots(t *testing.T) {
 
 	// The Relays tab during the start-up pass, with its bar per relay.
 	xdotool(ctx, t, display, "key", "alt+"+strconv.Itoa(slices.Index(windowTabs, "relays")+1))
-	waitFor(t, 2*time.Minute, "a relay's share of the start-up pass", func() bool {
+	testutil.EventuallyWithin(t, 2*time.Minute, "a relay's share of the start-up pass", func() bool {
 		for _, r := range snapshot().Relays {
 			if r.Progress != nil && r.Progress.Done > 0 {
 				return true
@@ -93,7 +94,7 @@ func TestWindowScreenshots(t *testing.T) {
 	time.Sleep(500 * time.Millisecond) // the window shows the snapshots a few times a second
 	shot("relays")
 
-	waitFor(t, 4*time.Minute, "the start-up pass to store the fixture", func() bool {
+	testutil.EventuallyWithin(t, 4*time.Minute, "the start-up pass to store the fixture", func() bool {
 		snap := snapshot()
 		return snap.Ingest.Accepted == total && snap.LastSync > 0 && snap.State != status.StateRunning
 	})

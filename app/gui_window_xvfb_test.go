@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"dtp-personal/internal/testutil"
 )
 
 // A second launch on the same data directory (from the menu: no terminal
@@ -36,7 +38,7 @@ func TestSecondLaunchRaisesTheWindow(t *testing.T) {
 	if out, err := unmap.CombinedOutput(); err != nil {
 		t.Fatalf("unmap the window: %v %s", err, out)
 	}
-	waitFor(t, 10*time.Second, "the window to be hidden", func() bool { return !windowViewable(display, title) })
+	testutil.EventuallyWithin(t, 10*time.Second, "the window to be hidden", func() bool { return !windowViewable(display, title) })
 
 	second := exec.CommandContext(ctx, binary, "--data", dataDir)
 	second.Env = env
@@ -47,7 +49,7 @@ func TestSecondLaunchRaisesTheWindow(t *testing.T) {
 	if !strings.Contains(string(out), "its window is brought up") {
 		t.Errorf("second launch printed %q", out)
 	}
-	waitFor(t, 10*time.Second, "the first app's window to come up again", func() bool { return windowViewable(display, title) })
+	testutil.EventuallyWithin(t, 10*time.Second, "the first app's window to come up again", func() bool { return windowViewable(display, title) })
 }
 
 // windowViewable reports whether the window with the title is mapped and viewable.

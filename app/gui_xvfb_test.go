@@ -28,6 +28,7 @@ import (
 	"github.com/godbus/dbus/v5"
 
 	"dtp-personal/engine/settings"
+	"dtp-personal/internal/testutil"
 )
 
 // requireDesktop skips unless DTP_GUI_TEST=1 and fails when a tool the
@@ -111,7 +112,7 @@ func TestGUIOnXvfb(t *testing.T) {
 	sni := conn.Object(item.sender, item.path)
 
 	// The tray title carries the state line (Fyne first sets the app name).
-	waitFor(t, 15*time.Second, "the state in the tray title", func() bool {
+	testutil.EventuallyWithin(t, 15*time.Second, "the state in the tray title", func() bool {
 		title, err := sni.GetProperty("org.kde.StatusNotifierItem.Title")
 		if err != nil {
 			t.Logf("read tray title: %v", err)
@@ -134,7 +135,7 @@ func TestGUIOnXvfb(t *testing.T) {
 			t.Logf("last tray menu read: %v", items)
 		}
 	}()
-	waitFor(t, 20*time.Second, "a tray menu with the three strategies", func() bool {
+	testutil.EventuallyWithin(t, 20*time.Second, "a tray menu with the three strategies", func() bool {
 		items, err = readMenu(menu)
 		if err != nil {
 			t.Logf("GetLayout: %v", err)
@@ -163,10 +164,10 @@ func TestGUIOnXvfb(t *testing.T) {
 		dbus.MakeVariant(""), uint32(time.Now().Unix())); call.Err != nil {
 		t.Fatalf("click %q: %v", settings.StrategyLabel(settings.GlobalContinuous), call.Err)
 	}
-	waitFor(t, 20*time.Second, "status --json to report global-continuous", func() bool {
+	testutil.EventuallyWithin(t, 20*time.Second, "status --json to report global-continuous", func() bool {
 		return cliStrategy(ctx, t, bin, dataDir, env) == settings.GlobalContinuous
 	})
-	waitFor(t, 20*time.Second, "the tray menu to check the new strategy", func() bool {
+	testutil.EventuallyWithin(t, 20*time.Second, "the tray menu to check the new strategy", func() bool {
 		items, err = readMenu(menu)
 		return err == nil && items[settings.StrategyLabel(settings.GlobalContinuous)].checked &&
 			!items[settings.StrategyLabel(settings.FrontierInterval)].checked
@@ -354,7 +355,7 @@ func cliStrategy(ctx context.Context, t *testing.T, bin, dataDir string, env []s
 // waitForWindow waits until a window with the given title is mapped.
 func waitForWindow(t testing.TB, display, title string) {
 	t.Helper()
-	waitFor(t, 30*time.Second, fmt.Sprintf("a mapped window %q", title), func() bool {
+	testutil.EventuallyWithin(t, 30*time.Second, fmt.Sprintf("a mapped window %q", title), func() bool {
 		cmd := exec.Command("xwininfo", "-root", "-tree")
 		cmd.Env = append(os.Environ(), "DISPLAY="+display)
 		out, err := cmd.Output()
@@ -389,15 +390,4 @@ func screenshot(t *testing.T, display, work, name string) string {
 	}
 	t.Logf("screenshot %s", path)
 	return path
-}
-
-func waitFor(t testing.TB, timeout time.Duration, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
 }

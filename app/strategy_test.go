@@ -11,6 +11,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/fixture"
+	"dtp-personal/internal/testutil"
 )
 
 // dialServer opens a WebSocket to a server; the connection and the context
@@ -96,7 +97,7 @@ func TestStrategySwitchOnRunningServer(t *testing.T) {
 		}
 	}
 	local := startServer(t, data)
-	waitFor(t, 10*time.Second, "the start-up pass fetches the root's statement", func() bool { return holds(t, local.addr, first.ID) })
+	testutil.EventuallyWithin(t, 10*time.Second, "the start-up pass fetches the root's statement", func() bool { return holds(t, local.addr, first.ID) })
 
 	second := alice.Trust(fixture.P(bob.Pubkey), "1", now-50)
 	pushTo(t, remote.addr, second)
@@ -108,11 +109,11 @@ func TestStrategySwitchOnRunningServer(t *testing.T) {
 	if out, err := cliRun(t, data, "strategy", "frontier-continuous"); err != nil {
 		t.Fatalf("strategy: %v %s", err, out)
 	}
-	waitFor(t, 10*time.Second, "continuous strategy catches up", func() bool { return holds(t, local.addr, second.ID) })
+	testutil.EventuallyWithin(t, 10*time.Second, "continuous strategy catches up", func() bool { return holds(t, local.addr, second.ID) })
 
 	third := bob.Trust(fixture.P(root.Pubkey), "1", now) // bob joined the frontier through alice
 	pushTo(t, remote.addr, third)
-	waitFor(t, 5*time.Second, "a live event by a new frontier author", func() bool { return holds(t, local.addr, third.ID) })
+	testutil.EventuallyWithin(t, 5*time.Second, "a live event by a new frontier author", func() bool { return holds(t, local.addr, third.ID) })
 }
 
 // TestSyncOnceExitCodes checks `sync --once` exits 0 when complete and 3

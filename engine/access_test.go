@@ -14,8 +14,8 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/fixture"
-	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/server"
+	"dtp-personal/internal/testutil"
 )
 
 // browser reaches the engine as a web page does: the URL names whatever host
@@ -93,6 +93,7 @@ func (c *rawClient) resolve(subject string) [][]string {
 }
 
 func TestRebindingPageIsRefused(t *testing.T) {
+	t.Parallel()
 	eng, _ := startEngine(t, Options{})
 	_, port, _ := net.SplitHostPort(eng.ListenAddr())
 	page := "rebind.example:" + port
@@ -121,6 +122,7 @@ func TestRebindingPageIsRefused(t *testing.T) {
 }
 
 func TestForeignPageMayNeitherReadNorWrite(t *testing.T) {
+	t.Parallel()
 	eng, wsURL := startEngine(t, Options{})
 	base := "http" + strings.TrimPrefix(wsURL, "ws")
 	root, alice := fixture.NewAuthor(1), fixture.NewAuthor(2)
@@ -202,6 +204,7 @@ func pushOKs(t *testing.T, url string, header http.Header, evs []*nostr.Event) [
 // running.json, imports without the per-connection push rate limit; any
 // other connection, with no token or a wrong one, is still held to it.
 func TestOwnerTokenLiftsThePushRateLimit(t *testing.T) {
+	t.Parallel()
 	limits := server.DefaultLimits()
 	limits.EventsPerSecond, limits.EventsBurst = 0.001, 2
 	eng, url := startEngine(t, Options{ServerLimits: limits})

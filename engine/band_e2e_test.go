@@ -8,7 +8,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/fixture"
-	"dtp-personal/engine/internal/testutil"
+	"dtp-personal/internal/testutil"
 )
 
 // resolveFrame sends one RESOLVE frame and returns its RESOLVED payload.
@@ -28,6 +28,7 @@ func (c *rawClient) resolveFrame(query string) json.RawMessage {
 // /api/v1/resolve may override them per query, and the answer says which
 // values it used with the counts behind its percentage.
 func TestBandOverridesOverWebSocketAndHTTP(t *testing.T) {
+	t.Parallel()
 	eng, wsURL := startEngine(t, Options{})
 	base := "http" + strings.TrimPrefix(wsURL, "ws")
 	root, alice, bob, subject := fixture.NewAuthor(1), fixture.NewAuthor(2), fixture.NewAuthor(3), fixture.NewAuthor(4)

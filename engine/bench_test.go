@@ -23,10 +23,10 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/fixture"
-	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/server"
 	"dtp-personal/engine/store"
 	"dtp-personal/engine/validation"
+	"dtp-personal/internal/testutil"
 )
 
 // benchEvents are signed once per process: signing costs as much as verifying.

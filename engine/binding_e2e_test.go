@@ -19,6 +19,7 @@ import (
 // and publishes a matching 10011: both events are synced and held, and the
 // stranger still does not join the frontier nor become the account.
 func TestStrangerCannotRedirectTrustInAnXAccount(t *testing.T) {
+	t.Parallel()
 	root, alice, owner, stranger := fixture.NewAuthor(1), fixture.NewAuthor(2), fixture.NewAuthor(3), fixture.NewAuthor(4)
 	ownerNpub, _ := validation.EncodeNpub(owner.Pubkey)
 	strangerNpub, _ := validation.EncodeNpub(stranger.Pubkey)

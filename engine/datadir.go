@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"syscall"
 )
 
 // DefaultDataDir is the platform's user data directory for the product
@@ -27,30 +26,13 @@ func DatabasePath(dataDir string) string { return filepath.Join(dataDir, "dtp.db
 // ErrAlreadyRunning means another engine holds the data directory.
 var ErrAlreadyRunning = errors.New("an engine is already running on this data directory")
 
-// dirLock is the single-engine lock of a data directory: an flock held for
-// the engine's lifetime, released by the kernel even when the process is
-// killed, so a crash never leaves a stale lock.
+// dirLock is the single-engine lock of a data directory, held for the
+// engine's lifetime (lockDataDir is per platform: datadir_unix.go).
 type dirLock struct{ f *os.File }
 
-func lockDataDir(dataDir string) (*dirLock, error) {
-	f, err := os.OpenFile(filepath.Join(dataDir, "engine.lock"), os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, ErrAlreadyRunning
-		}
-		return nil, err
-	}
-	return &dirLock{f: f}, nil
-}
-
-func (l *dirLock) release() {
-	_ = syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
-	l.f.Close()
-}
+// release drops the lock: closing the only descriptor of the lock file ends
+// its flock.
+func (l *dirLock) release() { l.f.Close() }
 
 // Running describes the engine that holds a data directory, so that CLI
 // commands can reach it.

@@ -9,13 +9,14 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/fixture"
-	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/status"
+	"dtp-personal/internal/testutil"
 )
 
 // The disk is filled for real: SQLite's page cap freezes the file at its
 // size, so writes fail with SQLITE_FULL as on a full filesystem.
 func TestFullDiskRefusesWholeBatchesKeepsReadsAndRecovers(t *testing.T) {
+	t.Parallel()
 	eng, wsURL := startEngine(t, Options{})
 	c := dialRaw(t, wsURL)
 	author := fixture.NewAuthor(1)

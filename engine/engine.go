@@ -49,6 +49,9 @@ type Options struct {
 	Ingest ingest.Config
 	// ServerLimits override the per-connection limits; zero = defaults.
 	ServerLimits server.Limits
+	// Timers a test shortens so it does not wait them out; zero = production.
+	FrontierDebounce time.Duration // frontier recompute after a change (frontier.DefaultDebounce, 1 s)
+	RepoWindow       time.Duration // repository sync's self-subscriber window (5 s)
 }
 
 // Engine is one running engine on one data directory.

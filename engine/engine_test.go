@@ -16,8 +16,8 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/fixture"
-	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/relay"
+	"dtp-personal/internal/testutil"
 )
 
 // startEngine runs a real engine on a temporary data directory, listening on
@@ -28,11 +28,24 @@ func startEngine(t testing.TB, opts Options) (*Engine, string) {
 	return eng, url
 }
 
+// Test engines recompute the frontier and close repository sync's window
+// after these instead of production's 1 s and 5 s, so no test waits them out.
+const (
+	testFrontierDebounce = 20 * time.Millisecond
+	testRepoWindow       = 100 * time.Millisecond
+)
+
 // runEngine is startEngine with a stop function for tests that restart.
 func runEngine(t testing.TB, opts Options) (*Engine, string, func()) {
 	t.Helper()
 	if opts.DataDir == "" {
 		opts.DataDir = t.TempDir()
+	}
+	if opts.FrontierDebounce == 0 {
+		opts.FrontierDebounce = testFrontierDebounce
+	}
+	if opts.RepoWindow == 0 {
+		opts.RepoWindow = testRepoWindow
 	}
 	opts.Listen = "127.0.0.1:0"
 	opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -137,6 +150,7 @@ func (c *rawClient) push(ev *nostr.Event) (bool, string) {
 const t0 = 1700000000
 
 func TestPushValidationRulesOverRealSocket(t *testing.T) {
+	t.Parallel()
 	_, url := startEngine(t, Options{})
 	c := dialRaw(t, url)
 	alice, bob := fixture.NewAuthor(1), fixture.NewAuthor(2)
@@ -196,6 +210,7 @@ func TestPushValidationRulesOverRealSocket(t *testing.T) {
 }
 
 func TestSlotReductionOverRealSocket(t *testing.T) {
+	t.Parallel()
 	eng, url := startEngine(t, Options{})
 	c := dialRaw(t, url)
 	alice, bob := fixture.NewAuthor(1), fixture.NewAuthor(2)
@@ -227,6 +242,7 @@ func TestSlotReductionOverRealSocket(t *testing.T) {
 // TestREQFiltersOverRealSocket checks, with go-nostr's own Relay client, that
 // each filter field returns exactly the matching stored events, newest first.
 func TestREQFiltersOverRealSocket(t *testing.T) {
+	t.Parallel()
 	_, url := startEngine(t, Options{})
 	c := dialRaw(t, url)
 	authors := []fixture.Author{fixture.NewAuthor(1), fixture.NewAuthor(2), fixture.NewAuthor(3)}
@@ -336,6 +352,7 @@ func ids(evs []*nostr.Event) string {
 }
 
 func TestLiveSubscriptionReceivesLaterPush(t *testing.T) {
+	t.Parallel()
 	_, url := startEngine(t, Options{})
 	alice, bob := fixture.NewAuthor(1), fixture.NewAuthor(2)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -18,6 +18,7 @@ import (
 // served throughout, and that every malformed frame is answered or closes
 // only its own connection.
 func TestGarbageNeverWedgesTheServer(t *testing.T) {
+	t.Parallel()
 	_, url := startEngine(t, Options{})
 	good := dialRaw(t, url)
 	alice, bob := fixture.NewAuthor(1), fixture.NewAuthor(2)

@@ -48,6 +48,7 @@ func (c *rawClient) count(filters ...nostr.Filter) int64 {
 // NIP-45 filters are OR-ed: several filters count the events any of them
 // matches, each once.
 func TestCountWithSeveralFiltersCountsTheUnion(t *testing.T) {
+	t.Parallel()
 	_, url := startEngine(t, Options{})
 	c := dialRaw(t, url)
 	alice, bob := fixture.NewAuthor(1), fixture.NewAuthor(2)
@@ -79,6 +80,7 @@ func TestCountWithSeveralFiltersCountsTheUnion(t *testing.T) {
 // An oversized REQ or COUNT is refused with CLOSED under its own
 // subscription id, so the client can tell which request was refused.
 func TestOversizedRequestIsClosedUnderItsSubscriptionID(t *testing.T) {
+	t.Parallel()
 	_, url := startEngine(t, Options{})
 	c := dialRaw(t, url)
 	authors := make([]string, 3000) // 3000 × 67 bytes: past the 128 KiB message limit
@@ -108,6 +110,7 @@ func TestOversizedRequestIsClosedUnderItsSubscriptionID(t *testing.T) {
 // status names the address the server actually listens on, not the stored
 // setting: here a port the system chose.
 func TestStatusShowsTheActualListenAddress(t *testing.T) {
+	t.Parallel()
 	eng, wsURL := startEngine(t, Options{})
 	code, body := httpGet(t, "http"+strings.TrimPrefix(wsURL, "ws")+"/api/v1/status")
 	var st struct {
@@ -123,6 +126,7 @@ func TestStatusShowsTheActualListenAddress(t *testing.T) {
 
 // An idle keep-alive HTTP connection is closed after the idle timeout.
 func TestIdleHTTPConnectionIsClosed(t *testing.T) {
+	t.Parallel()
 	limits := server.DefaultLimits()
 	limits.HTTPIdleTimeout = 500 * time.Millisecond
 	_, wsURL := startEngine(t, Options{ServerLimits: limits})
@@ -153,6 +157,7 @@ func TestIdleHTTPConnectionIsClosed(t *testing.T) {
 // A zero-length dtp.db (a restore copy that failed) stops the start, named,
 // and is left as it is; it is not given a fresh schema.
 func TestEmptyDatabaseFileStopsTheStart(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := DatabasePath(dir)
 	if err := os.WriteFile(path, nil, 0o600); err != nil {
@@ -179,6 +184,7 @@ func TestEmptyDatabaseFileStopsTheStart(t *testing.T) {
 // An event dated more than 15 minutes ahead is refused on push, so it
 // cannot take its slot from the author's honest later edit.
 func TestFutureEventIsRefusedOnPush(t *testing.T) {
+	t.Parallel()
 	_, url := startEngine(t, Options{})
 	c := dialRaw(t, url)
 	alice, bob := fixture.NewAuthor(1), fixture.NewAuthor(2)
@@ -201,6 +207,7 @@ func TestFutureEventIsRefusedOnPush(t *testing.T) {
 // A relay's future-dated event is refused on sync, counted and shown, never
 // moves the cursor, and is fetched again (and kept) once its time has come.
 func TestFutureEventFromARelayIsFetchedAgainOnceItsTimeHasCome(t *testing.T) {
+	t.Parallel()
 	root, alice := fixture.NewAuthor(1), fixture.NewAuthor(2)
 	now := time.Now().Unix()
 	ahead := root.Trust(fixture.P(alice.Pubkey), "1", now+15*60+3)
@@ -235,6 +242,7 @@ func TestFutureEventFromARelayIsFetchedAgainOnceItsTimeHasCome(t *testing.T) {
 // NIP-40: an expired event is refused; a stored one stops being served (REQ
 // and COUNT) once its expiration passes; NIP-11 lists NIP-40.
 func TestExpiredEventsAreRefusedAndStopBeingServed(t *testing.T) {
+	t.Parallel()
 	_, url := startEngine(t, Options{})
 	c := dialRaw(t, url)
 	alice, bob := fixture.NewAuthor(1), fixture.NewAuthor(2)
@@ -283,6 +291,7 @@ func TestExpiredEventsAreRefusedAndStopBeingServed(t *testing.T) {
 // An event's tags together are capped in bytes, whatever the kind allows:
 // an unknown tag may not carry what content may not.
 func TestTagBytesAreCapped(t *testing.T) {
+	t.Parallel()
 	_, url := startEngine(t, Options{})
 	c := dialRaw(t, url)
 	alice, bob := fixture.NewAuthor(1), fixture.NewAuthor(2)

@@ -11,9 +11,9 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/fixture"
-	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
+	"dtp-personal/internal/testutil"
 )
 
 func httpGet(t *testing.T, url string, header ...string) (int, string) {
@@ -32,6 +32,7 @@ func httpGet(t *testing.T, url string, header ...string) (int, string) {
 }
 
 func TestHTTPEndpoints(t *testing.T) {
+	t.Parallel()
 	eng, wsURL := startEngine(t, Options{})
 	base := "http" + strings.TrimPrefix(wsURL, "ws")
 	root, alice := fixture.NewAuthor(1), fixture.NewAuthor(2)

@@ -12,9 +12,9 @@ import (
 
 	"dtp-personal/engine/fixture"
 	"dtp-personal/engine/heap"
-	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/validation"
+	"dtp-personal/internal/testutil"
 )
 
 // bindingOf is the one binding the answer about an X account names.
@@ -30,6 +30,7 @@ func bindingOf(t *testing.T, eng *Engine, account string) (heap.Binding, Answer)
 // TestRevokedClaimSurvivesRestart: after a restart only the newest 10011 is
 // held (alice, whose hint names bob, is a root); the claim history in the store still tells "revoked" from "unclaimed".
 func TestRevokedClaimSurvivesRestart(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	alice, bob := fixture.NewAuthor(1), fixture.NewAuthor(2)
 	bobNpub, _ := validation.EncodeNpub(bob.Pubkey)
@@ -66,6 +67,7 @@ func TestRevokedClaimSurvivesRestart(t *testing.T) {
 // TestFetchedClaimsSurviveRestart: a pubkey whose 10011 the sync asked for
 // and no relay had stays "unclaimed" after a restart, not "claims-pending".
 func TestFetchedClaimsSurviveRestart(t *testing.T) {
+	t.Parallel()
 	root, alice, bob := fixture.NewAuthor(1), fixture.NewAuthor(2), fixture.NewAuthor(3)
 	bobNpub, _ := validation.EncodeNpub(bob.Pubkey)
 	const account = "user:id:777"
@@ -112,6 +114,7 @@ func TestFetchedClaimsSurviveRestart(t *testing.T) {
 // twitter tags are malformed is accepted as its author's latest 10011; it
 // claims nothing, so the older claim is revoked.
 func TestMalformedNewerClaimRevokes(t *testing.T) {
+	t.Parallel()
 	alice, bob := fixture.NewAuthor(1), fixture.NewAuthor(2)
 	bobNpub, _ := validation.EncodeNpub(bob.Pubkey)
 	eng, _ := startEngine(t, Options{})

@@ -12,8 +12,8 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/fixture"
-	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/status"
+	"dtp-personal/internal/testutil"
 )
 
 func openQuiet(t *testing.T, dataDir string) *Engine {
@@ -30,6 +30,7 @@ func openQuiet(t *testing.T, dataDir string) *Engine {
 // database is intact and holds what was accepted, and the data directory
 // opens again.
 func TestCloseWhileServing(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	eng := openQuiet(t, data)
 	served := make(chan error, 1)
@@ -92,6 +93,7 @@ func TestCloseWhileServing(t *testing.T) {
 
 // TestCloseWithoutServe closes an engine that never served, twice.
 func TestCloseWithoutServe(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	eng := openQuiet(t, data)
 	if err := eng.Close(); err != nil {
@@ -101,4 +103,22 @@ func TestCloseWithoutServe(t *testing.T) {
 		t.Fatalf("second close: %v", err)
 	}
 	openQuiet(t, data).Close() // the data directory was released
+}
+
+// TestDataDirLockHoldsUntilClose: a second engine on a data directory is
+// refused while the first holds its lock, and opens once the first closed.
+func TestDataDirLockHoldsUntilClose(t *testing.T) {
+	t.Parallel()
+	data := t.TempDir()
+	first := openQuiet(t, data)
+	if _, err := Open(Options{DataDir: data, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}); !errors.Is(err, ErrAlreadyRunning) {
+		t.Fatalf("second open while the first runs: %v, want ErrAlreadyRunning", err)
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	second := openQuiet(t, data)
+	if err := second.Close(); err != nil {
+		t.Fatal(err)
+	}
 }

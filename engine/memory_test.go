@@ -14,8 +14,8 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/fixture"
-	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/server"
+	"dtp-personal/internal/testutil"
 )
 
 // heapPeak samples the process's live heap until stop is closed and

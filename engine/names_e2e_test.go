@@ -19,6 +19,7 @@ import (
 // nowhere else. The engine never stores a kind 0, never serves one over REQ,
 // and answers exactly as before.
 func TestDisplayNamesStayOutOfTheTrustData(t *testing.T) {
+	t.Parallel()
 	now := time.Now().Unix()
 	w := buildWoT(now)
 	profiles := []*nostr.Event{

@@ -61,6 +61,7 @@ func (m *memStore) QueryEvents(ctx context.Context, f nostr.Filter) (chan *nostr
 // go-nostr's own NIP-77 client, written independently of our server, fetches
 // exactly what it lacks, and nothing once in sync.
 func TestNIP77ServerWithGoNostrClient(t *testing.T) {
+	t.Parallel()
 	url, evs := nip77Fixture(t, server.DefaultLimits(), 60)
 	local := &memStore{evs: slices.Clone(evs[:50])}
 	local.evs = append(local.evs, fixture.NewAuthor(4).Trust(fixture.P(evs[0].PubKey), "1", t0)) // only we hold it

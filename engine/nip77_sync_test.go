@@ -15,6 +15,7 @@ import (
 // c's statement about user:id:4242) included; with NIP-77 turned off on the
 // remote it pages everything again, and stores the same.
 func TestRefreshReconcilesWithOurOwnServer(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name       string
 		negs       int // remote's MaxNegSessions

@@ -41,6 +41,7 @@ func negOpen(c *rawClient, subID string, f nostr.Filter, vec *vector.Vector) (*n
 }
 
 func TestNIP77ServerWireAndLimits(t *testing.T) {
+	t.Parallel()
 	limits := server.DefaultLimits()
 	limits.MaxNegSessions, limits.MaxNegItems = 1, 20
 	url, evs := nip77Fixture(t, limits, 30)
@@ -99,6 +100,7 @@ func TestNIP77ServerWireAndLimits(t *testing.T) {
 // go-nostr's frame limit counts bytes before hex doubles them. A client
 // holding nothing gets the server's ids in as many frames as that takes.
 func TestNIP77FramesStayWithinMaxMessageLength(t *testing.T) {
+	t.Parallel()
 	limits := server.DefaultLimits()
 	limits.MaxMessageBytes = 16 << 10
 	const n = 800 // 25,600 bytes of ids: more than one frame

@@ -13,6 +13,7 @@ import (
 // cursors at the next start, so a return fetches them in full; authors
 // still in it, and families keyed otherwise, keep theirs.
 func TestStartForgetsCursorsOfAuthorsThatLeftWhileStopped(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	stays, goes, friend := fixture.NewAuthor(1), fixture.NewAuthor(2), fixture.NewAuthor(3)
 	eng := openQuiet(t, data)

@@ -10,15 +10,16 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/fixture"
-	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/reposync"
 	"dtp-personal/engine/status"
+	"dtp-personal/internal/testutil"
 )
 
 // Two instances of our own server: B keeps the repositories that list it;
 // A (our service wss://our.example, bootstrap relay B) discovers a
 // repository through B and keeps its events, pulled and pushed.
 func TestRepositorySyncBetweenTwoServers(t *testing.T) {
+	t.Parallel()
 	remote, urlB := startEngine(t, Options{})
 	if err := remote.AddRepoService(urlB); err != nil {
 		t.Fatal(err)
@@ -45,7 +46,7 @@ func TestRepositorySyncBetweenTwoServers(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, ev := range []*nostr.Event{ann, issue, comment, state} {
-		// the window of the self-subscriber is 5 s: discovery, then the layers
+		// discovery, then the layers, each after the self-subscriber's window
 		testutil.EventuallyWithin(t, 20*time.Second, "repository event pulled from B", func() bool {
 			has, err := local.store.Has(ev.ID)
 			return err == nil && has

@@ -23,6 +23,7 @@ func (e *Engine) openRepoSync() error {
 		Sink:      repoSink{e},
 		Normalize: settings.NormalizeRelayURL,
 		Log:       e.log.With("part", "reposync"),
+		Window:    reposync.WindowConfig{Length: e.opts.RepoWindow},
 		Conn:      reposync.ConnConfig{AuthKey: e.authKey},
 	}, s.RepoSyncServices, s.RepoSyncBootstrap)
 	if err != nil {

@@ -68,6 +68,7 @@ func lineOf(file []byte, id string) int {
 // comes before what it depends on (a comment before its issue, the issue
 // before its announcement), every one is kept again.
 func TestExportImportRoundTripKeepsEveryEvent(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	src, url := startEngine(t, Options{})
 	if err := src.AddRepoService("wss://our.example"); err != nil {
@@ -152,6 +153,7 @@ func importOver(t *testing.T, transport string, eng *Engine, url string, file []
 // What depends on an event the file does not hold is still refused, once,
 // with its rule, after the rounds stop storing anything.
 func TestImportCountsWhatStillWaitsAsRejected(t *testing.T) {
+	t.Parallel()
 	eng, _ := startEngine(t, Options{})
 	if err := eng.AddRepoService("wss://our.example"); err != nil {
 		t.Fatal(err)

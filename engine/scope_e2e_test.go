@@ -15,6 +15,7 @@ import (
 // in the scope profile (x.com), so the scoped one answers; a query in another
 // scope falls back to the unscoped one.
 func TestScopeProfileTakesPrecedence(t *testing.T) {
+	t.Parallel()
 	root, alice := fixture.NewAuthor(1), fixture.NewAuthor(2)
 	remote := startRemote(t, []*nostr.Event{
 		root.Trust(fixture.P(alice.Pubkey), "1", t0),

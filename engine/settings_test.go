@@ -8,15 +8,16 @@ import (
 	"time"
 
 	"dtp-personal/engine/fixture"
-	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
+	"dtp-personal/internal/testutil"
 )
 
 // A heap limit lowered on a running engine, from another process (the CLI's
 // `limits` command), freezes the heap within seconds: no restart needed.
 func TestLoweredHeapLimitFreezesRunningHeap(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	eng, url := startEngine(t, Options{DataDir: data})
 	root := fixture.NewAuthor(1)
@@ -54,6 +55,7 @@ func TestLoweredHeapLimitFreezesRunningHeap(t *testing.T) {
 // A finished pass is a fact about the program, not a setting: it must not
 // move the settings revision that every process watches.
 func TestFinishedPassKeepsSettingsRevision(t *testing.T) {
+	t.Parallel()
 	eng, err := Open(Options{DataDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 // storm of changes reaches a subscriber as at most four snapshots a second,
 // and nothing reaches it once cancel has returned.
 func TestSubscribeCoalescesBursts(t *testing.T) {
+	t.Parallel()
 	eng, _ := startEngine(t, Options{})
 	var got atomic.Int64
 	cancel := eng.Subscribe(func(status.Snapshot) { got.Add(1) })

@@ -12,10 +12,10 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/fixture"
-	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/validation"
+	"dtp-personal/internal/testutil"
 )
 
 // wot is a deterministic web of trust published on a remote relay.
@@ -130,6 +130,7 @@ func storedIDs(t *testing.T, eng *Engine) []string {
 }
 
 func TestSyncOnceAgainstOurOwnServerAsRemote(t *testing.T) {
+	t.Parallel()
 	w := buildWoT(time.Now().Unix())
 	remote := startRemote(t, w.events)
 
@@ -214,6 +215,7 @@ func withTotalAuthors(l settings.Limits, n int) settings.Limits {
 // TestGlobalContinuousFollowsEveryTrustEvent: under "Subscribe all" the
 // engine keeps events of authors outside any frontier, as they are published.
 func TestGlobalContinuousFollowsEveryTrustEvent(t *testing.T) {
+	t.Parallel()
 	w := buildWoT(time.Now().Unix())
 	remote := startRemote(t, w.events[:3])
 	eng, _ := startEngine(t, Options{})

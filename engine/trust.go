@@ -40,8 +40,9 @@ func (e *Engine) buildTrust() error {
 		e.log.Warn("stored events no longer pass validation; left out of the trust graph", "count", res.Skipped)
 	}
 	tracker := frontier.NewTracker(h, frontier.Config{
-		Limits: s.Limits,
-		Roots:  s.Roots,
+		Limits:   s.Limits,
+		Roots:    s.Roots,
+		Debounce: e.opts.FrontierDebounce,
 		// the first walk has nobody leaving; later ones run once e.sync exists
 		OnLeft: func(pubkeys []string) { e.sync.AuthorsLeft(pubkeys) },
 	})

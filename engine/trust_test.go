@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"dtp-personal/engine/fixture"
-	"dtp-personal/engine/internal/testutil"
+	"dtp-personal/internal/testutil"
 )
 
 func resolve(t *testing.T, eng *Engine, subject string) Answer {
@@ -23,6 +23,7 @@ func resolve(t *testing.T, eng *Engine, subject string) Answer {
 // through pushes over the WebSocket, then restarts the engine on the same
 // data directory and expects the same answers from the database.
 func TestPushedEventsChangeAnswersAndSurviveRestart(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	root, alice, bob, carol := fixture.NewAuthor(1), fixture.NewAuthor(2), fixture.NewAuthor(3), fixture.NewAuthor(4)
 	subject := "user:id:777"

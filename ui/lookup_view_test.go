@@ -17,6 +17,7 @@ import (
 	wot "dtp-personal/engine/fixture"
 	"dtp-personal/engine/resolver"
 	"dtp-personal/engine/status"
+	"dtp-personal/internal/testutil"
 )
 
 // wotEngine is a real engine (SQLite, served on 127.0.0.1) holding a small
@@ -44,7 +45,7 @@ func wotEngine(t *testing.T) (eng *engine.Engine, root, alice wot.Author) {
 		}
 	}
 	// the frontier follows the root's statements in the background
-	waitFor(t, "alice in the frontier", func() bool {
+	testutil.EventuallyWithin(t, 10*time.Second, "alice in the frontier", func() bool {
 		a, err := eng.Resolve(context.Background(), resolver.Query{Subject: "user:id:1"})
 		return err == nil && a.Verdict == resolver.VerdictTrusted
 	})
@@ -73,15 +74,6 @@ func servedEngine(t *testing.T) *engine.Engine {
 		}
 	})
 	return eng
-}
-
-func waitFor(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !ok(); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
 }
 
 // newEngineGUI is a GUI over a real engine, showing tab.
@@ -142,7 +134,7 @@ func TestLookupSaysWhyCoverageIsPartial(t *testing.T) {
 	if err := eng.SetLimits(limits); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "bob cut from the frontier", func() bool {
+	testutil.EventuallyWithin(t, 10*time.Second, "bob cut from the frontier", func() bool {
 		return len(eng.Status().Frontier.Truncation) > 0
 	})
 	g := newEngineGUI(t, eng, tabLookup)

@@ -3,10 +3,12 @@ package ui
 import (
 	"net"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2/test"
 
 	"dtp-personal/engine/status"
+	"dtp-personal/internal/testutil"
 )
 
 // TestSetupCardLeadsUntilRootAndRelaysExist drives a real engine: the card
@@ -72,7 +74,7 @@ func TestSetupCardHiddenOnAConfiguredEngine(t *testing.T) {
 // waitForUI runs the UI thread's work until ok holds.
 func waitForUI(t *testing.T, what string, ok func() bool) {
 	t.Helper()
-	waitFor(t, what, func() bool {
+	testutil.EventuallyWithin(t, 10*time.Second, what, func() bool {
 		uiQueue.run()
 		return ok()
 	})

@@ -6,8 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"dtp-personal/engine/clock"
 	"dtp-personal/engine/heap"
-	"dtp-personal/engine/relay"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 )
@@ -25,7 +25,7 @@ type Config struct {
 	// (sorted): the sync forgets their cursors. Called from the recomputing
 	// goroutine; it must not call back into the Tracker's Recompute.
 	OnLeft func(pubkeys []string)
-	Clock  relay.Clock // debounce, hop windows; nil = the wall clock
+	Clock  clock.Clock // debounce, hop windows; nil = the wall clock
 }
 
 // Tracker keeps the current frontier of a heap: it recomputes on demand,
@@ -34,7 +34,7 @@ type Tracker struct {
 	h        *heap.Heap
 	debounce time.Duration
 	onLeft   func([]string)
-	clock    relay.Clock
+	clock    clock.Clock
 	notify   chan struct{}
 
 	walkMu sync.Mutex // serialises recomputes so "left" diffs are consistent
@@ -67,7 +67,7 @@ func NewTracker(h *heap.Heap, cfg Config) *Tracker {
 		t.debounce = DefaultDebounce
 	}
 	if t.clock == nil {
-		t.clock = relay.SystemClock{}
+		t.clock = clock.Wall{}
 	}
 	return t
 }

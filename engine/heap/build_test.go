@@ -13,10 +13,10 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/heap/heaptest"
-	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/store"
 	"dtp-personal/engine/validation"
+	"dtp-personal/internal/testutil"
 )
 
 func TestBuildFromStore(t *testing.T) {

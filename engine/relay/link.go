@@ -10,6 +10,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 
+	"dtp-personal/engine/clock"
 	"dtp-personal/engine/health"
 )
 
@@ -19,7 +20,7 @@ import (
 type Link struct {
 	url      string
 	opts     Options
-	clock    Clock
+	clock    clock.Clock
 	onChange func(health.Health)
 
 	mu        sync.Mutex
@@ -37,7 +38,7 @@ func (l *Link) Attempts() (ok, failed int64) { return l.attemptsOK.Load(), l.att
 
 // NewLink starts from a relay's stored health. onChange is called after
 // every health change, outside the link's lock.
-func NewLink(h health.Health, opts Options, clock Clock, onChange func(health.Health)) *Link {
+func NewLink(h health.Health, opts Options, clock clock.Clock, onChange func(health.Health)) *Link {
 	if h.State == "" {
 		h.State = health.New(h.URL).State
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 
+	"dtp-personal/engine/clock"
 	"dtp-personal/engine/health"
 )
 
@@ -29,7 +30,7 @@ type Links struct {
 	store   HealthStore
 	profile health.Profile
 	opts    func(url string) Options
-	clock   Clock
+	clock   clock.Clock
 	log     *slog.Logger
 
 	mu    sync.Mutex
@@ -40,7 +41,7 @@ type Links struct {
 // NewLinks makes an empty registry of profile's links; opts gives each
 // relay's connection options (so per-relay callbacks such as OnNotice can
 // name the relay).
-func NewLinks(store HealthStore, profile health.Profile, opts func(url string) Options, clock Clock, log *slog.Logger) *Links {
+func NewLinks(store HealthStore, profile health.Profile, opts func(url string) Options, clock clock.Clock, log *slog.Logger) *Links {
 	return &Links{store: store, profile: profile, opts: opts, clock: clock, log: log,
 		links: map[string]*Link{}, saved: map[string]health.Health{}}
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
+
+	"dtp-personal/engine/clock"
 )
 
 // Live subscription policy of SPEC §6.5, shared by both sync profiles.
@@ -26,7 +28,7 @@ type Group struct {
 
 // LiveOptions configure a LiveSet. Zero values take the defaults.
 type LiveOptions struct {
-	Clock         Clock         // default: the wall clock
+	Clock         clock.Clock   // default: the wall clock
 	QueueCap      int           // default DefaultQueueCap
 	FiltersPerReq int           // default DefaultFiltersPerReq
 	EOSETimeout   time.Duration // longest wait for the EOSE before a consolidation; default 30 s
@@ -46,7 +48,7 @@ type LiveOptions struct {
 
 func (o LiveOptions) withDefaults() LiveOptions {
 	if o.Clock == nil {
-		o.Clock = SystemClock{}
+		o.Clock = clock.Wall{}
 	}
 	if o.QueueCap <= 0 {
 		o.QueueCap = DefaultQueueCap

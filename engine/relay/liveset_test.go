@@ -11,8 +11,8 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/internal/faultrelay"
-	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/relay"
+	"dtp-personal/internal/testutil"
 )
 
 // collector consumes a set's items: events and EOSEs by group label.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 
+	"dtp-personal/engine/clock"
 	"dtp-personal/engine/health"
 	"dtp-personal/engine/internal/faultrelay"
 	"dtp-personal/engine/relay"
@@ -109,7 +110,7 @@ func testQueryTooBig(t *testing.T, mode faultrelay.Mode) {
 	evs := trustEvents(50, 1_700_000_000)
 	r := faultrelay.StartForTest(t, mode, evs...)
 	c := dial(t, r.URL, relay.Options{PageTimeout: answerTimeout})
-	link := relay.NewLink(health.New(r.URL), relay.Options{}, relay.SystemClock{}, func(health.Health) {})
+	link := relay.NewLink(health.New(r.URL), relay.Options{}, clock.Wall{}, func(health.Health) {})
 	ctx := context.Background()
 	_, err := link.Reconcile(ctx, c, trustFilter, stampsOf(evs[:5]))
 	var refused *relay.ReconcileRefusedError
@@ -126,7 +127,7 @@ func testQueryTooBig(t *testing.T, mode faultrelay.Mode) {
 
 	mode.NegRefusal = "NEG-ERR"
 	off := faultrelay.StartForTest(t, mode, evs...)
-	offLink := relay.NewLink(health.New(off.URL), relay.Options{}, relay.SystemClock{}, func(health.Health) {})
+	offLink := relay.NewLink(health.New(off.URL), relay.Options{}, clock.Wall{}, func(health.Health) {})
 	if _, err := offLink.Reconcile(ctx, dial(t, off.URL, relay.Options{PageTimeout: answerTimeout}), recent, stampsOf(evs[2:10])); !relay.IsReconcileRefused(err) || offLink.NIP77() != relay.NIP77Unsupported {
 		t.Fatalf("err %v, support %v: want NIP-77 itself refused and remembered", err, offLink.NIP77())
 	}

@@ -11,11 +11,12 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 
+	"dtp-personal/engine/clock"
 	"dtp-personal/engine/health"
 	"dtp-personal/engine/internal/faultrelay"
-	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/relay"
 	"dtp-personal/engine/status"
+	"dtp-personal/internal/testutil"
 )
 
 const author = "aa00000000000000000000000000000000000000000000000000000000000001"
@@ -307,7 +308,7 @@ func TestAbandonedConnectIsNotAFailure(t *testing.T) {
 func TestLimitsLastReadStand(t *testing.T) {
 	r := faultrelay.StartForTest(t, faultrelay.Mode{MaxSubscriptions: 3, AdvertiseSubscriptions: true})
 	var saved health.Health
-	link := relay.NewLink(health.New(r.URL), relay.Options{}, relay.SystemClock{}, func(h health.Health) { saved = h })
+	link := relay.NewLink(health.New(r.URL), relay.Options{}, clock.Wall{}, func(h health.Health) { saved = h })
 	ctx := context.Background()
 	c, err := link.Connect(ctx)
 	if err != nil {
@@ -319,7 +320,7 @@ func TestLimitsLastReadStand(t *testing.T) {
 	link.Release(c, nil)
 
 	r.SetMode(faultrelay.Mode{MaxSubscriptions: 3, NoInfo: true})
-	later := relay.NewLink(saved, relay.Options{}, relay.SystemClock{}, func(health.Health) {}) // as from the store
+	later := relay.NewLink(saved, relay.Options{}, clock.Wall{}, func(health.Health) {}) // as from the store
 	c, err = later.Connect(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -18,20 +18,20 @@ const (
 	RuleAnnouncementNoD = "announcement has no d tag"
 )
 
-// Refusal is an event this profile does not keep. Wants names what, once
+// refusal is an event this profile does not keep. Wants names what, once
 // held, could change the answer (a repository reference, "d:<id>" for any
 // announcement of that id, or a root event id): relays deliver out of
 // order, so such an event is kept aside and checked again. Ends is set when
 // the owner's newer announcement no longer lists this server: the held one
 // must go.
-type Refusal struct {
+type refusal struct {
 	validation.Rejection
 	Wants []string
-	Ends  *Announcement
+	Ends  *announcement
 }
 
 // WaitsForOthers reports whether an OK message is the refusal of an event
-// only because what it depends on is not held yet: the rules whose Refusal
+// only because what it depends on is not held yet: the rules whose refusal
 // names Wants (an issue before its repository's announcement, a comment
 // before its issue, a maintainer's announcement or state before the owner's
 // announcement). Holding other events may turn such an answer, so an import
@@ -41,14 +41,14 @@ func WaitsForOthers(message string) bool {
 	return ok && (rule == RuleNotAboutRepo || rule == RuleNotListed || rule == RuleNotMaintainer)
 }
 
-func refuse(rule string, wants ...string) *Refusal {
-	return &Refusal{Rejection: validation.Rejection{Prefix: "blocked", Rule: rule}, Wants: wants}
+func refuse(rule string, wants ...string) *refusal {
+	return &refusal{Rejection: validation.Rejection{Prefix: "blocked", Rule: rule}, Wants: wants}
 }
 
 // Admit decides whether a verified event is kept by the repository profile
 // (SPEC §8, issue "Repository sync" §1). Trust kinds never reach it. It
-// returns nil or a *Refusal (or a *validation.Rejection for malformed events).
-func (ix *Index) Admit(ev *nostr.Event) error {
+// returns nil or a *refusal (or a *validation.Rejection for malformed events).
+func (ix *index) Admit(ev *nostr.Event) error {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	if len(ix.services) == 0 {
@@ -66,8 +66,8 @@ func (ix *Index) Admit(ev *nostr.Event) error {
 // admitAnnouncement: listing us, or by a maintainer of a held repository of
 // the same id (GRASP-01's maintainer exception). The owner's newer one
 // without us ends the repository.
-func (ix *Index) admitAnnouncement(ev *nostr.Event) error {
-	a := ParseAnnouncement(ev, ix.normalize)
+func (ix *index) admitAnnouncement(ev *nostr.Event) error {
+	a := parseAnnouncement(ev, ix.normalize)
 	if a.D == "" {
 		return &validation.Rejection{Prefix: "invalid", Rule: RuleAnnouncementNoD}
 	}
@@ -87,7 +87,7 @@ func (ix *Index) admitAnnouncement(ev *nostr.Event) error {
 
 // admitState: a 30618 of a held repository's id by a member of that
 // repository's recursive maintainer set.
-func (ix *Index) admitState(ev *nostr.Event) error {
+func (ix *index) admitState(ev *nostr.Event) error {
 	d := ev.Tags.GetD()
 	maintains, heldAny := ix.maintainsHeld(ev.PubKey, d, "")
 	switch {
@@ -101,13 +101,13 @@ func (ix *Index) admitState(ev *nostr.Event) error {
 
 // admitTagged: root events naming a held repository, and any event naming a
 // held repository (layer 2) or a held root event (layer 3).
-func (ix *Index) admitTagged(ev *nostr.Event) error {
+func (ix *index) admitTagged(ev *nostr.Event) error {
 	var wants []string
 	for _, v := range taggedRefs(ev) {
 		if ix.heldRef(v) != nil {
 			return nil
 		}
-		if _, _, ok := ParseRef(v); ok {
+		if _, _, ok := parseRef(v); ok {
 			wants = append(wants, v)
 		}
 	}
@@ -126,7 +126,7 @@ func (ix *Index) admitTagged(ev *nostr.Event) error {
 			wants = append(wants, v)
 		}
 	}
-	if len(wants) == 0 && !IsRootKind(ev.Kind) {
+	if len(wants) == 0 && !isRootKind(ev.Kind) {
 		return &validation.Rejection{Prefix: "blocked", Rule: fmt.Sprintf("kind %d is not kept by this server", ev.Kind)}
 	}
 	return refuse(RuleNotAboutRepo, wants...)

@@ -26,9 +26,9 @@ var (
 // heldIndex holds owner's repository "tool" (listing us and B, maintainer
 // maint), maint's announcement of "tool" (maintainer maint2, not listing
 // us) and one root issue.
-func heldIndex(t *testing.T) (*Index, *nostr.Event) {
+func heldIndex(t *testing.T) (*index, *nostr.Event) {
 	t.Helper()
-	ix := NewIndex([]string{ourService}, settings.NormalizeRelayURL)
+	ix := newIndex([]string{ourService}, settings.NormalizeRelayURL)
 	for _, ev := range []*nostr.Event{
 		owner.Announce("tool", []string{"WSS://OUR.example/", relayB}, []string{maint.Pubkey}, 100),
 		maint.Announce("tool", []string{relayB}, []string{maint2.Pubkey}, 100),
@@ -47,6 +47,7 @@ func heldIndex(t *testing.T) (*Index, *nostr.Event) {
 }
 
 func TestAdmit(t *testing.T) {
+	t.Parallel()
 	ix, issue := heldIndex(t)
 	ref := fixture.RepoRef(owner.Pubkey, "tool")
 	unknownRef := fixture.RepoRef(stranger.Pubkey, "other")
@@ -89,9 +90,10 @@ func TestAdmit(t *testing.T) {
 }
 
 func TestOwnersNewerAnnouncementWithoutUsEndsTheRepository(t *testing.T) {
+	t.Parallel()
 	ix, _ := heldIndex(t)
 	older := owner.Announce("tool", []string{relayB}, nil, 90)
-	var r *Refusal
+	var r *refusal
 	if err := ix.Admit(older); !errors.As(err, &r) || r.Rule != RuleNotListed || r.Ends != nil {
 		t.Fatalf("older announcement without us: %v (ends %v), want a plain refusal", err, r)
 	}
@@ -109,7 +111,8 @@ func TestOwnersNewerAnnouncementWithoutUsEndsTheRepository(t *testing.T) {
 }
 
 func TestOffWithoutServiceKeepsTheOldRefusal(t *testing.T) {
-	ix := NewIndex(nil, settings.NormalizeRelayURL)
+	t.Parallel()
+	ix := newIndex(nil, settings.NormalizeRelayURL)
 	err := ix.Admit(owner.Announce("tool", []string{ourService}, nil, 1))
 	var rej *validation.Rejection
 	if !errors.As(err, &rej) || err.Error() != "blocked: kind 30617 is not kept by this server" {
@@ -118,9 +121,10 @@ func TestOffWithoutServiceKeepsTheOldRefusal(t *testing.T) {
 }
 
 func TestRefusalsSayWhatTheyWaitFor(t *testing.T) {
-	ix := NewIndex([]string{ourService}, settings.NormalizeRelayURL)
+	t.Parallel()
+	ix := newIndex([]string{ourService}, settings.NormalizeRelayURL)
 	ref := fixture.RepoRef(owner.Pubkey, "tool")
-	var r *Refusal
+	var r *refusal
 	comment := stranger.Tagging(1111, "a", 10, ref)
 	if err := ix.Admit(comment); !errors.As(err, &r) || len(r.Wants) != 1 || r.Wants[0] != ref {
 		t.Fatalf("comment before its repository: %v wants %v", err, r)

@@ -6,22 +6,24 @@ import (
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
+
+	"dtp-personal/engine/clock"
 )
 
 // Limits of the events kept aside while what they depend on is not held.
 const (
-	AsideMax = 10000
-	AsideTTL = 10 * time.Minute
+	asideMax = 10000
+	asideTTL = 10 * time.Minute
 )
 
-// Aside keeps events refused only because what they depend on has not
+// aside keeps events refused only because what they depend on has not
 // arrived yet (relays deliver out of order: a maintainer's announcement
 // before the owner's, a comment before its root in another REQ). When a
 // dependency lands, Wake hands them back for another try. Bounded in count
 // and age: past either, the oldest are dropped, and the daily catch-up
 // fetches them again.
-type Aside struct {
-	clock Clock
+type aside struct {
+	clock clock.Clock
 	max   int
 	ttl   time.Duration
 
@@ -39,14 +41,14 @@ type asideEvent struct {
 	gone   bool // woken or dropped; its queue entry goes when it reaches the front
 }
 
-// NewAside keeps at most max events for at most ttl.
-func NewAside(clock Clock, max int, ttl time.Duration) *Aside {
-	return &Aside{clock: clock, max: max, ttl: ttl, byKey: map[string][]*asideEvent{}}
+// newAside keeps at most max events for at most ttl.
+func newAside(clock clock.Clock, max int, ttl time.Duration) *aside {
+	return &aside{clock: clock, max: max, ttl: ttl, byKey: map[string][]*asideEvent{}}
 }
 
 // Keep sets ev aside until one of wants is held. Events from our own pushes
 // are not kept (the client heard the refusal and may send again).
-func (a *Aside) Keep(ev *nostr.Event, source string, wants []string) {
+func (a *aside) Keep(ev *nostr.Event, source string, wants []string) {
 	if len(wants) == 0 {
 		return
 	}
@@ -65,7 +67,7 @@ func (a *Aside) Keep(ev *nostr.Event, source string, wants []string) {
 }
 
 // Wake returns (and forgets) the events waiting for any of keys.
-func (a *Aside) Wake(keys []string) (evs []*nostr.Event, sources []string) {
+func (a *aside) Wake(keys []string) (evs []*nostr.Event, sources []string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.expire()
@@ -83,14 +85,14 @@ func (a *Aside) Wake(keys []string) (evs []*nostr.Event, sources []string) {
 }
 
 // Len is how many events are kept aside.
-func (a *Aside) Len() int {
+func (a *aside) Len() int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.live
 }
 
 // expire drops events older than ttl and the queue's woken entries.
-func (a *Aside) expire() {
+func (a *aside) expire() {
 	cutoff := a.clock.Now().Add(-a.ttl)
 	for len(a.queue) > 0 && (a.queue[0].gone || a.queue[0].at.Before(cutoff)) {
 		a.dropOldest()
@@ -98,7 +100,7 @@ func (a *Aside) expire() {
 }
 
 // dropOldest removes the queue's first entry from every list it is on.
-func (a *Aside) dropOldest() {
+func (a *aside) dropOldest() {
 	e := a.queue[0]
 	a.queue[0] = nil
 	a.queue = a.queue[1:]

@@ -8,8 +8,9 @@ import (
 )
 
 func TestAsideWakesByDependencyAndStaysBounded(t *testing.T) {
+	t.Parallel()
 	clock := faultrelay.NewClock(time.Unix(1000, 0))
-	a := NewAside(clock, 2, time.Minute)
+	a := newAside(clock, 2, time.Minute)
 	e1 := stranger.Tagging(1111, "E", 1, owner.Pubkey)
 	e2 := stranger.Tagging(1111, "E", 2, maint.Pubkey)
 	e3 := stranger.Tagging(1111, "E", 3, maint2.Pubkey)

@@ -82,7 +82,7 @@ func BenchmarkDesignScale(b *testing.B) {
 	for b.Loop() {
 		before := heapInUse()
 		start := time.Now()
-		ix, plan, err := Load(context.Background(), st, services, bootstrapA, settings.NormalizeRelayURL)
+		ix, plan, err := load(context.Background(), st, services, bootstrapA, settings.NormalizeRelayURL)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -92,7 +92,7 @@ func BenchmarkDesignScale(b *testing.B) {
 		// one window: 1,000 new root events spread over the repositories
 		refs := plan.Repos()
 		start = time.Now()
-		var cs []Change
+		var cs []change
 		for i := range benchNewRoots {
 			ev := &nostr.Event{ID: fakeID("new " + strconv.Itoa(i)), PubKey: fakeID("author"), Kind: KindIssue,
 				CreatedAt: 300, Tags: nostr.Tags{{"a", string(refs[i%len(refs)])}}}
@@ -108,7 +108,7 @@ func BenchmarkDesignScale(b *testing.B) {
 
 		maxFilters, total := 0, 0
 		for _, r := range plan.Relays() {
-			n := len(RelayFilters(plan, ix, r))
+			n := len(relayFilters(plan, ix, r))
 			total += n
 			maxFilters = max(maxFilters, n)
 		}

@@ -45,7 +45,7 @@ type relayConn struct {
 	link   *relay.Link
 
 	mu        sync.Mutex
-	full      []LayerFilter // every filter the relay should carry
+	full      []layerFilter // every filter the relay should carry
 	pending   []*owed       // incremental filters whose history is still owed, oldest first
 	progress  map[string]progress
 	state     string
@@ -61,7 +61,7 @@ type relayConn struct {
 	done   chan struct{}
 }
 
-func newRelayConn(s *Syncer, url string, counts *relayCounts, full []LayerFilter) *relayConn {
+func newRelayConn(s *Syncer, url string, counts *relayCounts, full []layerFilter) *relayConn {
 	return &relayConn{
 		s: s, url: url, counts: counts, full: full, state: status.StateIdle,
 		link: s.links.Get(url), caughtUp: -1, progress: map[string]progress{},
@@ -73,7 +73,7 @@ func newRelayConn(s *Syncer, url string, counts *relayCounts, full []LayerFilter
 // is owed whatever the connection's state when they came, and they are
 // subscribed live unless the full set of a later connection already is.
 type owed struct {
-	filters []LayerFilter
+	filters []layerFilter
 	live    bool
 }
 
@@ -88,7 +88,7 @@ type progress struct {
 
 // update queues incremental filters (history without since, then live) and
 // the relay's new full set, used at the next consolidation or reconnect.
-func (c *relayConn) update(incremental, full []LayerFilter) {
+func (c *relayConn) update(incremental, full []layerFilter) {
 	c.mu.Lock()
 	c.full = full
 	if len(incremental) > 0 {
@@ -283,7 +283,7 @@ func (c *relayConn) serve(ctx context.Context, conn *relay.Conn) error {
 // catchUp fetches history: everything once per UTC day (and on the first
 // connection), else what was missed since the last good moment − 15 min.
 // daily reports which it was.
-func (c *relayConn) catchUp(ctx context.Context, conn *relay.Conn, filters []LayerFilter, now time.Time) (daily bool, err error) {
+func (c *relayConn) catchUp(ctx context.Context, conn *relay.Conn, filters []layerFilter, now time.Time) (daily bool, err error) {
 	c.mu.Lock()
 	daily = c.caughtUp != utcDay(now)
 	since := int64(0)
@@ -291,9 +291,9 @@ func (c *relayConn) catchUp(ctx context.Context, conn *relay.Conn, filters []Lay
 		since = c.lastGood.Add(-relay.ReconnectWindow).Unix()
 	}
 	c.mu.Unlock()
-	count := func(Layer) *atomic.Int64 { return &c.counts.gap }
+	count := func(layer) *atomic.Int64 { return &c.counts.gap }
 	if daily {
-		count = func(Layer) *atomic.Int64 { return &c.counts.catchup }
+		count = func(layer) *atomic.Int64 { return &c.counts.catchup }
 	}
 	var refresh relay.RefreshTally
 	if err := c.fetch(ctx, conn, filters, since, count, &refresh); err != nil {
@@ -326,7 +326,7 @@ func (c *relayConn) addPending(ctx context.Context, conn *relay.Conn, set *relay
 		o := c.pending[0] // only this goroutine removes entries
 		c.mu.Unlock()
 		start := c.s.cfg.Clock.Now()
-		byLayer := func(l Layer) *atomic.Int64 { return &c.counts.byLayer[l] }
+		byLayer := func(l layer) *atomic.Int64 { return &c.counts.byLayer[l] }
 		if err := c.fetch(ctx, conn, o.filters, 0, byLayer, nil); err != nil {
 			return err
 		}
@@ -349,7 +349,7 @@ func (c *relayConn) addPending(ctx context.Context, conn *relay.Conn, set *relay
 // references are paged together (relay.FetchEach), so an event they share
 // comes once. An attempt that fails leaves each group's progress for the
 // next attempt at the same filters, which goes on from there.
-func (c *relayConn) fetch(ctx context.Context, conn *relay.Conn, filters []LayerFilter, since int64, count func(Layer) *atomic.Int64, refresh *relay.RefreshTally) error {
+func (c *relayConn) fetch(ctx context.Context, conn *relay.Conn, filters []layerFilter, since int64, count func(layer) *atomic.Int64, refresh *relay.RefreshTally) error {
 	groups := sameReferences(filters, since)
 	for _, g := range groups {
 		ingest := func(evs []*nostr.Event) error {
@@ -371,21 +371,21 @@ func (c *relayConn) fetch(ctx context.Context, conn *relay.Conn, filters []Layer
 
 // layerGroup is filters of one layer fetched together.
 type layerGroup struct {
-	layer   Layer
+	layer   layer
 	filters nostr.Filters
 }
 
 // sameReferences groups filters, each with since > 0 set: consecutive
 // filters of layer 2 or 3 over the same references (#a/#A/#q, #e/#E/#q)
 // form one group.
-func sameReferences(filters []LayerFilter, since int64) []layerGroup {
+func sameReferences(filters []layerFilter, since int64) []layerGroup {
 	var out []layerGroup
 	for i, lf := range filters {
 		f := lf.Filter
 		if since > 0 {
 			f.Since = timestamp(since)
 		}
-		if i > 0 && lf.Layer != LayerAnnouncements && lf.Layer == filters[i-1].Layer && slices.Equal(references(lf.Filter), references(filters[i-1].Filter)) {
+		if i > 0 && lf.Layer != layerAnnouncements && lf.Layer == filters[i-1].Layer && slices.Equal(references(lf.Filter), references(filters[i-1].Filter)) {
 			last := &out[len(out)-1]
 			last.filters = append(last.filters, f)
 			continue
@@ -523,7 +523,7 @@ func (c *relayConn) consume(ctx context.Context, conn *relay.Conn, set *relay.Li
 			return
 		case it := <-set.Items():
 			if it.Event != nil {
-				if l, ok := it.Label.(Layer); ok {
+				if l, ok := it.Label.(layer); ok {
 					c.counts.byLayer[l].Add(1)
 				}
 				evs = append(evs, it.Event)
@@ -539,7 +539,7 @@ func (c *relayConn) consume(ctx context.Context, conn *relay.Conn, set *relay.Li
 
 // groups turns filters into the set's groups, one per filter labelled by
 // its layer; since > 0 is set on each.
-func (c *relayConn) groups(filters []LayerFilter, since int64) []relay.Group {
+func (c *relayConn) groups(filters []layerFilter, since int64) []relay.Group {
 	out := make([]relay.Group, len(filters))
 	for i, lf := range filters {
 		f := lf.Filter
@@ -551,7 +551,7 @@ func (c *relayConn) groups(filters []LayerFilter, since int64) []relay.Group {
 	return out
 }
 
-func (c *relayConn) fullSet() []LayerFilter {
+func (c *relayConn) fullSet() []layerFilter {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.full

@@ -9,10 +9,10 @@ import (
 	"dtp-personal/engine/health"
 	"dtp-personal/engine/ingest"
 	"dtp-personal/engine/internal/faultrelay"
-	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
+	"dtp-personal/internal/testutil"
 )
 
 // hasHealth reports whether st holds profile p's health of url.
@@ -29,6 +29,7 @@ func hasHealth(t *testing.T, st *store.Store, p health.Profile, url string) bool
 // repository-profile health; the relay still listed keeps its own, and the
 // trust profile's health of the same URL stays.
 func TestRelayNoLongerListedForgetsItsHealth(t *testing.T) {
+	t.Parallel()
 	now := time.Now().Unix()
 	r := faultrelay.StartForTest(t, faultrelay.Mode{})
 	k := faultrelay.StartForTest(t, faultrelay.Mode{})
@@ -67,6 +68,7 @@ func TestRelayNoLongerListedForgetsItsHealth(t *testing.T) {
 // no repository lists; the listed relay's health and the trust profile's
 // stay.
 func TestStartForgetsHealthOfRelaysNoLongerSynced(t *testing.T) {
+	t.Parallel()
 	now := time.Now().Unix()
 	k := faultrelay.StartForTest(t, faultrelay.Mode{})
 	ann := owner.Announce("tool", []string{ourService, k.URL}, nil, now-100)
@@ -120,6 +122,7 @@ func TestStartForgetsHealthOfRelaysNoLongerSynced(t *testing.T) {
 // Dropping the bootstrap relay from the settings forgets its health once its
 // connection is over (an ending connection saves its health).
 func TestReconfigureForgetsFormerBootstrapHealth(t *testing.T) {
+	t.Parallel()
 	now := time.Now().Unix()
 	n, b := followToolOn(t, now)
 	testutil.EventuallyWithin(t, patience, "the bootstrap relay's health saved", func() bool {
@@ -146,6 +149,7 @@ func TestReconfigureForgetsFormerBootstrapHealth(t *testing.T) {
 // run before the connection set its cancel, return at once and leave it
 // running, saving health for a relay no longer synced.
 func TestStopRightAfterStartEndsTheConnection(t *testing.T) {
+	t.Parallel()
 	n := startNode(t, nil, "")
 	testutil.Eventually(t, "the syncer running", func() bool {
 		n.sync.mu.Lock()

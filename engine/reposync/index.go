@@ -12,47 +12,47 @@ import (
 // annKey is an announcement's slot: (pubkey, d).
 type annKey struct{ pubkey, d string }
 
-// Index is what acceptance asks: the held announcements and root events.
+// index is what acceptance asks: the held announcements and root events.
 // The ingest pipeline reads it from its verify workers while the commit
 // listener updates it, hence the RWMutex.
-type Index struct {
+type index struct {
 	normalize Normalizer
 
 	mu       sync.RWMutex
 	services []string
-	anns     map[annKey]*Announcement // every announcement held (listing us, or a maintainer's)
+	anns     map[annKey]*announcement // every announcement held (listing us, or a maintainer's)
 	byD      map[string][]annKey      // d → the announcements of that d
 	// held root event → every repository it names, held or not (one that
 	// ended keeps its roots for the day its owner lists us again)
-	roots  map[eventKey][]RepoRef
-	byRepo map[RepoRef][]eventKey // the reverse of roots
+	roots  map[eventKey][]repoRef
+	byRepo map[repoRef][]eventKey // the reverse of roots
 }
 
-// NewIndex is an empty index for our service URLs (normalised).
-func NewIndex(services []string, normalize Normalizer) *Index {
-	return &Index{
+// newIndex is an empty index for our service URLs (normalised).
+func newIndex(services []string, normalize Normalizer) *index {
+	return &index{
 		normalize: normalize, services: slices.Clone(services),
-		anns: map[annKey]*Announcement{}, byD: map[string][]annKey{},
-		roots: map[eventKey][]RepoRef{}, byRepo: map[RepoRef][]eventKey{},
+		anns: map[annKey]*announcement{}, byD: map[string][]annKey{},
+		roots: map[eventKey][]repoRef{}, byRepo: map[repoRef][]eventKey{},
 	}
 }
 
 // Enabled reports whether the profile is on: it needs a service URL.
-func (ix *Index) Enabled() bool {
+func (ix *index) Enabled() bool {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	return len(ix.services) > 0
 }
 
 // Services are our service URLs.
-func (ix *Index) Services() []string {
+func (ix *index) Services() []string {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	return slices.Clone(ix.services)
 }
 
 // putAnnouncement records a held announcement (the newer one of its slot).
-func (ix *Index) putAnnouncement(a *Announcement) {
+func (ix *index) putAnnouncement(a *announcement) {
 	k := annKey{a.Owner, a.D}
 	a.ref = a.Ref()
 	if old, ok := ix.anns[k]; ok && !store.Beats(a.CreatedAt, a.ID, old.CreatedAt, old.ID) {
@@ -64,7 +64,7 @@ func (ix *Index) putAnnouncement(a *Announcement) {
 	ix.anns[k] = a
 }
 
-func (ix *Index) removeAnnouncement(k annKey) {
+func (ix *index) removeAnnouncement(k annKey) {
 	if _, ok := ix.anns[k]; !ok {
 		return
 	}
@@ -76,7 +76,7 @@ func (ix *Index) removeAnnouncement(k annKey) {
 }
 
 // putRoot links a held root event to the repositories it names.
-func (ix *Index) putRoot(k eventKey, refs []RepoRef) {
+func (ix *index) putRoot(k eventKey, refs []repoRef) {
 	for _, r := range refs {
 		if !slices.Contains(ix.roots[k], r) {
 			ix.roots[k] = append(ix.roots[k], r)
@@ -87,7 +87,7 @@ func (ix *Index) putRoot(k eventKey, refs []RepoRef) {
 
 // rootHeld reports whether k is a held root event of a repository this
 // server keeps: the roots of an ended repository are not. Callers hold mu.
-func (ix *Index) rootHeld(k eventKey) bool {
+func (ix *index) rootHeld(k eventKey) bool {
 	for _, r := range ix.roots[k] {
 		if ix.heldRef(string(r)) != nil {
 			return true
@@ -98,8 +98,8 @@ func (ix *Index) rootHeld(k eventKey) bool {
 
 // maintainerSets are the recursive maintainer sets of the held
 // repositories with id d. Callers hold mu.
-func (ix *Index) maintainerSets(d string) map[RepoRef][]string {
-	out := map[RepoRef][]string{}
+func (ix *index) maintainerSets(d string) map[repoRef][]string {
+	out := map[repoRef][]string{}
 	for _, k := range ix.byD[d] {
 		if a := ix.held(k.pubkey, d); a != nil {
 			set := ix.maintainers(k.pubkey, d)
@@ -112,7 +112,7 @@ func (ix *Index) maintainerSets(d string) map[RepoRef][]string {
 
 // held returns the announcement of a repository this server keeps: the
 // owner's, listing our service. Callers hold mu.
-func (ix *Index) held(owner, d string) *Announcement {
+func (ix *index) held(owner, d string) *announcement {
 	a := ix.anns[annKey{owner, d}]
 	if a == nil || !a.Lists(ix.services) {
 		return nil
@@ -121,8 +121,8 @@ func (ix *Index) held(owner, d string) *Announcement {
 }
 
 // heldRef is held for a reference string.
-func (ix *Index) heldRef(ref string) *Announcement {
-	owner, d, ok := ParseRef(ref)
+func (ix *index) heldRef(ref string) *announcement {
+	owner, d, ok := parseRef(ref)
 	if !ok {
 		return nil
 	}
@@ -132,7 +132,7 @@ func (ix *Index) heldRef(ref string) *Announcement {
 // maintainers is the recursive maintainer set of owner's repository d:
 // the owner, the maintainers its announcement lists, the maintainers their
 // own announcements of d list, and so on. Callers hold mu.
-func (ix *Index) maintainers(owner, d string) []string {
+func (ix *index) maintainers(owner, d string) []string {
 	set := []string{owner}
 	for i := 0; i < len(set); i++ {
 		a := ix.anns[annKey{set[i], d}]
@@ -149,8 +149,8 @@ func (ix *Index) maintainers(owner, d string) []string {
 }
 
 // Maintainers is the recursive maintainer set of a repository, sorted.
-func (ix *Index) Maintainers(ref RepoRef) []string {
-	owner, d, ok := ParseRef(string(ref))
+func (ix *index) Maintainers(ref repoRef) []string {
+	owner, d, ok := parseRef(string(ref))
 	if !ok {
 		return nil
 	}
@@ -164,7 +164,7 @@ func (ix *Index) Maintainers(ref RepoRef) []string {
 // maintainsHeld reports whether pubkey is in the maintainer set of a held
 // repository with id d, leaving out the repository owned by skip ("" for
 // none); heldAny says whether any such repository is held. Callers hold mu.
-func (ix *Index) maintainsHeld(pubkey, d, skip string) (maintains, heldAny bool) {
+func (ix *index) maintainsHeld(pubkey, d, skip string) (maintains, heldAny bool) {
 	for _, k := range ix.byD[d] {
 		if k.pubkey == skip || ix.held(k.pubkey, d) == nil {
 			continue
@@ -178,23 +178,23 @@ func (ix *Index) maintainsHeld(pubkey, d, skip string) (maintains, heldAny bool)
 }
 
 // Announcement is the held announcement of ref, if any.
-func (ix *Index) Announcement(ref RepoRef) (Announcement, bool) {
+func (ix *index) Announcement(ref repoRef) (announcement, bool) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	if a := ix.heldRef(string(ref)); a != nil {
 		return *a, true
 	}
-	return Announcement{}, false
+	return announcement{}, false
 }
 
 // Apply updates the index with a committed event and returns what the plan
 // must learn from it (nil when nothing) and the dependency keys it
 // satisfies (for events kept aside).
-func (ix *Index) Apply(ev *nostr.Event) (*Change, []string) {
+func (ix *index) Apply(ev *nostr.Event) (*change, []string) {
 	switch {
 	case ev.Kind == KindAnnouncement:
-		a := ParseAnnouncement(ev, ix.normalize)
-		c := &Change{Announcement: &a}
+		a := parseAnnouncement(ev, ix.normalize)
+		c := &change{Announcement: &a}
 		ix.mu.Lock()
 		before := ix.maintainerSets(a.D)
 		ix.putAnnouncement(&a)
@@ -209,13 +209,13 @@ func (ix *Index) Apply(ev *nostr.Event) (*Change, []string) {
 		ix.mu.Unlock()
 		slices.Sort(c.StateOf)
 		return c, []string{string(a.Ref()), dKey(a.D)}
-	case IsRootKind(ev.Kind):
+	case isRootKind(ev.Kind):
 		k, ok := parseEventKey(ev.ID)
 		if !ok {
 			return nil, nil
 		}
 		ix.mu.Lock()
-		var refs, named []RepoRef
+		var refs, named []repoRef
 		for _, r := range rootRefs(ev) {
 			if a := ix.heldRef(string(r)); a != nil {
 				r = a.ref // the announcement's copy: one string per repository, not per event
@@ -228,7 +228,7 @@ func (ix *Index) Apply(ev *nostr.Event) (*Change, []string) {
 		if len(refs) == 0 {
 			return nil, nil
 		}
-		return &Change{Root: ev.ID, RootRefs: refs}, []string{ev.ID}
+		return &change{Root: ev.ID, RootRefs: refs}, []string{ev.ID}
 	}
 	return nil, nil
 }
@@ -237,15 +237,15 @@ func (ix *Index) Apply(ev *nostr.Event) (*Change, []string) {
 // longer lists this server; the plan drops its filters. Its root events stay
 // indexed but no longer admit anything (rootHeld), until the owner lists
 // this server again.
-func (ix *Index) End(ref RepoRef) *Change {
-	owner, d, ok := ParseRef(string(ref))
+func (ix *index) End(ref repoRef) *change {
+	owner, d, ok := parseRef(string(ref))
 	if !ok {
 		return nil
 	}
 	ix.mu.Lock()
 	ix.removeAnnouncement(annKey{owner, d})
 	ix.mu.Unlock()
-	return &Change{Ended: ref}
+	return &change{Ended: ref}
 }
 
 // dKey is the dependency key "any announcement of repository id d".

@@ -10,8 +10,8 @@ import (
 
 	"dtp-personal/engine/fixture"
 	"dtp-personal/engine/internal/faultrelay"
-	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/status"
+	"dtp-personal/internal/testutil"
 )
 
 // A maintainer's own announcement that names a further maintainer changes
@@ -19,6 +19,7 @@ import (
 // asked for that maintainer's state. Before, the state filter kept the
 // authors it was built with and the state came only after a restart.
 func TestNewRecursiveMaintainerStateArrives(t *testing.T) {
+	t.Parallel()
 	now := time.Now().Unix()
 	b := faultrelay.StartForTest(t, faultrelay.Mode{})
 	n := startNode(t, []string{ourService}, "")
@@ -55,6 +56,7 @@ func issueThenEnd(t *testing.T, n *node, b string, now int64) *nostr.Event {
 // layer-3 filter reaches, arrives. Before, the plan followed none of them
 // until a restart.
 func TestListedAgainFollowsItsRoots(t *testing.T) {
+	t.Parallel()
 	now := time.Now().Unix()
 	b := faultrelay.StartForTest(t, faultrelay.Mode{})
 	n := startNode(t, []string{ourService}, "")
@@ -76,6 +78,7 @@ func TestListedAgainFollowsItsRoots(t *testing.T) {
 // roots and the refused comment arrives from its relay. Before, the comment
 // was stored while the repository was ended.
 func TestEndedRepositoryAcceptsNothingNew(t *testing.T) {
+	t.Parallel()
 	now := time.Now().Unix()
 	ctx := context.Background()
 	b := faultrelay.StartForTest(t, faultrelay.Mode{})

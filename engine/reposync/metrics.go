@@ -8,7 +8,7 @@ import (
 
 // Event sources counted per relay (dtp_repo_sync_events_received_total).
 const (
-	SourceCatchup = "catchup" // history: the daily catch-up and new filters' backlog
+	sourceCatchup = "catchup" // history: the daily catch-up and new filters' backlog
 )
 
 // relayCounts are one relay's counters; they live as long as the Syncer,
@@ -63,9 +63,9 @@ func (s *Syncer) Metrics() Metrics {
 		rm := RelayMetrics{
 			URL: r.URL, Connected: r.Connected, Health: r.Health, ConsecutiveFailures: r.Failures,
 			AttemptsOK: ok, AttemptsFailed: failed,
-			GapEvents: c.gap.Load(), Received: map[string]int64{SourceCatchup: c.catchup.Load()},
+			GapEvents: c.gap.Load(), Received: map[string]int64{sourceCatchup: c.catchup.Load()},
 		}
-		for _, l := range []Layer{LayerAnnouncements, LayerRepos, LayerRoots} {
+		for _, l := range []layer{layerAnnouncements, layerRepos, layerRoots} {
 			rm.Received[l.String()] = c.byLayer[l].Load()
 		}
 		if r.Connected {

@@ -12,8 +12,8 @@ import (
 	"dtp-personal/engine/fixture"
 	"dtp-personal/engine/ingest"
 	"dtp-personal/engine/internal/faultrelay"
-	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/status"
+	"dtp-personal/internal/testutil"
 )
 
 // push submits ev to n as a client would and fails unless it is stored.
@@ -29,6 +29,7 @@ func push(t *testing.T, n *node, ev *nostr.Event) {
 // the last success − 15 min. Before, the reconnect dropped them and the
 // comment arrived only at the next UTC day's catch-up.
 func TestFiltersAddedWhileDownFetchTheirHistory(t *testing.T) {
+	t.Parallel()
 	now := time.Now().Unix()
 	n, b := followToolOn(t, now)
 	b.SetMode(faultrelay.Mode{DropAfterAccept: true})
@@ -54,6 +55,7 @@ func TestFiltersAddedWhileDownFetchTheirHistory(t *testing.T) {
 // a batch failure that repeated every 5 s, and the connection never went
 // live.
 func TestLongHistoryPagesToTheEndAcrossDrops(t *testing.T) {
+	t.Parallel()
 	now := time.Now().Unix()
 	b := faultrelay.StartForTest(t, faultrelay.Mode{CapLimit: 20, AdvertiseCap: true, DropAfter: 450, NegRefusal: "NEG-ERR"})
 	ann := owner.Announce("tool", []string{ourService, b.URL}, nil, now-100000)
@@ -79,6 +81,7 @@ func TestLongHistoryPagesToTheEndAcrossDrops(t *testing.T) {
 // one second, so paging by until cannot pass them (page stalled), and it
 // refuses NIP-77, which would find them. Before, every retry came after 5 s.
 func TestRepeatedBatchFailuresBackOff(t *testing.T) {
+	t.Parallel()
 	now := time.Now().Unix()
 	b := faultrelay.StartForTest(t, faultrelay.Mode{CapLimit: 5, AdvertiseCap: true, NegRefusal: "NEG-ERR"})
 	ann := owner.Announce("tool", []string{ourService, b.URL}, nil, now-100)
@@ -106,6 +109,7 @@ func TestRepeatedBatchFailuresBackOff(t *testing.T) {
 // is sent about once instead of twice. The relay here refuses NIP-77 (which
 // would skip held events anyway) and publishes its page size.
 func TestCatchUpSendsSharedCommentsOnce(t *testing.T) {
+	t.Parallel()
 	now := time.Now().Unix()
 	b := faultrelay.StartForTest(t, faultrelay.Mode{CapLimit: 50, AdvertiseCap: true, NegRefusal: "NEG-ERR"})
 	ann := owner.Announce("tool", []string{ourService, b.URL}, nil, now-9000)

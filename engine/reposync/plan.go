@@ -5,28 +5,28 @@ import (
 	"slices"
 )
 
-// Change is one fact the plan learns from the committed stream.
-type Change struct {
-	Announcement *Announcement // a stored announcement (the newest of its slot) ...
+// change is one fact the plan learns from the committed stream.
+type change struct {
+	Announcement *announcement // a stored announcement (the newest of its slot) ...
 	Roots        []eventKey    // ... the held root events of its repository, when held ...
-	StateOf      []RepoRef     // ... and the held repositories whose maintainer set it changed
-	Ended        RepoRef       // a repository this server stopped keeping
+	StateOf      []repoRef     // ... and the held repositories whose maintainer set it changed
+	Ended        repoRef       // a repository this server stopped keeping
 	Root         string        // a stored root event id ...
-	RootRefs     []RepoRef     // ... and the held repositories it belongs to
+	RootRefs     []repoRef     // ... and the held repositories it belongs to
 }
 
-// Plan is the design's two maps: the root events of each followed
+// plan is the design's two maps: the root events of each followed
 // repository, and each sync relay's repositories (whose root events come
 // from the first map). A repository is followed while its owner's
 // announcement lists our service; its sync relays are the announcement's
 // other relays. The bootstrap relay is always a sync relay (for discovery:
 // layer 1 finds announcements that list us), with the repositories whose
 // announcements name it.
-type Plan struct {
+type plan struct {
 	services  []string
 	bootstrap string
-	repos     map[RepoRef]*followed
-	relays    map[string]map[RepoRef]struct{}
+	repos     map[repoRef]*followed
+	relays    map[string]map[repoRef]struct{}
 }
 
 // followed is one followed repository.
@@ -35,24 +35,24 @@ type followed struct {
 	roots  []eventKey
 }
 
-// NewPlan is an empty plan for our service URLs and bootstrap relay ("" = none).
-func NewPlan(services []string, bootstrap string) *Plan {
-	p := &Plan{services: slices.Clone(services), bootstrap: bootstrap,
-		repos: map[RepoRef]*followed{}, relays: map[string]map[RepoRef]struct{}{}}
+// newPlan is an empty plan for our service URLs and bootstrap relay ("" = none).
+func newPlan(services []string, bootstrap string) *plan {
+	p := &plan{services: slices.Clone(services), bootstrap: bootstrap,
+		repos: map[repoRef]*followed{}, relays: map[string]map[repoRef]struct{}{}}
 	if bootstrap != "" {
-		p.relays[bootstrap] = map[RepoRef]struct{}{}
+		p.relays[bootstrap] = map[repoRef]struct{}{}
 	}
 	return p
 }
 
-// RelayDelta is what one sync relay's connection must do after a window.
-type RelayDelta struct {
+// relayDelta is what one sync relay's connection must do after a window.
+type relayDelta struct {
 	Relay string
 	Open  bool      // a new sync relay: connect with the full filters
 	Close bool      // no repository left (never the bootstrap relay)
-	Refs  []RepoRef // repositories newly on this relay: incremental layer 1–2 filters
+	Refs  []repoRef // repositories newly on this relay: incremental layer 1–2 filters
 	Roots []string  // root events newly followed here: incremental layer 3 filters
-	State []RepoRef // repositories whose maintainer set changed: a new state filter
+	State []repoRef // repositories whose maintainer set changed: a new state filter
 	// Shrunk: a repository left this relay; its filters go at the next
 	// consolidation.
 	Shrunk bool
@@ -60,17 +60,17 @@ type RelayDelta struct {
 
 // Apply folds a window's changes into the plan and returns, per relay in
 // URL order, what its connection must do.
-func (p *Plan) Apply(changes []Change) []RelayDelta {
-	deltas := map[string]*RelayDelta{}
-	p.fold(changes, func(relay string) *RelayDelta {
+func (p *plan) Apply(changes []change) []relayDelta {
+	deltas := map[string]*relayDelta{}
+	p.fold(changes, func(relay string) *relayDelta {
 		d := deltas[relay]
 		if d == nil {
-			d = &RelayDelta{Relay: relay}
+			d = &relayDelta{Relay: relay}
 			deltas[relay] = d
 		}
 		return d
 	})
-	out := make([]RelayDelta, 0, len(deltas))
+	out := make([]relayDelta, 0, len(deltas))
 	for _, relay := range slices.Sorted(maps.Keys(deltas)) {
 		d := deltas[relay]
 		if relay != p.bootstrap && len(p.relays[relay]) == 0 {
@@ -78,7 +78,7 @@ func (p *Plan) Apply(changes []Change) []RelayDelta {
 			if d.Open {
 				continue // opened and emptied within one window: never connected
 			}
-			d = &RelayDelta{Relay: relay, Close: true}
+			d = &relayDelta{Relay: relay, Close: true}
 		}
 		out = append(out, *d)
 	}
@@ -86,7 +86,7 @@ func (p *Plan) Apply(changes []Change) []RelayDelta {
 }
 
 // fold applies changes, telling delta what each relay must do.
-func (p *Plan) fold(changes []Change, delta func(string) *RelayDelta) {
+func (p *plan) fold(changes []change, delta func(string) *relayDelta) {
 	for _, c := range changes {
 		switch {
 		case c.Announcement != nil:
@@ -102,7 +102,7 @@ func (p *Plan) fold(changes []Change, delta func(string) *RelayDelta) {
 
 // announce follows, updates or unfollows a repository from its newest
 // announcement; a repository followed again takes back its held roots.
-func (p *Plan) announce(a *Announcement, roots []eventKey, delta func(string) *RelayDelta) {
+func (p *plan) announce(a *announcement, roots []eventKey, delta func(string) *relayDelta) {
 	ref := a.Ref()
 	if !a.Lists(p.services) {
 		if _, ok := p.repos[ref]; ok {
@@ -131,7 +131,7 @@ func (p *Plan) announce(a *Announcement, roots []eventKey, delta func(string) *R
 
 // restate asks each relay of the followed repositories in refs for their
 // state by their new maintainer sets.
-func (p *Plan) restate(refs []RepoRef, delta func(string) *RelayDelta) {
+func (p *plan) restate(refs []repoRef, delta func(string) *relayDelta) {
 	for _, ref := range refs {
 		f := p.repos[ref]
 		if f == nil {
@@ -146,7 +146,7 @@ func (p *Plan) restate(refs []RepoRef, delta func(string) *RelayDelta) {
 }
 
 // syncRelays are an announcement's relays that are not ours.
-func (p *Plan) syncRelays(a *Announcement) []string {
+func (p *plan) syncRelays(a *announcement) []string {
 	var out []string
 	for _, r := range a.Relays {
 		if !slices.Contains(p.services, r) {
@@ -156,10 +156,10 @@ func (p *Plan) syncRelays(a *Announcement) []string {
 	return out
 }
 
-func (p *Plan) join(relay string, ref RepoRef, f *followed, delta func(string) *RelayDelta) {
+func (p *plan) join(relay string, ref repoRef, f *followed, delta func(string) *relayDelta) {
 	repos, ok := p.relays[relay]
 	if !ok {
-		repos = map[RepoRef]struct{}{}
+		repos = map[repoRef]struct{}{}
 		p.relays[relay] = repos
 		delta(relay).Open = true
 	}
@@ -171,12 +171,12 @@ func (p *Plan) join(relay string, ref RepoRef, f *followed, delta func(string) *
 	}
 }
 
-func (p *Plan) leave(relay string, ref RepoRef, delta func(string) *RelayDelta) {
+func (p *plan) leave(relay string, ref repoRef, delta func(string) *relayDelta) {
 	delete(p.relays[relay], ref)
 	delta(relay).Shrunk = true
 }
 
-func (p *Plan) unfollow(ref RepoRef, delta func(string) *RelayDelta) {
+func (p *plan) unfollow(ref repoRef, delta func(string) *relayDelta) {
 	f := p.repos[ref]
 	if f == nil {
 		return
@@ -187,7 +187,7 @@ func (p *Plan) unfollow(ref RepoRef, delta func(string) *RelayDelta) {
 	delete(p.repos, ref)
 }
 
-func (p *Plan) addRoot(id string, refs []RepoRef, delta func(string) *RelayDelta) {
+func (p *plan) addRoot(id string, refs []repoRef, delta func(string) *relayDelta) {
 	k, ok := parseEventKey(id)
 	if !ok {
 		return
@@ -208,18 +208,18 @@ func (p *Plan) addRoot(id string, refs []RepoRef, delta func(string) *RelayDelta
 }
 
 // Relays lists the sync relays, sorted.
-func (p *Plan) Relays() []string { return slices.Sorted(maps.Keys(p.relays)) }
+func (p *plan) Relays() []string { return slices.Sorted(maps.Keys(p.relays)) }
 
 // RelayRepos lists the repositories a relay serves, sorted.
-func (p *Plan) RelayRepos(relay string) []RepoRef {
+func (p *plan) RelayRepos(relay string) []repoRef {
 	return slices.Sorted(maps.Keys(p.relays[relay]))
 }
 
 // Repos lists the followed repositories, sorted.
-func (p *Plan) Repos() []RepoRef { return slices.Sorted(maps.Keys(p.repos)) }
+func (p *plan) Repos() []repoRef { return slices.Sorted(maps.Keys(p.repos)) }
 
 // Roots lists a followed repository's root event ids, sorted.
-func (p *Plan) Roots(ref RepoRef) []string {
+func (p *plan) Roots(ref repoRef) []string {
 	f := p.repos[ref]
 	if f == nil {
 		return nil
@@ -233,7 +233,7 @@ func (p *Plan) Roots(ref RepoRef) []string {
 }
 
 // RootCount is the number of (repository, root event) pairs followed.
-func (p *Plan) RootCount() int {
+func (p *plan) RootCount() int {
 	n := 0
 	for _, f := range p.repos {
 		n += len(f.roots)
@@ -242,7 +242,7 @@ func (p *Plan) RootCount() int {
 }
 
 // RepoRelays lists a followed repository's sync relays.
-func (p *Plan) RepoRelays(ref RepoRef) []string {
+func (p *plan) RepoRelays(ref repoRef) []string {
 	if f := p.repos[ref]; f != nil {
 		return slices.Clone(f.relays)
 	}

@@ -24,9 +24,9 @@ const (
 
 // follow runs events through the index and folds their changes into plan,
 // as the self-subscriber does at the end of a window.
-func follow(t *testing.T, ix *Index, p *Plan, evs ...*nostr.Event) []RelayDelta {
+func follow(t *testing.T, ix *index, p *plan, evs ...*nostr.Event) []relayDelta {
 	t.Helper()
-	var cs []Change
+	var cs []change
 	for _, ev := range evs {
 		if err := ix.Admit(ev); err != nil {
 			t.Fatalf("admit %d: %v", ev.Kind, err)
@@ -38,22 +38,23 @@ func follow(t *testing.T, ix *Index, p *Plan, evs ...*nostr.Event) []RelayDelta 
 	return p.Apply(cs)
 }
 
-func deltaOf(ds []RelayDelta, relay string) RelayDelta {
+func deltaOf(ds []relayDelta, relay string) relayDelta {
 	for _, d := range ds {
 		if d.Relay == relay {
 			return d
 		}
 	}
-	return RelayDelta{}
+	return relayDelta{}
 }
 
 func TestPlanFollowsAnnouncementsAndRoots(t *testing.T) {
-	ix := NewIndex([]string{ourService}, settings.NormalizeRelayURL)
-	p := NewPlan([]string{ourService}, bootstrapA)
-	ref := RepoRef(fixture.RepoRef(owner.Pubkey, "tool"))
+	t.Parallel()
+	ix := newIndex([]string{ourService}, settings.NormalizeRelayURL)
+	p := newPlan([]string{ourService}, bootstrapA)
+	ref := repoRef(fixture.RepoRef(owner.Pubkey, "tool"))
 
 	ds := follow(t, ix, p, owner.Announce("tool", []string{ourService, relayB, "WSS://C.example/"}, nil, 100))
-	if b := deltaOf(ds, relayB); !b.Open || !slices.Equal(b.Refs, []RepoRef{ref}) {
+	if b := deltaOf(ds, relayB); !b.Open || !slices.Equal(b.Refs, []repoRef{ref}) {
 		t.Fatalf("B after the announcement: %+v", b)
 	}
 	if got := p.Relays(); !slices.Equal(got, []string{bootstrapA, relayB, relayC}) {
@@ -73,7 +74,7 @@ func TestPlanFollowsAnnouncementsAndRoots(t *testing.T) {
 
 	// a newer announcement naming D and dropping C
 	ds = follow(t, ix, p, owner.Announce("tool", []string{ourService, relayB, relayD}, nil, 120))
-	if d := deltaOf(ds, relayD); !d.Open || !slices.Equal(d.Roots, []string{issue.ID}) || !slices.Equal(d.Refs, []RepoRef{ref}) {
+	if d := deltaOf(ds, relayD); !d.Open || !slices.Equal(d.Roots, []string{issue.ID}) || !slices.Equal(d.Refs, []repoRef{ref}) {
 		t.Fatalf("D: %+v, want a new connection with the repository's history", d)
 	}
 	if d := deltaOf(ds, relayC); !d.Close {
@@ -81,7 +82,7 @@ func TestPlanFollowsAnnouncementsAndRoots(t *testing.T) {
 	}
 
 	// the owner ends the repository: B and D close, the bootstrap relay stays
-	ds = p.Apply([]Change{*ix.End(ref)})
+	ds = p.Apply([]change{*ix.End(ref)})
 	if !deltaOf(ds, relayB).Close || !deltaOf(ds, relayD).Close || deltaOf(ds, bootstrapA).Close {
 		t.Fatalf("after the end: %+v", ds)
 	}
@@ -93,13 +94,14 @@ func TestPlanFollowsAnnouncementsAndRoots(t *testing.T) {
 // The maps rebuilt from the database equal the maps the self-subscriber
 // kept while the events arrived.
 func TestLoadRebuildsTheSameMaps(t *testing.T) {
+	t.Parallel()
 	st, err := store.Open(filepath.Join(t.TempDir(), "dtp.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	ix := NewIndex([]string{ourService}, settings.NormalizeRelayURL)
-	live := NewPlan([]string{ourService}, bootstrapA)
+	ix := newIndex([]string{ourService}, settings.NormalizeRelayURL)
+	live := newPlan([]string{ourService}, bootstrapA)
 	ref1 := fixture.RepoRef(owner.Pubkey, "tool")
 	ref2 := fixture.RepoRef(maint.Pubkey, "lib")
 	evs := []*nostr.Event{
@@ -116,7 +118,7 @@ func TestLoadRebuildsTheSameMaps(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	_, loaded, err := Load(context.Background(), st, []string{ourService}, bootstrapA, settings.NormalizeRelayURL)
+	_, loaded, err := load(context.Background(), st, []string{ourService}, bootstrapA, settings.NormalizeRelayURL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +131,7 @@ func TestLoadRebuildsTheSameMaps(t *testing.T) {
 }
 
 // sortedMaps renders the plan's two maps in a comparable form.
-func sortedMaps(p *Plan) map[string][]string {
+func sortedMaps(p *plan) map[string][]string {
 	out := map[string][]string{}
 	for _, ref := range p.Repos() {
 		out["repo "+string(ref)] = p.Roots(ref)
@@ -146,15 +148,16 @@ func sortedMaps(p *Plan) map[string][]string {
 
 // The window opens at its first change and is not extended by later ones.
 func TestWindowStartsAtFirstChangeAndDoesNotReset(t *testing.T) {
+	t.Parallel()
 	clock := faultrelay.NewClock(time.Unix(1000, 0))
-	flushed := make(chan []Change, 4)
+	flushed := make(chan []change, 4)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	w := NewWindow(ctx, clock, WindowLength, func(cs []Change) { flushed <- cs })
+	w := newWindow(ctx, clock, windowLength, func(cs []change) { flushed <- cs })
 
-	w.Add(Change{Root: "1"})
+	w.Add(change{Root: "1"})
 	clock.Advance(3 * time.Second)
-	w.Add(Change{Root: "2"})
+	w.Add(change{Root: "2"})
 	clock.Advance(1999 * time.Millisecond) // 4.999 s after the first change
 	select {
 	case cs := <-flushed:
@@ -170,8 +173,8 @@ func TestWindowStartsAtFirstChangeAndDoesNotReset(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("window did not close 5 s after its first change")
 	}
-	w.Add(Change{Root: "3"})
-	clock.Advance(WindowLength)
+	w.Add(change{Root: "3"})
+	clock.Advance(windowLength)
 	select {
 	case cs := <-flushed:
 		if len(cs) != 1 || cs[0].Root != "3" {

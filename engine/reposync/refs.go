@@ -2,9 +2,9 @@
 // proactive sync): which NIP-34 events this server keeps, the state that
 // decides it, and the plan of which relay to ask for what.
 //
-// Two kinds of state live here. The Index answers acceptance questions at
+// Two kinds of state live here. The index answers acceptance questions at
 // once (is this repository held, is this author a maintainer, is this a held
-// root event); it changes at every commit. The Plan holds the design's two
+// root event); it changes at every commit. The plan holds the design's two
 // maps (repo → root events, sync relay → repos) and changes only when the
 // self-subscriber's 5 s window closes, so a burst of events costs one round
 // of filter updates per relay.
@@ -29,21 +29,21 @@ const (
 	KindIssue        = 1621
 )
 
-// RootKinds are the kinds that start a thread under a repository.
-var RootKinds = []int{KindPatch, KindPR, KindPRUpdate, KindIssue}
+// rootKinds are the kinds that start a thread under a repository.
+var rootKinds = []int{KindPatch, KindPR, KindPRUpdate, KindIssue}
 
-// IsRootKind reports whether kind starts a thread (patch, PR, PR update, issue).
-func IsRootKind(kind int) bool { return slices.Contains(RootKinds, kind) }
+// isRootKind reports whether kind starts a thread (patch, PR, PR update, issue).
+func isRootKind(kind int) bool { return slices.Contains(rootKinds, kind) }
 
-// RepoRef names a repository: "30617:<owner pubkey hex>:<d>".
-type RepoRef string
+// repoRef names a repository: "30617:<owner pubkey hex>:<d>".
+type repoRef string
 
-// MakeRef is the reference of owner's repository d.
-func MakeRef(owner, d string) RepoRef { return RepoRef("30617:" + owner + ":" + d) }
+// makeRef is the reference of owner's repository d.
+func makeRef(owner, d string) repoRef { return repoRef("30617:" + owner + ":" + d) }
 
-// ParseRef splits a repository reference; ok is false for anything that is
+// parseRef splits a repository reference; ok is false for anything that is
 // not "30617:<64 hex>:<non-empty d>".
-func ParseRef(s string) (owner, d string, ok bool) {
+func parseRef(s string) (owner, d string, ok bool) {
 	rest, found := strings.CutPrefix(s, "30617:")
 	if !found || len(rest) < 66 || rest[64] != ':' || !nostr.IsValid32ByteHex(rest[:64]) {
 		return "", "", false
@@ -70,8 +70,8 @@ func (k eventKey) String() string { return hex.EncodeToString(k[:]) }
 // lower-cased, default port and one trailing "/" removed), or fails.
 type Normalizer func(string) (string, error)
 
-// Announcement is the part of a kind 30617 event the profile acts on.
-type Announcement struct {
+// announcement is the part of a kind 30617 event the profile acts on.
+type announcement struct {
 	ID          string
 	Owner       string
 	D           string
@@ -80,14 +80,14 @@ type Announcement struct {
 	Relays      []string // normalised, sorted, unique; unparseable URLs left out
 	Maintainers []string // hex pubkeys, sorted, unique, not the owner
 
-	ref RepoRef // Ref(), kept once the index holds the announcement
+	ref repoRef // Ref(), kept once the index holds the announcement
 }
 
-// ParseAnnouncement reads a kind 30617 event. Relays from every `relays` tag
+// parseAnnouncement reads a kind 30617 event. Relays from every `relays` tag
 // count; maintainers that are not hex pubkeys are ignored.
-func ParseAnnouncement(ev *nostr.Event, normalize Normalizer) Announcement {
+func parseAnnouncement(ev *nostr.Event, normalize Normalizer) announcement {
 	repo := nip34.ParseRepository(*ev)
-	a := Announcement{ID: ev.ID, Owner: ev.PubKey, D: repo.ID, Name: repo.Name, CreatedAt: int64(ev.CreatedAt)}
+	a := announcement{ID: ev.ID, Owner: ev.PubKey, D: repo.ID, Name: repo.Name, CreatedAt: int64(ev.CreatedAt)}
 	for _, u := range repo.Relays {
 		if n, err := normalize(u); err == nil {
 			a.Relays = append(a.Relays, n)
@@ -106,10 +106,10 @@ func ParseAnnouncement(ev *nostr.Event, normalize Normalizer) Announcement {
 }
 
 // Ref is the announcement's repository reference.
-func (a *Announcement) Ref() RepoRef { return MakeRef(a.Owner, a.D) }
+func (a *announcement) Ref() repoRef { return makeRef(a.Owner, a.D) }
 
 // Lists reports whether one of the announcement's relays is one of services.
-func (a *Announcement) Lists(services []string) bool {
+func (a *announcement) Lists(services []string) bool {
 	for _, r := range a.Relays {
 		if slices.Contains(services, r) {
 			return true
@@ -134,11 +134,11 @@ func tagValues(ev *nostr.Event, names ...string) []string {
 }
 
 // rootRefs are the repositories a root event belongs to: its `a` tags.
-func rootRefs(ev *nostr.Event) []RepoRef {
-	var out []RepoRef
+func rootRefs(ev *nostr.Event) []repoRef {
+	var out []repoRef
 	for _, v := range tagValues(ev, "a") {
-		if _, _, ok := ParseRef(v); ok && !slices.Contains(out, RepoRef(v)) {
-			out = append(out, RepoRef(v))
+		if _, _, ok := parseRef(v); ok && !slices.Contains(out, repoRef(v)) {
+			out = append(out, repoRef(v))
 		}
 	}
 	return out

@@ -14,11 +14,11 @@ import (
 	"dtp-personal/engine/fixture"
 	"dtp-personal/engine/ingest"
 	"dtp-personal/engine/internal/faultrelay"
-	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
 	"dtp-personal/engine/validation"
+	"dtp-personal/internal/testutil"
 )
 
 // node is this server as the tests see it: a real store, the real ingest
@@ -104,6 +104,7 @@ func waitStored(t *testing.T, n *node, evs ...*nostr.Event) {
 // discovered through A and synced from B over all three layers; one that
 // does not list us is never stored, nor anything tagging it.
 func TestDiscoveredOnBootstrapSyncedFromListedRelay(t *testing.T) {
+	t.Parallel()
 	now := time.Now().Unix()
 	b := faultrelay.StartForTest(t, faultrelay.Mode{})
 	ann := owner.Announce("tool", []string{ourService, b.URL}, []string{maint.Pubkey}, now-100)
@@ -156,6 +157,7 @@ func TestDiscoveredOnBootstrapSyncedFromListedRelay(t *testing.T) {
 // A relay that allows only 20 subscriptions per connection still gets every
 // filter: more than 20 filter groups are packed into few REQs.
 func TestRelayWithTwentySubscriptionsGetsEveryFilter(t *testing.T) {
+	t.Parallel()
 	now := time.Now().Unix()
 	b := faultrelay.StartForTest(t, faultrelay.Mode{MaxSubscriptions: 20})
 	ann := owner.Announce("tool", []string{ourService, b.URL}, nil, now-100)
@@ -186,6 +188,7 @@ func TestRelayWithTwentySubscriptionsGetsEveryFilter(t *testing.T) {
 // Pushes: a patch for a held repository is stored before OK true; one for an
 // unknown repository is refused naming the rule.
 func TestPushedPatches(t *testing.T) {
+	t.Parallel()
 	n := startNode(t, []string{ourService}, "")
 	ctx := context.Background()
 	ann := owner.Announce("tool", []string{ourService}, nil, 100)
@@ -208,6 +211,7 @@ func TestPushedPatches(t *testing.T) {
 // Events fetched before what they depend on are kept aside and stored once
 // the dependency lands.
 func TestOutOfOrderEventsAreKeptAside(t *testing.T) {
+	t.Parallel()
 	n := startNode(t, []string{ourService}, "")
 	ctx := context.Background()
 	ref := fixture.RepoRef(owner.Pubkey, "tool")
@@ -268,6 +272,7 @@ func followToolOn(t *testing.T, now int64) (*node, *faultrelay.Relay) {
 // min: what it got meanwhile arrives (gap events), what is older than that
 // waits for the daily catch-up.
 func TestDroppedRelayReconnectsAndFillsTheGap(t *testing.T) {
+	t.Parallel()
 	now := time.Now().Unix()
 	n, b := followToolOn(t, now)
 
@@ -294,6 +299,7 @@ func TestDroppedRelayReconnectsAndFillsTheGap(t *testing.T) {
 // history pages): new filters are packed into fuller REQs within it, so the
 // relay refuses none, and the packed set still follows every root.
 func TestLiveFiltersStayWithinTheRelaysAllowance(t *testing.T) {
+	t.Parallel()
 	const allowed = 4
 	now := time.Now().Unix()
 	b := faultrelay.StartForTest(t, faultrelay.Mode{MaxSubscriptions: allowed, AdvertiseSubscriptions: true})
@@ -315,7 +321,7 @@ func TestLiveFiltersStayWithinTheRelaysAllowance(t *testing.T) {
 		t.Fatalf("REQs peaked at %d, now %+v, %d refused: want at most %d REQs carrying every filter, none refused",
 			most, prev, b.RefusedReqs(), allowed-1)
 	}
-	reply := maint.Tagging(1111, "E", now+100, n.sync.plan.Roots(RepoRef(ref))[0])
+	reply := maint.Tagging(1111, "E", now+100, n.sync.plan.Roots(repoRef(ref))[0])
 	b.Publish(reply)
 	waitStored(t, n, reply)
 }
@@ -325,6 +331,7 @@ func TestLiveFiltersStayWithinTheRelaysAllowance(t *testing.T) {
 // refused page is asked again, never a reason to drop the connection or
 // leave the relay alone.
 func TestRefusingRelayIsServedWithinWhatItAccepts(t *testing.T) {
+	t.Parallel()
 	now := time.Now().Unix()
 	b := faultrelay.StartForTest(t, faultrelay.Mode{MaxSubscriptions: 2})
 	ann := owner.Announce("tool", []string{ourService, b.URL}, nil, now-100)
@@ -351,6 +358,7 @@ func TestRefusingRelayIsServedWithinWhatItAccepts(t *testing.T) {
 // The owner's newer announcement without our service is refused, removes the
 // held one and ends the repository: its filters go, its events are refused.
 func TestOwnerEndsTheRepository(t *testing.T) {
+	t.Parallel()
 	now := time.Now().Unix()
 	b := faultrelay.StartForTest(t, faultrelay.Mode{})
 	n := startNode(t, []string{ourService}, "")
@@ -381,6 +389,7 @@ func TestOwnerEndsTheRepository(t *testing.T) {
 // While paused (the disk is full) no sync relay is connected; afterwards the
 // connections reopen and what the relay got meanwhile arrives.
 func TestPauseClosesConnectionsUntilItEnds(t *testing.T) {
+	t.Parallel()
 	now := time.Now().Unix()
 	n, b := followToolOn(t, now)
 	n.sync.Pause(true)
@@ -413,6 +422,7 @@ func resetCountersAfterStop(t *testing.T, r *faultrelay.Relay) {
 // history we mostly hold is reconciled with NIP-77: only the issue we lack
 // is sent, and no event we hold.
 func TestCatchUpReconcilesHeldHistory(t *testing.T) {
+	t.Parallel()
 	now := time.Now().Unix()
 	b := faultrelay.StartForTest(t, faultrelay.Mode{})
 	// everything is older than the live subscriptions' window (now − 15 min)

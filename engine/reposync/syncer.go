@@ -12,6 +12,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 
+	"dtp-personal/engine/clock"
 	"dtp-personal/engine/health"
 	"dtp-personal/engine/relay"
 	"dtp-personal/engine/status"
@@ -25,7 +26,8 @@ const SourcePrefix = "reposync:"
 
 // Store is what the profile needs of the database (*store.Store fits).
 type Store interface {
-	EventSource
+	// Scan reads stored events by kind (start-up: the index and the plan).
+	Scan(ctx context.Context, kinds []int, fn func(*nostr.Event) error) error
 	relay.HealthStore
 	PruneRelayHealth(p health.Profile, keep []string) error
 	Supersede(ev *nostr.Event) (ended string, err error)
@@ -43,7 +45,7 @@ type Config struct {
 	Store     Store
 	Sink      Sink
 	Normalize Normalizer
-	Clock     Clock        // default: the wall clock
+	Clock     clock.Clock  // default: the wall clock
 	Log       *slog.Logger // default: slog.Default()
 	Window    WindowConfig
 	Conn      ConnConfig
@@ -51,9 +53,9 @@ type Config struct {
 
 // WindowConfig sizes the self-subscriber's window and the events kept aside.
 type WindowConfig struct {
-	Length   time.Duration // default WindowLength
-	AsideMax int           // default AsideMax
-	AsideTTL time.Duration // default AsideTTL
+	Length   time.Duration // default 5 s, GRASP-02's window
+	AsideMax int           // default 10 000 events
+	AsideTTL time.Duration // default 10 minutes
 }
 
 // Syncer is the repository-sync profile: acceptance for the ingest
@@ -61,14 +63,14 @@ type WindowConfig struct {
 // relay.
 type Syncer struct {
 	cfg   Config
-	aside *Aside
+	aside *aside
 	links *relay.Links // health of the sync relays, saved in the store
 
 	mu        sync.Mutex
-	ix        *Index
-	plan      *Plan
+	ix        *index
+	plan      *plan
 	bootstrap string
-	window    *Window
+	window    *window
 	paused    bool // Pause: no connection while the disk is full
 	runCtx    context.Context
 	conns     map[string]*relayConn
@@ -79,22 +81,22 @@ type Syncer struct {
 // bootstrap relay ("" = none). Nothing connects until Run.
 func New(ctx context.Context, cfg Config, services []string, bootstrap string) (*Syncer, error) {
 	if cfg.Clock == nil {
-		cfg.Clock = relay.SystemClock{}
+		cfg.Clock = clock.Wall{}
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
 	if cfg.Window.Length <= 0 {
-		cfg.Window.Length = WindowLength
+		cfg.Window.Length = windowLength
 	}
 	if cfg.Window.AsideMax <= 0 {
-		cfg.Window.AsideMax = AsideMax
+		cfg.Window.AsideMax = asideMax
 	}
 	if cfg.Window.AsideTTL <= 0 {
-		cfg.Window.AsideTTL = AsideTTL
+		cfg.Window.AsideTTL = asideTTL
 	}
 	cfg.Conn = cfg.Conn.withDefaults()
-	s := &Syncer{cfg: cfg, aside: NewAside(cfg.Clock, cfg.Window.AsideMax, cfg.Window.AsideTTL),
+	s := &Syncer{cfg: cfg, aside: newAside(cfg.Clock, cfg.Window.AsideMax, cfg.Window.AsideTTL),
 		conns: map[string]*relayConn{}, counts: map[string]*relayCounts{}}
 	s.links = relay.NewLinks(cfg.Store, health.ProfileRepository, func(url string) relay.Options {
 		return relay.Options{AuthKey: cfg.Conn.AuthKey, PageTimeout: cfg.Conn.PageTimeout,
@@ -113,7 +115,7 @@ func (s *Syncer) load(ctx context.Context, services []string, bootstrap string) 
 	if len(services) == 0 {
 		bootstrap = "" // the profile is off: nothing to discover
 	}
-	ix, plan, err := Load(ctx, s.cfg.Store, services, bootstrap, s.cfg.Normalize)
+	ix, plan, err := load(ctx, s.cfg.Store, services, bootstrap, s.cfg.Normalize)
 	if err != nil {
 		return err
 	}
@@ -136,7 +138,7 @@ func (s *Syncer) track() {
 	}
 }
 
-func (s *Syncer) index() *Index {
+func (s *Syncer) index() *index {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.ix
@@ -148,7 +150,7 @@ func (s *Syncer) index() *Index {
 // an owner's newer announcement that no longer lists us ends its repository.
 func (s *Syncer) Admit(ev *nostr.Event, source string) error {
 	err := s.index().Admit(ev)
-	var r *Refusal
+	var r *refusal
 	if !errors.As(err, &r) {
 		return err
 	}
@@ -171,7 +173,7 @@ func (s *Syncer) Admit(ev *nostr.Event, source string) error {
 // landed are tried again.
 func (s *Syncer) Committed(evs []*nostr.Event) {
 	ix := s.index()
-	var changes []Change
+	var changes []change
 	var woken []string
 	for _, ev := range evs {
 		c, wake := ix.Apply(ev)
@@ -204,7 +206,7 @@ func (s *Syncer) Committed(evs []*nostr.Event) {
 
 // learn hands changes to the window; while nothing runs (before Run, or in
 // a CLI process that never serves) the plan takes them at once.
-func (s *Syncer) learn(cs ...Change) {
+func (s *Syncer) learn(cs ...change) {
 	s.mu.Lock()
 	w := s.window
 	if w == nil {
@@ -229,7 +231,7 @@ func (s *Syncer) context() context.Context {
 func (s *Syncer) Run(ctx context.Context) {
 	s.mu.Lock()
 	s.runCtx = ctx
-	s.window = NewWindow(ctx, s.cfg.Clock, s.cfg.Window.Length, s.flush)
+	s.window = newWindow(ctx, s.cfg.Clock, s.cfg.Window.Length, s.flush)
 	s.startAll()
 	s.mu.Unlock()
 	<-ctx.Done()
@@ -285,7 +287,7 @@ func (s *Syncer) start(relay string) {
 		counts = &relayCounts{}
 		s.counts[relay] = counts
 	}
-	c := newRelayConn(s, relay, counts, RelayFilters(s.plan, s.ix, relay))
+	c := newRelayConn(s, relay, counts, relayFilters(s.plan, s.ix, relay))
 	s.conns[relay] = c
 	ctx, cancel := context.WithCancel(s.runCtx)
 	c.cancel = cancel
@@ -316,7 +318,7 @@ func (s *Syncer) Pause(paused bool) {
 
 // flush is the end of a window: the plan learns the changes and each
 // touched relay's connection is opened, extended, shrunk or closed.
-func (s *Syncer) flush(cs []Change) {
+func (s *Syncer) flush(cs []change) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.window == nil {
@@ -336,9 +338,9 @@ func (s *Syncer) flush(cs []Change) {
 		case d.Open || c == nil:
 			s.start(d.Relay)
 		default:
-			full := RelayFilters(s.plan, s.ix, d.Relay)
-			restated := slices.DeleteFunc(d.State, func(ref RepoRef) bool { return slices.Contains(d.Refs, ref) }) // Refs bring their state filters
-			c.update(append(Filters(d.Refs, d.Roots, s.ix.Maintainers, false), StateFilters(restated, s.ix.Maintainers)...), full)
+			full := relayFilters(s.plan, s.ix, d.Relay)
+			restated := slices.DeleteFunc(d.State, func(ref repoRef) bool { return slices.Contains(d.Refs, ref) }) // Refs bring their state filters
+			c.update(append(filters(d.Refs, d.Roots, s.ix.Maintainers, false), stateFilters(restated, s.ix.Maintainers)...), full)
 		}
 	}
 	if left {

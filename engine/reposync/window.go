@@ -4,39 +4,35 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"dtp-personal/engine/clock"
 )
 
-// WindowLength is the self-subscriber's batching window (GRASP-02).
-const WindowLength = 5 * time.Second
+// windowLength is the self-subscriber's batching window (GRASP-02).
+const windowLength = 5 * time.Second
 
-// Clock is the time source of the window (relay.Clock fits).
-type Clock interface {
-	Now() time.Time
-	After(d time.Duration) <-chan time.Time
-}
-
-// Window batches changes: the first change opens it, later ones join without
+// window batches changes: the first change opens it, later ones join without
 // extending it, and when it closes flush gets them all. Flushes never
 // overlap, so the plan is changed by one flush at a time.
-type Window struct {
+type window struct {
 	ctx    context.Context
-	clock  Clock
+	clock  clock.Clock
 	length time.Duration
-	flush  func([]Change)
+	flush  func([]change)
 
 	mu      sync.Mutex
-	pending []Change
+	pending []change
 	open    bool
 	flushMu sync.Mutex
 }
 
-// NewWindow makes a window that flushes until ctx ends.
-func NewWindow(ctx context.Context, clock Clock, length time.Duration, flush func([]Change)) *Window {
-	return &Window{ctx: ctx, clock: clock, length: length, flush: flush}
+// newWindow makes a window that flushes until ctx ends.
+func newWindow(ctx context.Context, clock clock.Clock, length time.Duration, flush func([]change)) *window {
+	return &window{ctx: ctx, clock: clock, length: length, flush: flush}
 }
 
 // Add queues changes, opening a window if none is open.
-func (w *Window) Add(cs ...Change) {
+func (w *window) Add(cs ...change) {
 	if len(cs) == 0 {
 		return
 	}
@@ -50,7 +46,7 @@ func (w *Window) Add(cs ...Change) {
 	}
 }
 
-func (w *Window) close(at <-chan time.Time) {
+func (w *window) close(at <-chan time.Time) {
 	select {
 	case <-at:
 	case <-w.ctx.Done():

@@ -8,7 +8,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 
-	"dtp-personal/engine/internal/testutil"
+	"dtp-personal/internal/testutil"
 )
 
 const benchBatch = 1000

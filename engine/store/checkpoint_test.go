@@ -6,7 +6,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 
-	"dtp-personal/engine/internal/testutil"
+	"dtp-personal/internal/testutil"
 )
 
 // The writer does not checkpoint (wal_autocheckpoint is off on it), so the

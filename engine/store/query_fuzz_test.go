@@ -8,7 +8,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 
-	"dtp-personal/engine/internal/testutil"
+	"dtp-personal/internal/testutil"
 )
 
 // FuzzQueryMatchesReference parses arbitrary filter JSON as a REQ does and

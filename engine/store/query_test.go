@@ -13,7 +13,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 
-	"dtp-personal/engine/internal/testutil"
+	"dtp-personal/internal/testutil"
 )
 
 // queryFixture stores a mixed set of events and returns the ones held.

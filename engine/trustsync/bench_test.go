@@ -11,9 +11,9 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/internal/faultrelay"
-	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
+	"dtp-personal/internal/testutil"
 )
 
 // countingSink only counts: the benchmark measures the pull, not ingest.

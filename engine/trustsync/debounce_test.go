@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"dtp-personal/engine/internal/faultrelay"
-	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/settings"
+	"dtp-personal/internal/testutil"
 )
 
 // movingFrontier changes when the test says; Changed is unbuffered so a

@@ -7,8 +7,8 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/internal/faultrelay"
-	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/settings"
+	"dtp-personal/internal/testutil"
 )
 
 // TestLiveReopensSubscriptionsTheRelayClosed (issue 9 item 18): a relay that

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"dtp-personal/engine/clock"
 	"dtp-personal/engine/health"
 	"dtp-personal/engine/relay"
 	"dtp-personal/engine/settings"
@@ -20,7 +21,7 @@ type Config struct {
 	Frontier Frontier
 	Settings Settings
 
-	Clock       relay.Clock   // default: the wall clock
+	Clock       clock.Clock   // default: the wall clock
 	Log         *slog.Logger  // default: slog.Default()
 	Parallel    int           // REQs in flight per relay during a pass when it publishes no max_subscriptions; default 4
 	QueueCap    int           // live back-pressure threshold; default 100 events
@@ -74,7 +75,7 @@ type Status struct {
 // New makes a Runner; nothing runs until Run, Pass or RunOnce.
 func New(cfg Config) *Runner {
 	if cfg.Clock == nil {
-		cfg.Clock = relay.SystemClock{}
+		cfg.Clock = clock.Wall{}
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()

@@ -12,10 +12,10 @@ import (
 
 	"dtp-personal/engine/health"
 	"dtp-personal/engine/internal/faultrelay"
-	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
+	"dtp-personal/internal/testutil"
 )
 
 // wot is a deterministic web of trust on a relay, with the events a pass

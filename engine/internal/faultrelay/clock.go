@@ -3,7 +3,11 @@ package faultrelay
 import (
 	"sync"
 	"time"
+
+	"dtp-personal/engine/clock"
 )
+
+var _ clock.Clock = (*Clock)(nil)
 
 // Clock is a manual clock for tests: time moves only with Advance.
 type Clock struct {

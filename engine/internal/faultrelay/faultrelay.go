@@ -24,7 +24,7 @@ import (
 	"github.com/nbd-wtf/go-nostr/nip77/negentropy"
 	"github.com/nbd-wtf/go-nostr/nip77/negentropy/storage/vector"
 
-	"dtp-personal/engine/internal/testutil"
+	"dtp-personal/internal/testutil"
 )
 
 // Mode is how the relay misbehaves. The zero Mode is a well-behaved relay.

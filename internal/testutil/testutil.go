@@ -1,4 +1,4 @@
-// Package testutil holds the helpers the engine's tests share: polling for a
+// Package testutil holds the helpers the tests of engine/, app/ and ui/ share: polling for a
 // condition, a reference filter matcher and the process CPU time.
 package testutil
 
