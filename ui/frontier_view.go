@@ -78,7 +78,9 @@ func (v *frontierView) render(s status.Snapshot) {
 	v.truncation.setRows(cuts)
 	if len(cuts) == 0 {
 		v.notCut.Show()
+		v.truncation.root.Hide() // a table only when something was cut
 	} else {
 		v.notCut.Hide()
+		v.truncation.root.Show()
 	}
 }

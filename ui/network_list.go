@@ -33,7 +33,8 @@ func newNetworkList(g *GUI) *networkList {
 	l.search = newEntry(g)
 	l.search.SetPlaceHolder("search by name or npub")
 	l.search.OnChanged = func(string) { l.refresh(true) }
-	top := container.NewBorder(nil, nil, l.depth, nil, l.search)
+	depthBox := container.NewGridWrap(fyne.NewSize(200, l.depth.MinSize().Height), l.depth) // "2 hops from you" whole
+	top := container.NewBorder(nil, nil, depthBox, nil, l.search)
 	l.root = widget.NewCard("People", "", container.NewBorder(container.NewVBox(top, l.count), nil, nil, nil, l.table.root))
 	return l
 }
