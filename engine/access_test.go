@@ -15,6 +15,7 @@ import (
 
 	"dtp-personal/engine/fixture"
 	"dtp-personal/engine/server"
+	"dtp-personal/engine/settings"
 	"dtp-personal/internal/testutil"
 )
 
@@ -110,7 +111,7 @@ func TestRebindingPageIsRefused(t *testing.T) {
 
 	// a name the user allowed (a reverse proxy's) passes the host rule, but
 	// a page served under it is still a web page of its own origin
-	if err := eng.AllowHost("rebind.example"); err != nil {
+	if err := eng.Modify(settings.AllowHost("rebind.example")); err != nil {
 		t.Fatal(err)
 	}
 	if code, _, _ = b.get("http://"+page+"/api/v1/status", ""); code != http.StatusOK {
@@ -126,7 +127,7 @@ func TestForeignPageMayNeitherReadNorWrite(t *testing.T) {
 	eng, wsURL := startEngine(t, Options{})
 	base := "http" + strings.TrimPrefix(wsURL, "ws")
 	root, alice := fixture.NewAuthor(1), fixture.NewAuthor(2)
-	if err := eng.AddRoot(root.Pubkey); err != nil {
+	if err := eng.Modify(settings.AddRoot(root.Pubkey)); err != nil {
 		t.Fatal(err)
 	}
 	dialRaw(t, wsURL).push(root.Trust(fixture.P(alice.Pubkey), "1", t0))
@@ -144,7 +145,7 @@ func TestForeignPageMayNeitherReadNorWrite(t *testing.T) {
 		}
 	}
 
-	if err := eng.AllowOrigin(app); err != nil {
+	if err := eng.Modify(settings.AllowOrigin(app)); err != nil {
 		t.Fatal(err)
 	}
 	if code, _, cors := b.get(base+"/api/v1/status", app); code != http.StatusOK || cors != app {

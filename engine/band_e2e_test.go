@@ -8,6 +8,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/fixture"
+	"dtp-personal/engine/settings"
 	"dtp-personal/internal/testutil"
 )
 
@@ -32,7 +33,7 @@ func TestBandOverridesOverWebSocketAndHTTP(t *testing.T) {
 	eng, wsURL := startEngine(t, Options{})
 	base := "http" + strings.TrimPrefix(wsURL, "ws")
 	root, alice, bob, subject := fixture.NewAuthor(1), fixture.NewAuthor(2), fixture.NewAuthor(3), fixture.NewAuthor(4)
-	if err := eng.AddRoot(root.Pubkey); err != nil {
+	if err := eng.Modify(settings.AddRoot(root.Pubkey)); err != nil {
 		t.Fatal(err)
 	}
 	c := dialRaw(t, wsURL)
@@ -85,14 +86,14 @@ func TestBandOverridesOverWebSocketAndHTTP(t *testing.T) {
 	// The settings are the defaults of every later question.
 	l := eng.Settings().Limits
 	l.FollowThreshold, l.Red = 50, 50
-	if err := eng.SetLimits(l); err != nil {
+	if err := eng.Modify(settings.SetLimits(l)); err != nil {
 		t.Fatal(err)
 	}
 	if code, body := get(""); code != 200 || decode([]byte(body)).Verdict != "trusted" {
 		t.Fatalf("after limits followThreshold 50: %d %s", code, body)
 	}
 	l.Red = 51
-	if err := eng.SetLimits(l); err == nil || !strings.Contains(err.Error(), "red must not be above followThreshold") {
+	if err := eng.Modify(settings.SetLimits(l)); err == nil || !strings.Contains(err.Error(), "red must not be above followThreshold") {
 		t.Fatalf("red above the threshold accepted: %v", err)
 	}
 }

@@ -36,7 +36,7 @@ func TestHTTPEndpoints(t *testing.T) {
 	eng, wsURL := startEngine(t, Options{})
 	base := "http" + strings.TrimPrefix(wsURL, "ws")
 	root, alice := fixture.NewAuthor(1), fixture.NewAuthor(2)
-	if err := eng.AddRoot(root.Pubkey); err != nil {
+	if err := eng.Modify(settings.AddRoot(root.Pubkey)); err != nil {
 		t.Fatal(err)
 	}
 	c := dialRaw(t, wsURL)

@@ -12,6 +12,7 @@ import (
 
 	"dtp-personal/engine/fixture"
 	"dtp-personal/engine/heap"
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/validation"
 	"dtp-personal/internal/testutil"
@@ -39,7 +40,7 @@ func TestRevokedClaimSurvivesRestart(t *testing.T) {
 		eng, _, stop := runEngine(t, Options{DataDir: data})
 		defer stop()
 		// Only a frontier author's hints bind (issue 9 item 10).
-		if err := eng.AddRoot(alice.Pubkey); err != nil {
+		if err := eng.Modify(settings.AddRoot(alice.Pubkey)); err != nil {
 			t.Fatal(err)
 		}
 		for _, ev := range []*nostr.Event{
@@ -92,7 +93,7 @@ func TestFetchedClaimsSurviveRestart(t *testing.T) {
 	}
 
 	eng := open()
-	for _, err := range []error{eng.AddRoot(root.Pubkey), eng.AddRelay(remote)} {
+	for _, err := range []error{eng.Modify(settings.AddRoot(root.Pubkey)), eng.Modify(settings.AddRelay(remote))} {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -118,7 +119,7 @@ func TestMalformedNewerClaimRevokes(t *testing.T) {
 	alice, bob := fixture.NewAuthor(1), fixture.NewAuthor(2)
 	bobNpub, _ := validation.EncodeNpub(bob.Pubkey)
 	eng, _ := startEngine(t, Options{})
-	if err := eng.AddRoot(alice.Pubkey); err != nil {
+	if err := eng.Modify(settings.AddRoot(alice.Pubkey)); err != nil {
 		t.Fatal(err)
 	}
 	malformed := bob.Sign(&nostr.Event{Kind: validation.KindClaims, CreatedAt: t0 + 1,

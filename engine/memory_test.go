@@ -15,6 +15,7 @@ import (
 
 	"dtp-personal/engine/fixture"
 	"dtp-personal/engine/server"
+	"dtp-personal/engine/settings"
 	"dtp-personal/internal/testutil"
 )
 
@@ -131,7 +132,7 @@ func TestConnectionsAreCapped(t *testing.T) {
 		eng, url := startEngine(t, Options{})
 		l := eng.Settings().Limits
 		l.MaxConnections, l.MaxConnectionsPerAddress = tc.total, tc.perAddress
-		if err := eng.SetLimits(l); err != nil {
+		if err := eng.Modify(settings.SetLimits(l)); err != nil {
 			t.Fatal(err)
 		}
 		var open []*websocket.Conn

@@ -11,6 +11,7 @@ import (
 
 	"dtp-personal/engine/internal/faultrelay"
 	"dtp-personal/engine/names"
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 )
 
@@ -31,7 +32,7 @@ func TestDisplayNamesStayOutOfTheTrustData(t *testing.T) {
 
 	dataDir := t.TempDir()
 	eng, url := startEngine(t, Options{DataDir: dataDir})
-	for _, err := range []error{eng.AddRoot(w.root.Pubkey), eng.AddRelay(remote.URL)} {
+	for _, err := range []error{eng.Modify(settings.AddRoot(w.root.Pubkey)), eng.Modify(settings.AddRelay(remote.URL))} {
 		if err != nil {
 			t.Fatal(err)
 		}

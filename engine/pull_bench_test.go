@@ -89,7 +89,7 @@ func openPullClient(b *testing.B, dataDir, root, remote string) *Engine {
 	}
 	limits := settings.DefaultLimits()
 	limits.MaxTotalAuthors = 2000
-	for _, err := range []error{eng.SetLimits(limits), eng.AddRoot(root), eng.AddRelay(remote)} {
+	for _, err := range []error{eng.Modify(settings.SetLimits(limits)), eng.Modify(settings.AddRoot(root)), eng.Modify(settings.AddRelay(remote))} {
 		if err != nil {
 			b.Fatal(err)
 		}

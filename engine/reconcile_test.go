@@ -18,7 +18,7 @@ func TestStartForgetsCursorsOfAuthorsThatLeftWhileStopped(t *testing.T) {
 	stays, goes, friend := fixture.NewAuthor(1), fixture.NewAuthor(2), fixture.NewAuthor(3)
 	eng := openQuiet(t, data)
 	for _, root := range []string{stays.Pubkey, goes.Pubkey} {
-		if err := eng.AddRoot(root); err != nil {
+		if err := eng.Modify(settings.AddRoot(root)); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"dtp-personal/engine/fixture"
 	"dtp-personal/engine/reposync"
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/internal/testutil"
 )
@@ -21,7 +22,7 @@ import (
 func TestRepositorySyncBetweenTwoServers(t *testing.T) {
 	t.Parallel()
 	remote, urlB := startEngine(t, Options{})
-	if err := remote.AddRepoService(urlB); err != nil {
+	if err := remote.Modify(settings.AddRepoService(urlB)); err != nil {
 		t.Fatal(err)
 	}
 	owner, dev := fixture.NewAuthor(71), fixture.NewAuthor(72)
@@ -39,10 +40,10 @@ func TestRepositorySyncBetweenTwoServers(t *testing.T) {
 	}
 
 	local, urlA := startEngine(t, Options{})
-	if err := local.AddRepoService("wss://our.example/"); err != nil {
+	if err := local.Modify(settings.AddRepoService("wss://our.example/")); err != nil {
 		t.Fatal(err)
 	}
-	if err := local.SetRepoBootstrap(urlB); err != nil {
+	if err := local.Modify(settings.SetRepoBootstrap(urlB)); err != nil {
 		t.Fatal(err)
 	}
 	for _, ev := range []*nostr.Event{ann, issue, comment, state} {

@@ -16,6 +16,7 @@ import (
 	"dtp-personal/engine/importer"
 	"dtp-personal/engine/ingest"
 	"dtp-personal/engine/reposync"
+	"dtp-personal/engine/settings"
 )
 
 // roundTripEvents are trust events and a repository's events that depend on
@@ -71,7 +72,7 @@ func TestExportImportRoundTripKeepsEveryEvent(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	src, url := startEngine(t, Options{})
-	if err := src.AddRepoService("wss://our.example"); err != nil {
+	if err := src.Modify(settings.AddRepoService("wss://our.example")); err != nil {
 		t.Fatal(err)
 	}
 	evs := roundTripEvents()
@@ -103,7 +104,7 @@ func TestExportImportRoundTripKeepsEveryEvent(t *testing.T) {
 	for _, transport := range []string{"pipeline", "websocket"} {
 		t.Run(transport, func(t *testing.T) {
 			dst, dstURL := startEngine(t, Options{})
-			if err := dst.AddRepoService("wss://our.example/"); err != nil {
+			if err := dst.Modify(settings.AddRepoService("wss://our.example/")); err != nil {
 				t.Fatal(err)
 			}
 			tally, err := importOver(t, transport, dst, dstURL, file)
@@ -155,7 +156,7 @@ func importOver(t *testing.T, transport string, eng *Engine, url string, file []
 func TestImportCountsWhatStillWaitsAsRejected(t *testing.T) {
 	t.Parallel()
 	eng, _ := startEngine(t, Options{})
-	if err := eng.AddRepoService("wss://our.example"); err != nil {
+	if err := eng.Modify(settings.AddRepoService("wss://our.example")); err != nil {
 		t.Fatal(err)
 	}
 	evs := roundTripEvents()

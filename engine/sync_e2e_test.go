@@ -95,7 +95,7 @@ func openFollowing(t *testing.T, root, remote string) *Engine {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = eng.Close() })
-	for _, err := range []error{eng.AddRoot(root), eng.AddRelay(remote)} {
+	for _, err := range []error{eng.Modify(settings.AddRoot(root)), eng.Modify(settings.AddRelay(remote))} {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -142,10 +142,10 @@ func TestSyncOnceAgainstOurOwnServerAsRemote(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { eng.Close() }()
-	if err := eng.AddRoot(w.root.Pubkey); err != nil {
+	if err := eng.Modify(settings.AddRoot(w.root.Pubkey)); err != nil {
 		t.Fatal(err)
 	}
-	if err := eng.AddRelay(remote); err != nil {
+	if err := eng.Modify(settings.AddRelay(remote)); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -177,7 +177,7 @@ func TestSyncOnceAgainstOurOwnServerAsRemote(t *testing.T) {
 	}
 
 	// small caps: the same pass is partial, and says why and by how much
-	if err := eng.SetLimits(withTotalAuthors(eng.Settings().Limits, 2)); err != nil {
+	if err := eng.Modify(settings.SetLimits(withTotalAuthors(eng.Settings().Limits, 2))); err != nil {
 		t.Fatal(err)
 	}
 	eng.trust.frontier.Recompute()
@@ -219,10 +219,10 @@ func TestGlobalContinuousFollowsEveryTrustEvent(t *testing.T) {
 	w := buildWoT(time.Now().Unix())
 	remote := startRemote(t, w.events[:3])
 	eng, _ := startEngine(t, Options{})
-	if err := eng.AddRelay(remote); err != nil {
+	if err := eng.Modify(settings.AddRelay(remote)); err != nil {
 		t.Fatal(err)
 	}
-	if err := eng.SetStrategy(settings.GlobalContinuous); err != nil {
+	if err := eng.Modify(settings.SetStrategy(settings.GlobalContinuous)); err != nil {
 		t.Fatal(err)
 	}
 	stranger := fixture.NewAuthor(999) // no root, no frontier: only a global subscription sees it

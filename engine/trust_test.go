@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"dtp-personal/engine/fixture"
+	"dtp-personal/engine/settings"
 	"dtp-personal/internal/testutil"
 )
 
@@ -31,7 +32,7 @@ func TestPushedEventsChangeAnswersAndSurviveRestart(t *testing.T) {
 	func() {
 		eng, url, stop := runEngine(t, Options{DataDir: data})
 		defer stop()
-		if err := eng.AddRoot(root.Pubkey); err != nil {
+		if err := eng.Modify(settings.AddRoot(root.Pubkey)); err != nil {
 			t.Fatal(err)
 		}
 		c := dialRaw(t, url)

@@ -1,10 +1,14 @@
 package ui
 
-import "dtp-personal/ui/autostart"
+import (
+	"dtp-personal/engine/settings"
+	"dtp-personal/ui/autostart"
+)
 
-// WithAutostart is eng with SetStartAtLogin also writing or removing the
-// desktop's autostart entry, which starts command at login. The entry is
-// changed first, so the engine never records a choice the desktop lacks.
+// WithAutostart is eng with a change of the start-at-login setting also
+// writing or removing the desktop's autostart entry, which starts command
+// at login. The entry is changed first (inside the settings change), so the
+// engine never records a choice the desktop lacks.
 func WithAutostart(eng Engine, command []string) Engine {
 	return autostartEngine{Engine: eng, command: command}
 }
@@ -14,15 +18,15 @@ type autostartEngine struct {
 	command []string
 }
 
-func (e autostartEngine) SetStartAtLogin(on bool) error {
-	var err error
-	if on {
-		err = autostart.Enable(e.command)
-	} else {
-		err = autostart.Disable()
-	}
-	if err != nil {
-		return err
-	}
-	return e.Engine.SetStartAtLogin(on)
+func (e autostartEngine) Modify(change func(*settings.Settings) error) error {
+	return e.Engine.Modify(func(s *settings.Settings) error {
+		before := s.StartAtLogin
+		if err := change(s); err != nil || s.StartAtLogin == before {
+			return err
+		}
+		if s.StartAtLogin {
+			return autostart.Enable(e.command)
+		}
+		return autostart.Disable()
+	})
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"dtp-personal/engine/settings"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,30 +15,37 @@ func TestWithAutostartWritesEntryThenRecordsChoice(t *testing.T) {
 	eng := WithAutostart(fake, []string{"/opt/dtp/dtp-personal", "--data", "/srv/dtp"})
 	entry := filepath.Join(config, "autostart", "dtp-personal.desktop")
 
-	if err := eng.SetStartAtLogin(true); err != nil {
+	if err := eng.Modify(settings.SetStartAtLogin(true)); err != nil {
 		t.Fatal(err)
+	}
+	if !fake.current().StartAtLogin {
+		t.Fatal("the engine did not record start at login")
 	}
 	body, err := os.ReadFile(entry)
 	if err != nil || !strings.Contains(string(body), "Exec=/opt/dtp/dtp-personal --data /srv/dtp\n") {
 		t.Fatalf("autostart entry = %q, %v", body, err)
 	}
-	if err := eng.SetStartAtLogin(false); err != nil {
+	if err := eng.Modify(settings.SetStartAtLogin(false)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(entry); !os.IsNotExist(err) {
 		t.Fatalf("entry still there after turning start at login off: %v", err)
 	}
-	assertCalls(t, fake, "SetStartAtLogin true", "SetStartAtLogin false")
+	if fake.current().StartAtLogin {
+		t.Fatal("the engine still records start at login")
+	}
 
 	// A desktop entry that cannot be written leaves the engine's setting alone.
 	bad := WithAutostart(fake, []string{"relative/dtp-personal"})
-	if err := bad.SetStartAtLogin(true); err == nil {
-		t.Fatal("SetStartAtLogin succeeded with a relative program path")
+	if err := bad.Modify(settings.SetStartAtLogin(true)); err == nil {
+		t.Fatal("start at login turned on with a relative program path")
 	}
-	assertCalls(t, fake, "SetStartAtLogin true", "SetStartAtLogin false")
+	if fake.current().StartAtLogin {
+		t.Fatal("the engine recorded a choice the desktop lacks")
+	}
 	// Other commands pass through.
 	if err := bad.SyncNow(); err != nil {
 		t.Fatal(err)
 	}
-	assertCalls(t, fake, "SetStartAtLogin true", "SetStartAtLogin false", "SyncNow")
+	assertCalls(t, fake, "SyncNow")
 }

@@ -38,39 +38,18 @@ type Engine interface {
 	// Subscribe calls fn with new snapshots, one call at a time and at most
 	// a few a second (the engine coalesces bursts), until cancel returns.
 	Subscribe(fn func(status.Snapshot)) (cancel func())
-	// SetStrategy switches the sync strategy (settings.FrontierInterval, …).
-	SetStrategy(id string) error
-	// SetInterval sets the interval strategy's period: 5, 15, 30, 60; 0 = manual.
-	SetInterval(minutes int) error
+	// Modify changes the settings: change edits a copy (settings' edits,
+	// e.g. settings.AddRelay(url)); the engine checks, stores and applies
+	// the result, or returns why not.
+	Modify(change func(*settings.Settings) error) error
 	SyncNow() error
-	SetPaused(paused bool) error
-	// AddRelay adds a ws:// or wss:// sync relay.
-	AddRelay(url string) error
-	RemoveRelay(url string) error
-	// AddRoot adds a configured root given as npub or hex.
-	AddRoot(npubOrHex string) error
-	// RemoveRoot removes a configured root given as hex.
-	RemoveRoot(hex string) error
-	SetLimits(l settings.Limits) error
-	SetListen(addr string, allowLAN bool) error
-	SetScopeProfile(scope string) error
-	SetStartAtLogin(on bool) error
-	// SetNotify turns desktop notifications on or off.
-	SetNotify(on bool) error
-	// AddRepoService adds a public URL of this server (repository sync).
-	AddRepoService(url string) error
-	RemoveRepoService(url string) error
 	// Resolve answers a trust question (SPEC §7); only a malformed subject
 	// is an error.
 	Resolve(ctx context.Context, q resolver.Query) (resolver.Answer, error)
-	// SetRepoBootstrap sets the bootstrap relay; "" = none.
-	SetRepoBootstrap(url string) error
-	// AllowHost adds a name requests may give in Host (SPEC §9 host
-	// allow-list, e.g. a reverse proxy's); DisallowHost takes it off.
-	AllowHost(name string) error
-	DisallowHost(name string) error
-	// AllowOrigin lets a web page's origin use the server (SPEC §9 origins);
-	// DisallowOrigin takes it off.
-	AllowOrigin(origin string) error
-	DisallowOrigin(origin string) error
+}
+
+// edit is a settings edit of one argument (settings.AddRelay, …) as a
+// command of the engine: it changes the settings through Modify.
+func edit[T any](eng Engine, change func(T) func(*settings.Settings) error) func(T) error {
+	return func(v T) error { return eng.Modify(change(v)) }
 }

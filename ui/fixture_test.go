@@ -1,9 +1,10 @@
 package ui
 
 import (
+	"fmt"
+	"slices"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"reflect"
 	"sync"
@@ -25,11 +26,69 @@ import (
 // fakeEngine records the commands it is given; err, if set, fails them all.
 type fakeEngine struct {
 	mu         sync.Mutex
-	calls      []string
+	calls      []string // commands other than settings changes
 	err        error
 	snap       status.Snapshot
 	subscriber func(status.Snapshot)
 	cancelled  bool
+	// settings are what Modify changed: the snapshot's until the first change.
+	settings settings.Settings
+	modified bool
+}
+
+// Modify applies change to the fake's settings, as the engine does (checks
+// are the settings edits' own); f.err refuses every change.
+func (f *fakeEngine) Modify(change func(*settings.Settings) error) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err != nil {
+		return f.err
+	}
+	s := f.settingsLocked()
+	if err := change(&s); err != nil {
+		return err
+	}
+	f.settings, f.modified = s, true
+	return nil
+}
+
+// current is a copy of the fake's settings.
+func (f *fakeEngine) current() settings.Settings {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.settingsLocked()
+}
+
+func (f *fakeEngine) settingsLocked() settings.Settings {
+	s := f.settings
+	if !f.modified {
+		s = f.snap.Settings
+		s.Strategy, s.IntervalMinutes, s.Paused = f.snap.Strategy, f.snap.IntervalMinutes, f.snap.Paused
+	}
+	for _, l := range []*[]string{&s.Roots, &s.Relays, &s.RepoSyncServices, &s.AllowedHosts, &s.AllowedOrigins} {
+		*l = slices.Sorted(slices.Values(*l)) // a copy, in the store's order
+	}
+	return s
+}
+
+// assertSettings fails unless the fake's settings are the snapshot's with
+// edit applied (nil: unchanged, and no change was made at all).
+func assertSettings(t *testing.T, eng *fakeEngine, edit func(*settings.Settings)) {
+	t.Helper()
+	eng.mu.Lock()
+	modified := eng.modified
+	eng.mu.Unlock()
+	if edit == nil {
+		if modified {
+			t.Fatalf("settings changed to %+v, want no change", eng.current())
+		}
+		return
+	}
+	want := (&fakeEngine{snap: eng.snap}).current()
+	edit(&want)
+	if got := eng.current(); fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) { // an empty list is a nil one
+		t.Fatalf("settings\n%+v\nwant\n%+v", got, want)
+	}
 }
 
 func (f *fakeEngine) record(call string) error {
@@ -86,32 +145,7 @@ func (f *fakeEngine) Subscribe(fn func(status.Snapshot)) func() {
 	}
 }
 
-func (f *fakeEngine) SetStrategy(id string) error { return f.record("SetStrategy " + id) }
-func (f *fakeEngine) SetInterval(m int) error     { return f.record(fmt.Sprint("SetInterval ", m)) }
-func (f *fakeEngine) SyncNow() error              { return f.record("SyncNow") }
-func (f *fakeEngine) SetPaused(p bool) error      { return f.record(fmt.Sprint("SetPaused ", p)) }
-func (f *fakeEngine) AddRelay(u string) error     { return f.record("AddRelay " + u) }
-func (f *fakeEngine) RemoveRelay(u string) error  { return f.record("RemoveRelay " + u) }
-func (f *fakeEngine) AddRoot(k string) error      { return f.record("AddRoot " + k) }
-func (f *fakeEngine) RemoveRoot(k string) error   { return f.record("RemoveRoot " + k) }
-func (f *fakeEngine) SetLimits(l settings.Limits) error {
-	return f.record(fmt.Sprintf("SetLimits %+v", l))
-}
-func (f *fakeEngine) SetListen(a string, lan bool) error {
-	return f.record(fmt.Sprint("SetListen ", a, " ", lan))
-}
-func (f *fakeEngine) SetScopeProfile(s string) error { return f.record("SetScopeProfile " + s) }
-func (f *fakeEngine) SetStartAtLogin(on bool) error {
-	return f.record(fmt.Sprint("SetStartAtLogin ", on))
-}
-func (f *fakeEngine) SetNotify(on bool) error          { return f.record(fmt.Sprint("SetNotify ", on)) }
-func (f *fakeEngine) AddRepoService(u string) error    { return f.record("AddRepoService " + u) }
-func (f *fakeEngine) RemoveRepoService(u string) error { return f.record("RemoveRepoService " + u) }
-func (f *fakeEngine) SetRepoBootstrap(u string) error  { return f.record("SetRepoBootstrap " + u) }
-func (f *fakeEngine) AllowHost(h string) error         { return f.record("AllowHost " + h) }
-func (f *fakeEngine) DisallowHost(h string) error      { return f.record("DisallowHost " + h) }
-func (f *fakeEngine) AllowOrigin(o string) error       { return f.record("AllowOrigin " + o) }
-func (f *fakeEngine) DisallowOrigin(o string) error    { return f.record("DisallowOrigin " + o) }
+func (f *fakeEngine) SyncNow() error { return f.record("SyncNow") }
 func (f *fakeEngine) Resolve(_ context.Context, q resolver.Query) (resolver.Answer, error) {
 	return resolver.Answer{Subject: q.Subject, Verdict: resolver.VerdictNone}, f.record("Resolve " + q.Subject)
 }

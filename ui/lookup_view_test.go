@@ -16,6 +16,7 @@ import (
 	"dtp-personal/engine"
 	wot "dtp-personal/engine/fixture"
 	"dtp-personal/engine/resolver"
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/internal/testutil"
 )
@@ -27,7 +28,7 @@ func wotEngine(t *testing.T) (eng *engine.Engine, root, alice wot.Author) {
 	t.Helper()
 	eng = servedEngine(t)
 	root, alice, bob := wot.NewAuthor(1), wot.NewAuthor(2), wot.NewAuthor(3)
-	if err := eng.AddRoot(root.Pubkey); err != nil {
+	if err := eng.Modify(settings.AddRoot(root.Pubkey)); err != nil {
 		t.Fatal(err)
 	}
 	at := time.Now().Unix() - 60
@@ -131,7 +132,7 @@ func TestLookupSaysWhyCoverageIsPartial(t *testing.T) {
 	eng, _, _ := wotEngine(t)
 	limits := eng.Settings().Limits
 	limits.MaxTotalAuthors = 2 // root and alice: bob is cut
-	if err := eng.SetLimits(limits); err != nil {
+	if err := eng.Modify(settings.SetLimits(limits)); err != nil {
 		t.Fatal(err)
 	}
 	testutil.EventuallyWithin(t, 10*time.Second, "bob cut from the frontier", func() bool {

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"dtp-personal/engine/settings"
 	"testing"
 	"time"
 
@@ -86,5 +87,5 @@ func TestNotificationsOffInSettings(t *testing.T) {
 	g, eng := newTestGUI(t, tabSettings)
 	g.settings.notify.SetChecked(false)
 	g.settle()
-	assertCalls(t, eng, "SetNotify false")
+	assertSettings(t, eng, func(s *settings.Settings) { s.Notify = false })
 }

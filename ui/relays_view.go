@@ -31,7 +31,7 @@ var relayColumns = []string{"Relay", "Status", "Events received", "Last success"
 func newRelaysView(g *GUI) *relaysView {
 	v := &relaysView{g: g}
 	v.form = newAddForm(g, "Add relay", "wss://relay.example.com", "Add relay", settings.NormalizeRelayURL,
-		func(url string) error { return g.eng.AddRelay(url) })
+		func(url string) error { return g.eng.Modify(settings.AddRelay(url)) })
 	v.table = newTextTable(relayColumns...)
 	v.remove = widget.NewButton("Remove selected relay", v.removeRelay)
 	v.remove.Disable()
@@ -57,7 +57,7 @@ func (v *relaysView) removeRelay() {
 		return
 	}
 	relay := row[0]
-	v.g.call("Remove "+relay, func() error { return v.g.eng.RemoveRelay(relay) }, nil)
+	v.g.call("Remove "+relay, func() error { return v.g.eng.Modify(settings.RemoveRelay(relay)) }, nil)
 }
 
 func (v *relaysView) render(s status.Snapshot) {

@@ -40,7 +40,7 @@ func newReposView(g *GUI) *reposView {
 	v := &reposView{g: g, summary: widget.NewLabel(""), bootstrapError: newInlineError()}
 	v.summary.Wrapping = fyne.TextWrapWord
 	v.services = newListEditor(g, "service URL", "Service URL", "wss://relay.example.com (where users reach this server)",
-		settings.NormalizeRelayURL, g.eng.AddRepoService, g.eng.RemoveRepoService)
+		settings.NormalizeRelayURL, edit(g.eng, settings.AddRepoService), edit(g.eng, settings.RemoveRepoService))
 	v.bootstrap = newSyncedEntry(g)
 	v.bootstrap.SetPlaceHolder("wss://relay.example.com (optional: where announcements are discovered)")
 	v.bootstrap.OnSubmitted = func(string) { v.setBootstrap() }
@@ -85,12 +85,12 @@ func newReposView(g *GUI) *reposView {
 
 func (v *reposView) setBootstrap() {
 	url, err := settings.NormalizeRelayURL(v.bootstrap.Text)
-	callChecked(v.g, "Set bootstrap relay", v.bootstrapError, url, err, v.g.eng.SetRepoBootstrap)
+	callChecked(v.g, "Set bootstrap relay", v.bootstrapError, url, err, edit(v.g.eng, settings.SetRepoBootstrap))
 }
 
 func (v *reposView) clearBootstrap() {
 	v.bootstrap.SetText("")
-	callChecked(v.g, "Clear bootstrap relay", v.bootstrapError, "", nil, v.g.eng.SetRepoBootstrap)
+	callChecked(v.g, "Clear bootstrap relay", v.bootstrapError, "", nil, edit(v.g.eng, settings.SetRepoBootstrap))
 }
 
 func (v *reposView) render(s status.Snapshot) {

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"dtp-personal/engine/settings"
 	"strings"
 	"testing"
 
@@ -77,18 +78,21 @@ func TestReposViewCommandsAndInlineErrors(t *testing.T) {
 	if v.bootstrapError.text() == "" {
 		t.Error("bad bootstrap relay accepted")
 	}
-	assertCalls(t, eng)
+	assertSettings(t, eng, nil)
 
 	v.services.form.entry.SetText("WSS://Git.Example.org:443/")
 	test.Tap(v.services.form.button)
 	v.bootstrap.SetText("wss://boot.example/")
 	v.setBootstrap()
+	g.settle()
+	assertSettings(t, eng, func(s *settings.Settings) {
+		s.RepoSyncServices, s.RepoSyncBootstrap = []string{"wss://git.example.org"}, "wss://boot.example"
+	})
 	v.services.table.table.Select(fyneCell(0))
 	test.Tap(v.services.remove)
 	v.clearBootstrap()
 	g.settle()
-	assertCalls(t, eng, "AddRepoService wss://git.example.org", "SetRepoBootstrap wss://boot.example",
-		"RemoveRepoService wss://git.example.org", "SetRepoBootstrap ")
+	assertSettings(t, eng, func(s *settings.Settings) { s.RepoSyncServices, s.RepoSyncBootstrap = []string{}, "" })
 }
 
 func TestRepoStateInTrayLine(t *testing.T) {

@@ -18,4 +18,5 @@ func TestRunWithoutDisplayFailsAtOnce(t *testing.T) {
 		t.Fatalf("Run without a display = %v, want ErrNoDisplay", err)
 	}
 	assertCalls(t, eng)
+	assertSettings(t, eng, nil)
 }

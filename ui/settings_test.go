@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -53,8 +52,8 @@ func TestSettingsLimitPresets(t *testing.T) {
 		large.MaxDepth != settings.MaxDepthHardCap || large.HeapEdgeLimit != 20_000_000 || presetLimits(1) != settings.DefaultLimits() {
 		t.Errorf("presets small %+v large %+v", small, large)
 	}
-	small.FollowThreshold, large.FollowThreshold = 60, 60
-	assertCalls(t, eng, fmt.Sprintf("SetLimits %+v", small), fmt.Sprintf("SetLimits %+v", large))
+	large.FollowThreshold = 60
+	assertSettings(t, eng, func(s *settings.Settings) { s.Limits = large })
 }
 
 func TestSettingsBadInputIsRefusedInline(t *testing.T) {
@@ -112,7 +111,7 @@ func TestSettingsBadInputIsRefusedInline(t *testing.T) {
 		t.Error("a scope with spaces was accepted")
 	}
 	g.settle()
-	assertCalls(t, eng)
+	assertSettings(t, eng, nil)
 }
 
 func TestSettingsCommands(t *testing.T) {
@@ -146,18 +145,11 @@ func TestSettingsCommands(t *testing.T) {
 	v.startAtLogin.SetChecked(true)
 	g.settle()
 
-	want := settings.DefaultLimits()
-	want.MaxDepth, want.MaxAuthorsPerLevel = 3, 1500
-	assertCalls(t, eng,
-		"AddRoot "+rootNpub,
-		"AddRoot "+root2Hex,
-		"RemoveRoot "+root2Hex,
-		fmt.Sprintf("SetLimits %+v", want),
-		"SetInterval 60",
-		"SetListen 0.0.0.0:7447 true",
-		"SetScopeProfile x.com",
-		"SetStartAtLogin true",
-	)
+	assertSettings(t, eng, func(s *settings.Settings) {
+		s.Roots = []string{rootHex} // the npub was a root already; root2's hex was one too, and was removed
+		s.Limits.MaxDepth, s.Limits.MaxAuthorsPerLevel = 3, 1500
+		s.IntervalMinutes, s.Listen, s.AllowLAN, s.StartAtLogin = 60, "0.0.0.0:7447", true, true
+	})
 	if v.rootForm.entry.Text != "" || v.limitsError.text() != "" || v.listenError.text() != "" {
 		t.Errorf("after success: root entry %q, limits error %q, listen error %q",
 			v.rootForm.entry.Text, v.limitsError.text(), v.listenError.text())
@@ -282,7 +274,7 @@ func TestSettingsAccessRules(t *testing.T) {
 		}
 	}
 	g.settle()
-	assertCalls(t, eng)
+	assertSettings(t, eng, nil)
 
 	v.hosts.form.entry.SetText(" Proxy.Example.ORG. ")
 	test.Tap(v.hosts.form.button)
@@ -293,6 +285,7 @@ func TestSettingsAccessRules(t *testing.T) {
 	v.origins.table.table.Select(fyneCell(0))
 	test.Tap(v.origins.remove)
 	g.settle()
-	assertCalls(t, eng, "AllowHost proxy.example.org", "AllowOrigin https://web.example",
-		"DisallowHost relay.example.com", "DisallowOrigin https://app.example")
+	assertSettings(t, eng, func(s *settings.Settings) {
+		s.AllowedHosts, s.AllowedOrigins = []string{"proxy.example.org"}, []string{"https://web.example"}
+	})
 }

@@ -54,11 +54,11 @@ func newSettingsView(g *GUI) *settingsView {
 	}
 
 	v.rootForm = newAddForm(g, "Add root", "npub1… or 64-character hex public key", "Add root", tidyRoot,
-		func(root string) error { return g.eng.AddRoot(root) })
+		func(root string) error { return g.eng.Modify(settings.AddRoot(root)) })
 	v.roots = newTextTable("Root (npub)", "Hex")
 	v.removeRoot = selectionButton(v.roots, "Remove selected root", func(row []string) {
 		hexKey := row[1]
-		g.call("Remove root", func() error { return g.eng.RemoveRoot(hexKey) }, nil)
+		g.call("Remove root", func() error { return g.eng.Modify(settings.RemoveRoot(hexKey)) }, nil)
 	})
 	rootsTable := v.roots.fitted(5) // a few roots; the table scrolls beyond
 	rootsCard := widget.NewCard("Roots", "Whose web of trust to follow", container.NewVBox(
@@ -99,9 +99,9 @@ func newSettingsView(g *GUI) *settingsView {
 	v.scope = newSyncedEntry(g)
 	v.scope.SetPlaceHolder("x.com")
 	v.startAtLogin = v.newSettingCheck("Start at login",
-		func(s settings.Settings) bool { return s.StartAtLogin }, g.eng.SetStartAtLogin)
+		func(s settings.Settings) bool { return s.StartAtLogin }, edit(g.eng, settings.SetStartAtLogin))
 	v.notify = v.newSettingCheck("Desktop notifications (a relay marked dead, the disk full, a pass partial after a complete one)",
-		func(s settings.Settings) bool { return s.Notify }, g.eng.SetNotify)
+		func(s settings.Settings) bool { return s.Notify }, edit(g.eng, settings.SetNotify))
 	v.repoSync = widget.NewLabel("")
 
 	serverCard := widget.NewCard("Sync and server", "", widget.NewForm(
@@ -121,9 +121,9 @@ func newSettingsView(g *GUI) *settingsView {
 	))
 
 	v.hosts = newListEditor(g, "host", "Allowed host", "relay.example.com (a name this server is reached by, e.g. behind a reverse proxy)",
-		settings.ParseHostName, g.eng.AllowHost, g.eng.DisallowHost)
+		settings.ParseHostName, edit(g.eng, settings.AllowHost), edit(g.eng, settings.DisallowHost))
 	v.origins = newListEditor(g, "origin", "Allowed origin", "https://app.example.com (a web page that may use this server)",
-		settings.ParseOrigin, g.eng.AllowOrigin, g.eng.DisallowOrigin)
+		settings.ParseOrigin, edit(g.eng, settings.AllowOrigin), edit(g.eng, settings.DisallowOrigin))
 	accessCard := widget.NewCard("Access", "This machine's own names, native clients and browser extensions need no rule",
 		container.NewVBox(
 			widget.NewLabel("Host names besides this machine's own"), v.hosts.root,
@@ -165,13 +165,13 @@ func (v *settingsView) parseLimits() (settings.Limits, error) {
 
 func (v *settingsView) saveLimits() {
 	l, err := v.parseLimits()
-	callChecked(v.g, "Save limits", v.limitsError, l, err, v.g.eng.SetLimits)
+	callChecked(v.g, "Save limits", v.limitsError, l, err, edit(v.g.eng, settings.SetLimits))
 }
 
 func (v *settingsView) chooseInterval(label string) {
 	for _, m := range settings.IntervalChoices {
 		if intervalLabel(m) == label && m != v.g.last.IntervalMinutes {
-			v.g.call("Set interval", func() error { return v.g.eng.SetInterval(m) }, nil)
+			v.g.call("Set interval", func() error { return v.g.eng.Modify(settings.SetInterval(m)) }, nil)
 		}
 	}
 }
@@ -180,12 +180,12 @@ func (v *settingsView) applyListen() {
 	addr, err := settings.ParseListen(v.listen.Text)
 	allowLAN := v.allowLAN.Checked
 	callChecked(v.g, "Set listen address", v.listenError, addr, err,
-		func(addr string) error { return v.g.eng.SetListen(addr, allowLAN) })
+		func(addr string) error { return v.g.eng.Modify(settings.SetListen(addr, allowLAN)) })
 }
 
 func (v *settingsView) applyScope() {
 	scope, err := settings.ParseScopeProfile(v.scope.Text)
-	callChecked(v.g, "Set scope profile", v.scopeError, scope, err, v.g.eng.SetScopeProfile)
+	callChecked(v.g, "Set scope profile", v.scopeError, scope, err, edit(v.g.eng, settings.SetScopeProfile))
 }
 
 // newSettingCheck is a check box for a boolean setting: a change goes to

@@ -36,7 +36,7 @@ type setupCard struct {
 func newSetupCard(g *GUI) *setupCard {
 	c := &setupCard{g: g, relaysErr: newInlineError()}
 	c.npub = newAddForm(g, "Your npub", "npub1… (yours: the web of trust starts from the accounts you trust)",
-		"Use as my root", tidyRoot, func(root string) error { return g.eng.AddRoot(root) })
+		"Use as my root", tidyRoot, func(root string) error { return g.eng.Modify(settings.AddRoot(root)) })
 	c.relays = newMultiLineEntry(g)
 	c.relays.SetText(strings.Join(suggestedRelays, "\n"))
 	c.relays.SetMinRowsVisible(len(suggestedRelays))
@@ -79,7 +79,7 @@ func (c *setupCard) addRelays() {
 	c.useRelays.Disable()
 	for i, url := range urls {
 		last := i == len(urls)-1
-		c.g.call("Add relay", func() error { return c.g.eng.AddRelay(url) }, func(err error) {
+		c.g.call("Add relay", func() error { return c.g.eng.Modify(settings.AddRelay(url)) }, func(err error) {
 			if err != nil {
 				c.relaysErr.set(fmt.Sprintf("%s: %v", url, err))
 			}

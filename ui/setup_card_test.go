@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"dtp-personal/engine/settings"
 	"net"
 	"testing"
 	"time"
@@ -48,7 +49,9 @@ func TestSetupCardOffersTheSuggestedRelaysInOneClick(t *testing.T) {
 	g.render(status.Snapshot{})
 	test.Tap(g.status.setup.useRelays)
 	g.settle()
-	assertCalls(t, eng, "AddRelay wss://nos.lol", "AddRelay wss://nostr-01.yakihonne.com")
+	assertSettings(t, eng, func(s *settings.Settings) {
+		s.Relays = []string{"wss://gone.example", "wss://nos.lol", "wss://nostr-01.yakihonne.com", "wss://relay.damus.io"}
+	})
 }
 
 func TestSetupCardRefusesABadRelayLineWithNothingAdded(t *testing.T) {
@@ -61,7 +64,7 @@ func TestSetupCardRefusesABadRelayLineWithNothingAdded(t *testing.T) {
 	if card.relaysErr.text() == "" {
 		t.Fatal("bad relay line accepted")
 	}
-	assertCalls(t, eng)
+	assertSettings(t, eng, nil)
 }
 
 func TestSetupCardHiddenOnAConfiguredEngine(t *testing.T) {

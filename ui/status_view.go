@@ -96,7 +96,7 @@ func helpText(text string) *widget.Label {
 func (v *statusView) chooseStrategy(label string) {
 	for _, id := range settings.Strategies {
 		if settings.StrategyLabel(id) == label && id != v.g.last.Strategy {
-			v.g.call("Switch strategy", func() error { return v.g.eng.SetStrategy(id) }, func(err error) {
+			v.g.call("Switch strategy", func() error { return v.g.eng.Modify(settings.SetStrategy(id)) }, func(err error) {
 				if err != nil {
 					v.g.notice.set("Switch strategy: " + err.Error())
 					v.render(v.g.last) // show the engine's strategy again
@@ -112,7 +112,7 @@ func (v *statusView) togglePause() {
 	if !paused {
 		what = "Resume sync"
 	}
-	v.g.call(what, func() error { return v.g.eng.SetPaused(paused) }, nil)
+	v.g.call(what, func() error { return v.g.eng.Modify(settings.SetPaused(paused)) }, nil)
 }
 
 func (v *statusView) render(s status.Snapshot) {

@@ -111,7 +111,7 @@ func (t *tray) items(s status.Snapshot) []*fyne.MenuItem {
 	for _, id := range settings.Strategies {
 		item := fyne.NewMenuItem(settings.StrategyLabel(id), func() {
 			if id != g.last.Strategy {
-				g.call("Switch strategy", func() error { return g.eng.SetStrategy(id) }, nil)
+				g.call("Switch strategy", func() error { return g.eng.Modify(settings.SetStrategy(id)) }, nil)
 			}
 		})
 		item.Checked = id == s.Strategy
@@ -122,7 +122,7 @@ func (t *tray) items(s status.Snapshot) []*fyne.MenuItem {
 	for _, m := range settings.IntervalChoices {
 		item := fyne.NewMenuItem(intervalLabel(m), func() {
 			if m != g.last.IntervalMinutes {
-				g.call("Set interval", func() error { return g.eng.SetInterval(m) }, nil)
+				g.call("Set interval", func() error { return g.eng.Modify(settings.SetInterval(m)) }, nil)
 			}
 		})
 		item.Checked = m == s.IntervalMinutes
@@ -144,7 +144,7 @@ func (t *tray) items(s status.Snapshot) []*fyne.MenuItem {
 		fyne.NewMenuItemSeparator(),
 		fyne.NewMenuItem("Sync now", func() { g.call("Sync now", g.eng.SyncNow, nil) }),
 		fyne.NewMenuItem(pauseLabel, func() {
-			g.call(pauseLabel, func() error { return g.eng.SetPaused(paused) }, nil)
+			g.call(pauseLabel, func() error { return g.eng.Modify(settings.SetPaused(paused)) }, nil)
 		}),
 		fyne.NewMenuItemSeparator(),
 		fyne.NewMenuItem("Copy WebSocket URL", g.copyServerURL),

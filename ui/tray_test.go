@@ -97,7 +97,10 @@ func TestTrayStrategyChoiceCallsSetStrategy(t *testing.T) {
 	item(t, m, "Sync now").Action()
 	item(t, m, "Pause sync").Action()
 	g.settle()
-	assertCalls(t, eng, "SetStrategy global-continuous", "SetInterval 0", "SyncNow", "SetPaused true")
+	assertCalls(t, eng, "SyncNow")
+	assertSettings(t, eng, func(s *settings.Settings) {
+		s.Strategy, s.IntervalMinutes, s.Paused = settings.GlobalContinuous, 0, true
+	})
 }
 
 func TestTrayRebuildsMenuOnlyWhenItChanges(t *testing.T) {
