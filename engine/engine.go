@@ -47,7 +47,10 @@ type Options struct {
 	Logger *slog.Logger
 	// Ingest sizes the pipeline; zero values take its defaults.
 	Ingest ingest.Config
-	// ServerLimits override the per-connection limits; zero = defaults.
+	// ServerLimits override the server's limits (tests): zero takes
+	// server.DefaultLimits, with the queue budgets and the tag cap from the
+	// user's settings. A non-zero struct gives the fixed limits, and each of
+	// those three where it is not zero, in place of the user's setting.
 	ServerLimits server.Limits
 	// Timers a test shortens so it does not wait them out; zero = production.
 	FrontierDebounce time.Duration // frontier recompute after a change (frontier.DefaultDebounce, 1 s)
@@ -109,9 +112,6 @@ func Open(opts Options) (*Engine, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
-	if opts.ServerLimits == (server.Limits{}) {
-		opts.ServerLimits = server.DefaultLimits()
-	}
 	if err := os.MkdirAll(opts.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("data directory: %w", err)
 	}
@@ -157,7 +157,7 @@ func Open(opts Options) (*Engine, error) {
 		e.closeStore()
 		return nil, err
 	}
-	if e.ingest, err = ingest.New(st, e.eventRules(opts.ServerLimits.MaxTagBytes), validation.VerifyEvent, opts.Ingest); err != nil {
+	if e.ingest, err = ingest.New(st, e.eventRules(), validation.VerifyEvent, opts.Ingest); err != nil {
 		e.closeStore()
 		return nil, err
 	}
@@ -181,7 +181,7 @@ func Open(opts Options) (*Engine, error) {
 		SyncNow:    e.SyncNow,
 		Status:     statusDocument{e},
 		Metrics:    e.metrics,
-		Limits:     opts.ServerLimits,
+		Limits:     e.serverLimits(e.settings.Limits),
 		OwnerToken: e.ownerToken,
 		Connections: func() (int, int) {
 			l := e.Settings().Limits

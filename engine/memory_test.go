@@ -37,6 +37,40 @@ func heapPeak(stop <-chan struct{}) uint64 {
 	}
 }
 
+// storeLargeEvents pushes n 32009s of about 60 kB each (an unknown tag).
+func storeLargeEvents(t *testing.T, url string, n int) {
+	t.Helper()
+	pusher := dialRaw(t, url)
+	alice := fixture.NewAuthor(1)
+	padding := strings.Repeat("x", 60_000)
+	for i := range n {
+		ev := alice.Trust(fixture.XUser(fmt.Sprint(i)), "1", int64(t0+i))
+		ev.Tags = append(ev.Tags, nostr.Tag{"padding", padding})
+		if ok, msg := pusher.push(alice.Sign(ev)); !ok {
+			t.Fatalf("fixture refused: %s", msg)
+		}
+	}
+}
+
+// openNonReaders opens n connections that each ask for every 32009 three
+// times and never read.
+func openNonReaders(t *testing.T, url string, n int) {
+	t.Helper()
+	for i := range n {
+		ws, _, err := websocket.Dial(context.Background(), url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ws.CloseNow() })
+		for j := range 3 {
+			b, _ := json.Marshal([]any{"REQ", fmt.Sprintf("all-%d-%d", i, j), nostr.Filter{Kinds: []int{32009}}})
+			if err := ws.Write(context.Background(), websocket.MessageText, b); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
 // Clients that subscribe to large stored events and never read cannot take
 // the server's memory: their queues are bounded in bytes, the queries are
 // streamed from the store, and past the total budget the slowest are
@@ -50,16 +84,7 @@ func TestNonReadingClientsCannotTakeTheMemory(t *testing.T) {
 	limits := server.DefaultLimits()
 	limits.MaxTotalQueuedBytes = 8 << 20 // two non-readers' queues: the rest are dropped
 	_, url := startEngine(t, Options{ServerLimits: limits})
-	pusher := dialRaw(t, url)
-	alice := fixture.NewAuthor(1)
-	padding := strings.Repeat("x", 60_000)
-	for i := range stored {
-		ev := alice.Trust(fixture.XUser(fmt.Sprint(i)), "1", int64(t0+i))
-		ev.Tags = append(ev.Tags, nostr.Tag{"padding", padding})
-		if ok, msg := pusher.push(alice.Sign(ev)); !ok {
-			t.Fatalf("fixture refused: %s", msg)
-		}
-	}
+	storeLargeEvents(t, url, stored)
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
@@ -69,19 +94,7 @@ func TestNonReadingClientsCannotTakeTheMemory(t *testing.T) {
 	peak := make(chan uint64, 1)
 	go func() { peak <- heapPeak(stop) }()
 
-	for i := range nonReaders {
-		ws, _, err := websocket.Dial(context.Background(), url, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { ws.CloseNow() })
-		for j := range 3 {
-			b, _ := json.Marshal([]any{"REQ", fmt.Sprintf("all-%d-%d", i, j), nostr.Filter{Kinds: []int{32009}}})
-			if err := ws.Write(context.Background(), websocket.MessageText, b); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	openNonReaders(t, url, nonReaders)
 
 	// the honest client asks small questions throughout and is answered,
 	// until the non-readers filled the total budget and some were dropped

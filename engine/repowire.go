@@ -34,24 +34,25 @@ func (e *Engine) openRepoSync() error {
 }
 
 // eventRules is the pipeline's checker: the arrival rules every event
-// meets, then the trust rules, with the repository profile deciding every
-// other kind.
-func (e *Engine) eventRules(maxTagBytes int) eventChecker {
+// meets, with the server's tag cap in force (a setting), then the trust
+// rules, with the repository profile deciding every other kind. Events
+// arrive only once Open has built the server.
+func (e *Engine) eventRules() eventChecker {
 	return eventChecker{
-		arrival: validation.Arrival{MaxTagBytes: maxTagBytes},
-		Rules:   reposync.Rules{Trust: validation.Profile{Scope: e.settings.ScopeProfile}, Repos: e.repos},
+		maxTagBytes: func() int { return e.server.Limits().MaxTagBytes },
+		Rules:       reposync.Rules{Trust: validation.Profile{Scope: e.settings.ScopeProfile}, Repos: e.repos},
 	}
 }
 
 // eventChecker puts the arrival rules before the kinds' own; Admit is the
 // repository profile's.
 type eventChecker struct {
-	arrival validation.Arrival
+	maxTagBytes func() int // read at each event: the user may change it
 	reposync.Rules
 }
 
 func (c eventChecker) Check(ev *nostr.Event) (any, error) {
-	if err := c.arrival.Check(ev); err != nil {
+	if err := (validation.Arrival{MaxTagBytes: c.maxTagBytes()}).Check(ev); err != nil {
 		return nil, err
 	}
 	return c.Rules.Check(ev)

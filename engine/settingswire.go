@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"cmp"
 	"slices"
 
+	"dtp-personal/engine/server"
 	"dtp-personal/engine/settings"
 )
 
@@ -16,6 +18,7 @@ func (e *Engine) commitSettings(from, to settings.Settings) {
 	if from.Limits != to.Limits {
 		e.trust.heap.SetLimits(to.Limits)
 		e.trust.frontier.SetLimits(to.Limits)
+		e.server.SetLimits(e.serverLimits(to.Limits))
 	}
 	if !slices.Equal(from.Relays, to.Relays) {
 		e.sync.TrackRelays()
@@ -33,4 +36,19 @@ func (e *Engine) wakeSync() {
 	case e.settingsChanged <- struct{}{}:
 	default:
 	}
+}
+
+// serverLimits are the server's limits under the user's limits l: the
+// queue budgets and the tag cap are l's unless Options.ServerLimits sets
+// them, the rest are Options.ServerLimits' or the defaults.
+func (e *Engine) serverLimits(l settings.Limits) server.Limits {
+	o := e.opts.ServerLimits
+	sl := o
+	if o == (server.Limits{}) {
+		sl = server.DefaultLimits()
+	}
+	sl.MaxQueuedBytes = cmp.Or(o.MaxQueuedBytes, l.MaxQueuedMiB<<20)
+	sl.MaxTotalQueuedBytes = cmp.Or(o.MaxTotalQueuedBytes, int64(l.MaxTotalQueuedMiB)<<20)
+	sl.MaxTagBytes = cmp.Or(o.MaxTagBytes, l.MaxTagKiB<<10)
+	return sl
 }

@@ -23,6 +23,9 @@ var limitHelp = map[string]string{
 	"red":                      "% of trust below which an answer is distrusted; between the two it is mixed (25)",
 	"maxConnections":           "clients connected to this server at once, at most",
 	"maxConnectionsPerAddress": "clients connected from one address at once, at most",
+	"maxQueuedMiB":             "MiB waiting to be sent to one client; a client that stops reading is dropped",
+	"maxTotalQueuedMiB":        "MiB waiting to be sent to all clients; past it the slowest are dropped",
+	"maxTagKiB":                "KiB of tags one event may carry; a larger one is refused",
 }
 
 // limitPresets are the caps for the size of network followed: Normal is

@@ -70,7 +70,7 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
-	ws.SetReadLimit(s.cfg.Limits.MaxFrameBytes)
+	ws.SetReadLimit(s.Limits().MaxFrameBytes)
 	c := s.newConn(ws)
 	c.batch = bw.conn
 	if s.fromOwner(r) {
@@ -94,7 +94,7 @@ func (s *Server) newConn(ws *websocket.Conn) *conn {
 	s.nextID++
 	id := "ws-" + strconv.FormatUint(s.nextID, 10)
 	s.mu.Unlock()
-	l := s.cfg.Limits
+	l := s.Limits()
 	return &conn{
 		s: s, id: id, ws: ws, ctx: ctx, cancel: cancel,
 		limiter:  newTokenBucket(l.EventsPerSecond, l.EventsBurst),
@@ -218,7 +218,7 @@ func (c *conn) send(v ...any) {
 		return
 	}
 	for {
-		added, fit := c.out.push(b, c.s.cfg.Limits.MaxQueuedBytes)
+		added, fit := c.out.push(b, c.s.Limits().MaxQueuedBytes)
 		if added {
 			c.s.shed()
 		}
@@ -247,7 +247,7 @@ func (c *conn) handle(data []byte) {
 		c.notice("invalid: first element of a message must be a string")
 		return
 	}
-	oversize := len(data) > c.s.cfg.Limits.MaxMessageBytes
+	oversize := len(data) > c.s.Limits().MaxMessageBytes
 	switch label {
 	case "EVENT":
 		c.handleEvent(frame, len(data), oversize)
@@ -302,7 +302,7 @@ func (c *conn) refuse(frame []json.RawMessage, label, reason string) {
 
 func (c *conn) oversizeRule(n int) string {
 	c.s.refused.Inc("message-too-large")
-	return fmt.Sprintf("invalid: message of %d bytes exceeds the limit of %d bytes", n, c.s.cfg.Limits.MaxMessageBytes)
+	return fmt.Sprintf("invalid: message of %d bytes exceeds the limit of %d bytes", n, c.s.Limits().MaxMessageBytes)
 }
 
 func (c *conn) handleEvent(frame []json.RawMessage, size int, oversize bool) {
@@ -323,7 +323,7 @@ func (c *conn) handleEvent(frame []json.RawMessage, size int, oversize bool) {
 		return
 	case c.limiter != nil && !c.limiter.take():
 		c.s.refused.Inc("rate-limited")
-		c.ok(ev.ID, false, fmt.Sprintf("rate-limited: more than %g events per second on this connection", c.s.cfg.Limits.EventsPerSecond))
+		c.ok(ev.ID, false, fmt.Sprintf("rate-limited: more than %g events per second on this connection", c.s.Limits().EventsPerSecond))
 		return
 	}
 	select {
@@ -379,9 +379,9 @@ func (c *conn) readFilters(frame []json.RawMessage) (string, nostr.Filters, stri
 	if n == 0 {
 		return subID, nil, "invalid: at least one filter is required"
 	}
-	if n > c.s.cfg.Limits.MaxFilters {
+	if most := c.s.Limits().MaxFilters; n > most {
 		c.s.refused.Inc("too-many-filters")
-		return subID, nil, fmt.Sprintf("invalid: %d filters exceed the limit of %d per request", n, c.s.cfg.Limits.MaxFilters)
+		return subID, nil, fmt.Sprintf("invalid: %d filters exceed the limit of %d per request", n, most)
 	}
 	filters := make(nostr.Filters, n)
 	for i, raw := range frame[2:] {
@@ -410,11 +410,12 @@ func (c *conn) handleReq(frame []json.RawMessage) {
 		return
 	}
 	sub := &subscription{filters: filters, sent: make(map[string]struct{})}
+	most := c.s.Limits().MaxSubscriptions
 	c.mu.Lock()
-	if _, replacing := c.subs[subID]; !replacing && len(c.subs) >= c.s.cfg.Limits.MaxSubscriptions {
+	if _, replacing := c.subs[subID]; !replacing && len(c.subs) >= most {
 		c.mu.Unlock()
 		c.s.refused.Inc("too-many-subscriptions")
-		c.closed(subID, fmt.Sprintf("invalid: %d open subscriptions is the limit per connection", c.s.cfg.Limits.MaxSubscriptions))
+		c.closed(subID, fmt.Sprintf("invalid: %d open subscriptions is the limit per connection", most))
 		return
 	}
 	// registered before the query so that nothing committed meanwhile is missed
@@ -427,7 +428,7 @@ func (c *conn) handleReq(frame []json.RawMessage) {
 		}
 		// streamed: send waits while the client's queue is full, and the
 		// store holds nothing meanwhile
-		err := c.s.cfg.Events.QueryEach(c.ctx, f, c.s.cfg.Limits.MaxLimit, func(ev *nostr.Event) error {
+		err := c.s.cfg.Events.QueryEach(c.ctx, f, c.s.Limits().MaxLimit, func(ev *nostr.Event) error {
 			if _, dup := sub.sent[ev.ID]; !dup {
 				sub.sent[ev.ID] = struct{}{}
 				c.send("EVENT", subID, ev)
@@ -530,7 +531,7 @@ func (c *conn) deliver(evs []*nostr.Event) {
 			if err != nil {
 				continue
 			}
-			added, fit := c.out.push(b, c.s.cfg.Limits.MaxQueuedBytes)
+			added, fit := c.out.push(b, c.s.Limits().MaxQueuedBytes)
 			if !fit {
 				c.dropTooSlow()
 				return

@@ -62,7 +62,7 @@ func (c *conn) handleNeg(label string, frame []json.RawMessage) {
 
 // openNeg loads f's stamps into a new session, or says why not.
 func (c *conn) openNeg(f nostr.Filter) (*negentropy.Negentropy, string) {
-	l := c.s.cfg.Limits
+	l := c.s.Limits()
 	if len(c.negs) >= l.MaxNegSessions {
 		c.s.refused.Inc("too-many-reconciliations")
 		if l.MaxNegSessions == 0 {

@@ -106,7 +106,8 @@ type Config struct {
 	Sessions Sessions
 	Status   StatusSource
 	Metrics  *metrics.Registry
-	Limits   Limits
+	// Limits are the limits at start; SetLimits changes them.
+	Limits Limits
 	// SyncNow asks for a sync pass (POST /api/v1/sync); nil = not offered.
 	SyncNow func() error
 	// Access gives the access rules at each request (settings the user can
@@ -133,6 +134,7 @@ type Info struct {
 // ingest pipeline's commits for live subscriptions to work.
 type Server struct {
 	cfg     Config
+	limits  atomic.Pointer[Limits] // in force: read at each use (SetLimits)
 	mu      sync.Mutex
 	conns   map[*conn]struct{}
 	perIP   map[string]int // open WebSocket connections by remote address
@@ -154,16 +156,25 @@ func New(cfg Config) *Server {
 	if cfg.Metrics == nil {
 		cfg.Metrics = metrics.New()
 	}
-	return &Server{
+	s := &Server{
 		cfg:     cfg,
 		conns:   make(map[*conn]struct{}),
 		perIP:   make(map[string]int),
 		refused: cfg.Metrics.NewCounter("dtp_server_refused_total", "Requests refused by access rules or limits.", "rule"),
 	}
+	s.limits.Store(&cfg.Limits)
+	return s
 }
 
 // Limits are the limits in force.
-func (s *Server) Limits() Limits { return s.cfg.Limits }
+func (s *Server) Limits() Limits { return *s.limits.Load() }
+
+// SetLimits changes the limits while the server runs. Each is read where it
+// applies: the queue budgets at the next frame queued (open connections
+// too), the NIP-11 document at the next request, the per-connection frame,
+// push and subscription limits when a connection opens or at its next
+// message. HTTPIdleTimeout is the listener's and stays as it started.
+func (s *Server) SetLimits(l Limits) { s.limits.Store(&l) }
 
 // Broadcast delivers committed events to matching live subscriptions.
 func (s *Server) Broadcast(evs []*nostr.Event) {
@@ -226,7 +237,7 @@ func (s *Server) serveRoot(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) nip11() map[string]any {
-	l := s.cfg.Limits
+	l := s.Limits()
 	nips := []int{1, 11, 40, 45}
 	if l.MaxNegSessions > 0 {
 		nips = append(nips, 77)
@@ -365,7 +376,7 @@ func (s *Server) unregister(c *conn) {
 // bytes queued for all exceed MaxTotalQueuedBytes: a client that stopped
 // reading loses its connection before it takes memory from the others.
 func (s *Server) shed() {
-	budget := s.cfg.Limits.MaxTotalQueuedBytes
+	budget := s.Limits().MaxTotalQueuedBytes
 	if budget <= 0 || s.queued.Load() <= budget {
 		return
 	}

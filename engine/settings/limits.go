@@ -7,7 +7,7 @@ import (
 
 // Limits are the frontier caps, heap guardrails (SPEC §4, §5), the sync's
 // page timeout, the resolver's follow band (SPEC §7) and the server's
-// connection caps (SPEC §9).
+// connection, queue and tag caps (SPEC §9).
 type Limits struct {
 	// MaxDepth is the extension's max degree N: the frontier fetches authors
 	// at depths 0..N and answers take evidence from depths 0..N-1.
@@ -33,6 +33,15 @@ type Limits struct {
 	// and from one remote address; the upgrade past a cap is refused.
 	MaxConnections           int `json:"maxConnections"`
 	MaxConnectionsPerAddress int `json:"maxConnectionsPerAddress"`
+	// MaxQueuedMiB bounds what waits to be sent to one client: a REQ's
+	// answer waits for room, a live event that finds none drops the client.
+	MaxQueuedMiB int `json:"maxQueuedMiB"`
+	// MaxTotalQueuedMiB bounds what waits to be sent to all clients
+	// together; past it the clients stalled longest are dropped.
+	MaxTotalQueuedMiB int `json:"maxTotalQueuedMiB"`
+	// MaxTagKiB caps the bytes of all of an event's tag elements together,
+	// pushed or synced (an unknown tag may not carry what content may not).
+	MaxTagKiB int `json:"maxTagKiB"`
 }
 
 // DefaultLimits are SPEC §4/§5 defaults.
@@ -43,6 +52,7 @@ func DefaultLimits() Limits {
 		HeapNodeLimit: 1000000, HeapEdgeLimit: 5000000, PageTimeoutSeconds: 30,
 		FollowThreshold: DefaultFollowThreshold, Red: DefaultRed,
 		MaxConnections: 256, MaxConnectionsPerAddress: 64,
+		MaxQueuedMiB: 4, MaxTotalQueuedMiB: 64, MaxTagKiB: 64,
 	}
 }
 
@@ -83,6 +93,9 @@ var LimitFields = []LimitField{
 	{"page-timeout", "pageTimeoutSeconds", "Page timeout (seconds)", 1, 600, func(l *Limits) *int { return &l.PageTimeoutSeconds }},
 	{"max-connections", "maxConnections", "Max open connections", 1, math.MaxInt32, func(l *Limits) *int { return &l.MaxConnections }},
 	{"max-connections-per-address", "maxConnectionsPerAddress", "Max connections per address", 1, math.MaxInt32, func(l *Limits) *int { return &l.MaxConnectionsPerAddress }},
+	{"max-queued-mib", "maxQueuedMiB", "Queue per client (MiB)", 1, 1024, func(l *Limits) *int { return &l.MaxQueuedMiB }},
+	{"max-total-queued-mib", "maxTotalQueuedMiB", "Queue for all clients (MiB)", 1, 64 << 10, func(l *Limits) *int { return &l.MaxTotalQueuedMiB }},
+	{"max-tag-kib", "maxTagKiB", "Max tags per event (KiB)", 1, 1024, func(l *Limits) *int { return &l.MaxTagKiB }},
 }
 
 // Check reports whether v is within f's bounds.
@@ -93,8 +106,9 @@ func (f LimitField) Check(v int) error {
 	return nil
 }
 
-// Validate checks every limit against its bounds, and that the red band
-// ends at or below the follow threshold (they may meet: no mixed band).
+// Validate checks every limit against its bounds, that the red band ends
+// at or below the follow threshold (they may meet: no mixed band), and that
+// all clients together may queue at least what one may.
 func (l Limits) Validate() error {
 	for _, f := range LimitFields {
 		if err := f.Check(*f.Of(&l)); err != nil {
@@ -103,6 +117,9 @@ func (l Limits) Validate() error {
 	}
 	if l.Red > l.FollowThreshold {
 		return fmt.Errorf("red must not be above followThreshold (%d > %d)", l.Red, l.FollowThreshold)
+	}
+	if l.MaxTotalQueuedMiB < l.MaxQueuedMiB {
+		return fmt.Errorf("maxTotalQueuedMiB must not be below maxQueuedMiB (%d < %d)", l.MaxTotalQueuedMiB, l.MaxQueuedMiB)
 	}
 	return nil
 }

@@ -109,6 +109,7 @@ func TestModifyWritesOnlyWhatChanged(t *testing.T) {
 		SetRepoBootstrap("relay.example"),
 		func(s *Settings) error { s.Limits.MaxDepth = MaxDepthHardCap + 1; return nil },
 		func(s *Settings) error { s.Limits.HeapEdgeLimit = 0; return nil },
+		func(s *Settings) error { s.Limits.MaxTotalQueuedMiB = s.Limits.MaxQueuedMiB - 1; return nil },
 	} {
 		if err := Modify(st, bad); err == nil {
 			t.Errorf("a bad edit was accepted; settings now %+v", st.values)
