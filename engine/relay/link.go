@@ -22,14 +22,15 @@ type Link struct {
 	clock    Clock
 	onChange func(health.Health)
 
-	mu        sync.Mutex
-	health    health.Health
-	connected bool
-	nip77     NIP77Support
-	nip77At   time.Time // when nip77 was learned
-	notifyMu  sync.Mutex
+	mu       sync.Mutex
+	health   health.Health
+	open     int // connections open (a pass's beside a live one)
+	nip77    NIP77Support
+	nip77At  time.Time // when nip77 was learned
+	notifyMu sync.Mutex
 
 	attemptsOK, attemptsFailed atomic.Int64 // connection attempts by result, for metrics
+	frames                     FrameCounts  // over every connection of the link
 }
 
 // Attempts are the connection attempts made through the link, by result.
@@ -58,7 +59,7 @@ func (l *Link) Health() health.Health {
 func (l *Link) Connected() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.connected
+	return l.open > 0
 }
 
 // update changes the health and reports it. Reports are serialised and
@@ -76,7 +77,7 @@ func (l *Link) update(fn func(h *health.Health)) {
 
 // Connect dials the relay, recording the attempt and its outcome. It does not
 // check Due: callers decide whether a retry is wanted (a manual sync may try
-// a relay in backoff).
+// a relay in backoff). Sync profiles connect through Links.Use or Keep.
 func (l *Link) Connect(ctx context.Context) (*Conn, error) {
 	now := l.clock.Now()
 	l.update(func(h *health.Health) { h.Attempt(now) })
@@ -84,6 +85,7 @@ func (l *Link) Connect(ctx context.Context) (*Conn, error) {
 	h := l.Health()
 	// the limits last read stand when the document cannot be read this time
 	opts.Limits = Limits{MaxSubscriptions: h.MaxSubscriptions, MaxLimit: h.MaxLimit, MaxMessageLength: h.MaxMessageLength}
+	opts.Counts = &l.frames
 	opts.OnUseful = func() {
 		t := l.clock.Now()
 		l.update(func(h *health.Health) { h.Useful(t) })
@@ -105,7 +107,7 @@ func (l *Link) Connect(ctx context.Context) (*Conn, error) {
 	t := l.clock.Now()
 	l.update(func(h *health.Health) {
 		h.Connected(t)
-		l.connected = true
+		l.open++
 		if lim := c.Limits(); lim.Published {
 			h.MaxSubscriptions, h.MaxLimit, h.MaxMessageLength = lim.MaxSubscriptions, lim.MaxLimit, lim.MaxMessageLength
 		}
@@ -135,7 +137,7 @@ func (l *Link) Release(c *Conn, failure error) {
 	c.Close()
 	t := l.clock.Now()
 	l.update(func(h *health.Health) {
-		l.connected = false
+		l.open--
 		switch {
 		case dropped:
 			h.Dropped(t, cause)

@@ -113,43 +113,17 @@ func (c *relayConn) setState(state string) {
 	c.mu.Unlock()
 }
 
-// run connects and reconnects until ctx, which c.cancel (stop) ends, is done.
+// run connects and reconnects (relay.Links.Keep) until ctx, which c.cancel
+// (stop) ends, is done; a failed batch rests the relay (batchBackoff).
 func (c *relayConn) run(ctx context.Context) {
 	defer close(c.done)
-	defer c.setState(status.StateStopped)
-	clock := c.s.cfg.Clock
-	for ctx.Err() == nil {
-		h := c.link.Health()
-		if now := clock.Now(); !h.Due(now) {
-			select {
-			case <-ctx.Done():
-				return
-			case <-clock.After(time.Unix(h.NextRetryAt, 0).Sub(now)):
-			}
-		}
-		c.setState(status.StateConnecting)
-		conn, err := c.link.Connect(ctx)
-		if err != nil {
-			continue
-		}
-		failure := c.serve(ctx, conn)
-		if failure != nil && ctx.Err() == nil {
-			c.s.cfg.Log.Warn("repository sync connection failed", "relay", c.url, "err", failure)
-		}
-		batchFailed := failure != nil && !relay.ConnectionError(failure) && ctx.Err() == nil
-		connFailure := failure
-		if batchFailed || ctx.Err() != nil {
-			connFailure = nil // the relay answered: not a connection failure
-		}
-		c.link.Release(conn, connFailure)
-		c.s.links.Save(c.link)
-		if ctx.Err() == nil {
-			c.setState(status.StateReconnecting)
-		}
-		if batchFailed && !c.pause(ctx, c.retryAfter(failure), failure) {
-			return
-		}
-	}
+	c.s.links.Keep(ctx, c.link, relay.Loop{
+		Serve:   c.serve,
+		OnState: c.setState,
+		Rest: func(ctx context.Context, failure error) bool {
+			return c.pause(ctx, c.retryAfter(failure), failure)
+		},
+	})
 }
 
 // batchBackoff paces batches that fail in a row as connection failures are
