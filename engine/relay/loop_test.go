@@ -7,9 +7,11 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"dtp-personal/engine/health"
 	"dtp-personal/engine/internal/faultrelay"
+	"dtp-personal/engine/internal/testutil"
 	"dtp-personal/engine/relay"
 	"dtp-personal/engine/status"
 )
@@ -87,7 +89,5 @@ func TestKeepRestsAfterAFailedBatch(t *testing.T) {
 	if !slices.Equal(states, want) || len(rested) != 2 || rested[0] != batch {
 		t.Fatalf("states %v, rests %v; want %v and two rests for the failed batch", states, rested, want)
 	}
-	if r.Conns() != 0 {
-		t.Errorf("%d connections left open", r.Conns())
-	}
+	testutil.EventuallyWithin(t, 5*time.Second, "every connection closed", func() bool { return r.Conns() == 0 })
 }
