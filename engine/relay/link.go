@@ -221,6 +221,19 @@ func (l *Link) learnNIP77(s NIP77Support) {
 	l.mu.Unlock()
 }
 
+// CaughtUp records that a full catch-up of the relay's history, begun at t
+// and covering what scope names, finished (repository sync's; kept with the
+// health, so a restart knows it).
+func (l *Link) CaughtUp(t time.Time, scope string) {
+	l.update(func(h *health.Health) { h.CaughtUpAt, h.CaughtUpFor = t.Unix(), scope })
+}
+
+// Committed records that everything received from the relay up to t is
+// committed: where a restart resumes from (less ReconnectWindow).
+func (l *Link) Committed(t time.Time) {
+	l.update(func(h *health.Health) { h.CommittedAt = max(h.CommittedAt, t.Unix()) })
+}
+
 // Fetched adds a REQ's results to the relay's progress figures.
 func (l *Link) Fetched(st FetchStats) {
 	if st.Events == 0 {
