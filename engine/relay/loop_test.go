@@ -23,7 +23,7 @@ import (
 func TestUseDecidesWhoseFailureItIs(t *testing.T) {
 	r := faultrelay.StartForTest(t, faultrelay.Mode{})
 	st := &healthStore{saved: map[profileURL]health.Health{}}
-	links := relay.NewLinks(st, health.ProfileRepository, func(string) relay.Options { return relay.Options{} }, relay.SystemClock{}, slog.Default())
+	links := relay.NewLinks(st, health.ProfileRepository, func(string) relay.Options { return relay.Options{} }, faultrelay.NewClock(time.Unix(1_700_000_000, 0)), slog.Default())
 	l := links.Get(r.URL)
 	lost := errors.New("connection lost")
 
@@ -68,7 +68,7 @@ func TestUseDecidesWhoseFailureItIs(t *testing.T) {
 func TestKeepRestsAfterAFailedBatch(t *testing.T) {
 	r := faultrelay.StartForTest(t, faultrelay.Mode{})
 	st := &healthStore{saved: map[profileURL]health.Health{}}
-	links := relay.NewLinks(st, health.ProfileTrust, func(string) relay.Options { return relay.Options{} }, relay.SystemClock{}, slog.Default())
+	links := relay.NewLinks(st, health.ProfileTrust, func(string) relay.Options { return relay.Options{} }, faultrelay.NewClock(time.Unix(1_700_000_000, 0)), slog.Default())
 	var mu sync.Mutex
 	var states []string
 	var rested []error
