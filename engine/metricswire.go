@@ -2,6 +2,7 @@ package engine
 
 import (
 	"dtp-personal/engine/metrics"
+	"dtp-personal/engine/relay"
 	"dtp-personal/engine/status"
 )
 
@@ -16,17 +17,7 @@ func (e *Engine) registerMetrics() {
 	graphVersion := r.NewGauge("dtp_heap_graph_version", "Trust graph version.")
 	frontierSize := r.NewGauge("dtp_frontier_size", "Authors in the sync frontier.")
 	truncations := r.NewGauge("dtp_frontier_truncated", "Authors or events cut from the frontier, by cap.", "reason")
-	connected := r.NewGauge("dtp_relay_connected", "1 when the relay is connected.", "relay")
-	attempts := r.NewCopiedCounter("dtp_relay_connection_attempts_total", "Connection attempts, by result.", "relay", "result")
-	health := r.NewGauge("dtp_relay_health_state", "1 for the relay's current health state.", "relay", "state")
-	failures := r.NewGauge("dtp_relay_consecutive_failures", "Consecutive failures of the relay.", "relay")
-	received := r.NewCopiedCounter("dtp_relay_events_received_total", "Events received from the relay, by source.", "relay", "source")
-	gaps := r.NewCopiedCounter("dtp_relay_gap_events_total", "Events re-read to fill a gap after a drop or back-pressure.", "relay")
-	garbage := r.NewCopiedCounter("dtp_relay_garbage_frames_total", "Frames from the relay that were not valid relay messages.", "relay")
-	mismatched := r.NewCopiedCounter("dtp_relay_mismatched_events_total", "Events from the relay that did not match their subscription's filters (dropped).", "relay")
-	tracked := r.NewGauge("dtp_relays_tracked", "Relays configured.")
-	relaysConnected := r.NewGauge("dtp_relays_connected", "Relays connected.")
-	dead := r.NewGauge("dtp_relays_dead", "Relays in the dead health state.")
+	relays := registerRelayMetrics(r, "dtp_")
 	passes := r.NewCopiedCounter("dtp_sync_passes_total", "Sync passes finished.")
 	passDuration := r.NewGauge("dtp_sync_pass_duration_seconds", "Duration of the last sync pass.")
 
@@ -43,7 +34,31 @@ func (e *Engine) registerMetrics() {
 			truncations.Set(float64(t.Cut), t.Reason)
 		}
 		m := e.sync.Metrics()
-		for _, g := range []metrics.Gauge{connected, attempts, health, failures, received, gaps, garbage, mismatched} {
+		relays(m.Metrics)
+		passes.Set(float64(m.Passes))
+		passDuration.Set(m.PassDurationSeconds)
+	})
+}
+
+// registerRelayMetrics registers a sync profile's relay series, named from
+// prefix ("dtp_" for trust sync, "dtp_repo_sync_" for repository sync), and
+// returns what sets them from the profile's figures at each scrape: both
+// profiles' relays read alike.
+func registerRelayMetrics(r *metrics.Registry, prefix string) func(relay.Metrics) {
+	connected := r.NewGauge(prefix+"relay_connected", "1 when the relay is connected.", "relay")
+	attempts := r.NewCopiedCounter(prefix+"relay_connection_attempts_total", "Connection attempts, by result.", "relay", "result")
+	health := r.NewGauge(prefix+"relay_health_state", "1 for the relay's current health state.", "relay", "state")
+	failures := r.NewGauge(prefix+"relay_consecutive_failures", "Consecutive failures of the relay.", "relay")
+	received := r.NewCopiedCounter(prefix+"relay_events_received_total", "Events received from the relay, by source.", "relay", "source")
+	gaps := r.NewCopiedCounter(prefix+"relay_gap_events_total", "Events re-read to fill a gap after a drop or back-pressure.", "relay")
+	garbage := r.NewCopiedCounter(prefix+"relay_garbage_frames_total", "Frames from the relay that were not valid relay messages.", "relay")
+	mismatched := r.NewCopiedCounter(prefix+"relay_mismatched_events_total", "Events from the relay that did not match their subscription's filters (dropped).", "relay")
+	refusals := r.NewCopiedCounter(prefix+"relay_refusals_total", "NOTICEs and CLOSEDs from the relay refusing work for load (too many REQs, rate limits).", "relay")
+	tracked := r.NewGauge(prefix+"relays_tracked", "Relays of the profile.")
+	relaysConnected := r.NewGauge(prefix+"relays_connected", "Relays connected.")
+	dead := r.NewGauge(prefix+"relays_dead", "Relays in the dead health state.")
+	return func(m relay.Metrics) {
+		for _, g := range []metrics.Gauge{connected, attempts, health, failures, received, gaps, garbage, mismatched, refusals} {
 			g.Reset()
 		}
 		for _, rm := range m.Relays {
@@ -54,18 +69,18 @@ func (e *Engine) registerMetrics() {
 				health.Set(boolFloat(rm.Health == state), rm.URL, state)
 			}
 			failures.Set(float64(rm.ConsecutiveFailures), rm.URL)
-			received.Set(float64(rm.EventsPass), rm.URL, "pass")
-			received.Set(float64(rm.EventsLive), rm.URL, "live")
+			for source, n := range rm.BySource {
+				received.Set(float64(n), rm.URL, source)
+			}
 			gaps.Set(float64(rm.GapEvents), rm.URL)
 			garbage.Set(float64(rm.GarbageFrames), rm.URL)
 			mismatched.Set(float64(rm.MismatchedEvents), rm.URL)
+			refusals.Set(float64(rm.Refusals), rm.URL)
 		}
 		tracked.Set(float64(m.RelaysTracked))
 		relaysConnected.Set(float64(m.RelaysConnected))
 		dead.Set(float64(m.RelaysDead))
-		passes.Set(float64(m.Passes))
-		passDuration.Set(m.PassDurationSeconds)
-	})
+	}
 }
 
 func boolFloat(b bool) float64 {

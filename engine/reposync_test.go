@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/fixture"
+	"dtp-personal/engine/internal/faultrelay"
 	"dtp-personal/engine/reposync"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
@@ -81,18 +83,53 @@ func TestRepositorySyncBetweenTwoServers(t *testing.T) {
 	_, text := httpGet(t, "http://"+local.ListenAddr()+"/metrics")
 	for _, line := range []string{
 		`dtp_repo_sync_relay_connected{relay="` + urlB + `"} 1`,
-		`dtp_repo_sync_relay_health_state{relay="` + urlB + `"} 1`,
+		`dtp_repo_sync_relay_health_state{relay="` + urlB + `",state="healthy"} 1`,
 		`dtp_repo_sync_relays_tracked 1`,
 	} {
 		if !strings.Contains(text, line+"\n") {
 			t.Errorf("metrics lack %q", line)
 		}
 	}
-	attempts := `dtp_repo_sync_connection_attempts_total{relay="` + urlB + `",result="ok"} `
+	attempts := `dtp_repo_sync_relay_connection_attempts_total{relay="` + urlB + `",result="ok"} `
 	if !strings.Contains(text, attempts) || strings.Contains(text, attempts+"0\n") {
 		t.Error("metrics lack the successful connection attempt")
 	}
-	if !strings.Contains(text, `dtp_repo_sync_events_received_total{relay="`+urlB+`",source="layer1"}`) {
+	if !strings.Contains(text, `dtp_repo_sync_relay_events_received_total{relay="`+urlB+`",source="layer1"}`) {
 		t.Error("metrics lack events received by layer")
 	}
+}
+
+// A repository relay's frames that are not relay messages are counted on
+// /metrics as a trust relay's are: the fault relay (the bootstrap relay)
+// sends a malformed frame before every event, and the count shows while the
+// connection is still up.
+func TestRepositoryRelayGarbageFramesAreCounted(t *testing.T) {
+	t.Parallel()
+	owner := fixture.NewAuthor(73)
+	now := time.Now().Unix()
+	ann := owner.Announce("tool", []string{"wss://our.example"}, nil, now-100)
+	garbled := faultrelay.StartForTest(t, faultrelay.Mode{Garbage: true}, ann)
+
+	local, _ := startEngine(t, Options{})
+	if err := local.Modify(settings.AddRepoService("wss://our.example/")); err != nil {
+		t.Fatal(err)
+	}
+	if err := local.Modify(settings.SetRepoBootstrap(garbled.URL)); err != nil {
+		t.Fatal(err)
+	}
+	// the bootstrap relay is asked for discovery: announcements
+	testutil.EventuallyWithin(t, 20*time.Second, "announcement pulled through the garbage", func() bool {
+		has, err := local.store.Has(ann.ID)
+		return err == nil && has
+	})
+	series := `dtp_repo_sync_relay_garbage_frames_total{relay="` + garbled.URL + `"} `
+	testutil.EventuallyWithin(t, 10*time.Second, "garbage frames counted", func() bool {
+		_, text := httpGet(t, "http://"+local.ListenAddr()+"/metrics")
+		i := strings.Index(text, series)
+		if i < 0 {
+			return false
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(strings.SplitN(text[i+len(series):], "\n", 2)[0]), 10, 64)
+		return err == nil && n > 0 && n == garbled.EventsSent()
+	})
 }

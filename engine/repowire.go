@@ -79,49 +79,9 @@ func (e *Engine) commitRepoSettings(from, to settings.Settings) {
 // RepoSyncStatus is the repository profile's status (`repo-sync status`).
 func (e *Engine) RepoSyncStatus() status.RepoSync { return e.repos.Status() }
 
-// repoHealthCode is the numeric health of dtp_repo_sync_relay_health_state:
-// 1 healthy, 2 backoff (hourly retries included), 3 dead.
-func repoHealthCode(h string) float64 {
-	switch h {
-	case status.HealthHealthy:
-		return 1
-	case status.HealthDead:
-		return 3
-	}
-	return 2
-}
-
-// registerRepoMetrics exposes the repository profile as dtp_repo_sync_*
-// series (SPEC §11), read fresh at each scrape.
+// registerRepoMetrics exposes the repository profile's relays as
+// dtp_repo_sync_* series (SPEC §11), read fresh at each scrape.
 func (e *Engine) registerRepoMetrics() {
-	r := e.metrics
-	connected := r.NewGauge("dtp_repo_sync_relay_connected", "1 when the sync relay is connected.", "relay")
-	attempts := r.NewCopiedCounter("dtp_repo_sync_connection_attempts_total", "Connection attempts, by result.", "relay", "result")
-	health := r.NewGauge("dtp_repo_sync_relay_health_state", "Health of the sync relay: 1 healthy, 2 backoff, 3 dead.", "relay")
-	failures := r.NewGauge("dtp_repo_sync_relay_consecutive_failures", "Consecutive failures of the sync relay.", "relay")
-	received := r.NewCopiedCounter("dtp_repo_sync_events_received_total", "Events received from the sync relay, by source.", "relay", "source")
-	gaps := r.NewCopiedCounter("dtp_repo_sync_gap_events_total", "Events re-read after a reconnect to fill the gap.", "relay")
-	tracked := r.NewGauge("dtp_repo_sync_relays_tracked", "Sync relays of the repository profile.")
-	relaysConnected := r.NewGauge("dtp_repo_sync_relays_connected", "Sync relays connected.")
-	dead := r.NewGauge("dtp_repo_sync_relays_dead", "Sync relays in the dead health state.")
-	r.OnCollect(func(*metrics.Registry) {
-		m := e.repos.Metrics()
-		for _, g := range []metrics.Gauge{connected, attempts, health, failures, received, gaps} {
-			g.Reset()
-		}
-		for _, rm := range m.Relays {
-			connected.Set(boolFloat(rm.Connected), rm.URL)
-			attempts.Set(float64(rm.AttemptsOK), rm.URL, "ok")
-			attempts.Set(float64(rm.AttemptsFailed), rm.URL, "failed")
-			health.Set(repoHealthCode(rm.Health), rm.URL)
-			failures.Set(float64(rm.ConsecutiveFailures), rm.URL)
-			for source, n := range rm.Received {
-				received.Set(float64(n), rm.URL, source)
-			}
-			gaps.Set(float64(rm.GapEvents), rm.URL)
-		}
-		tracked.Set(float64(m.RelaysTracked))
-		relaysConnected.Set(float64(m.RelaysConnected))
-		dead.Set(float64(m.RelaysDead))
-	})
+	relays := registerRelayMetrics(e.metrics, "dtp_repo_sync_")
+	e.metrics.OnCollect(func(*metrics.Registry) { relays(e.repos.Metrics()) })
 }

@@ -54,6 +54,13 @@ type Health struct {
 	MaxSubscriptions int
 	MaxLimit         int
 	MaxMessageLength int
+	// Repository sync's resume point (0 = none): when its last full
+	// catch-up of the relay began, what it covered (a digest), and the last
+	// moment everything received from the relay was committed, so a restart
+	// the same UTC day re-reads only from CommittedAt − 15 min.
+	CaughtUpAt  int64
+	CaughtUpFor string
+	CommittedAt int64
 }
 
 // New is the health of a relay never tried.

@@ -35,6 +35,9 @@ type Options struct {
 	OnUseful func()
 	// OnNotice is called (on the read loop) with every NOTICE.
 	OnNotice func(msg string)
+	// Counts, when set, are shared with the connection's link, so its
+	// counters run over every connection; nil = the connection's own.
+	Counts *FrameCounts
 }
 
 func (o Options) withDefaults() Options {
@@ -81,9 +84,25 @@ type Conn struct {
 	freed      chan struct{} // closed (and replaced) whenever a subscription ends
 	onLowered  []func()      // told when allowed drops
 
-	garbage    atomic.Int64
-	mismatched atomic.Int64
+	counts *FrameCounts
 }
+
+// FrameCounts count what a relay sent that could not be used, over every
+// connection that shares them.
+type FrameCounts struct {
+	garbage    atomic.Int64 // frames that were not valid relay messages
+	mismatched atomic.Int64 // events that did not match their subscription's filters
+	refusals   atomic.Int64 // NOTICEs and CLOSEDs refusing work for load
+}
+
+// Garbage counts frames that were not valid relay messages.
+func (f *FrameCounts) Garbage() int64 { return f.garbage.Load() }
+
+// Mismatched counts events that did not match their subscription's filters.
+func (f *FrameCounts) Mismatched() int64 { return f.mismatched.Load() }
+
+// Refusals counts NOTICEs and CLOSEDs that refused work for load (IsRefusal).
+func (f *FrameCounts) Refusals() int64 { return f.refusals.Load() }
 
 // ErrClosedByUs is the cause of a connection closed with Close.
 var ErrClosedByUs = errors.New("closed by client")
@@ -108,7 +127,10 @@ func Dial(ctx context.Context, url string, opts Options) (*Conn, error) {
 	}
 	ws.SetReadLimit(16 << 20)
 	c := &Conn{url: url, ws: ws, opts: opts, subs: map[string]*Sub{}, negs: map[string]*negSession{},
-		limits: limits, maxLimit: limits.MaxLimit, maxMessage: DefaultMaxMessage, freed: make(chan struct{})}
+		limits: limits, maxLimit: limits.MaxLimit, maxMessage: DefaultMaxMessage, freed: make(chan struct{}), counts: opts.Counts}
+	if c.counts == nil {
+		c.counts = &FrameCounts{}
+	}
 	if limits.MaxMessageLength > 0 {
 		c.maxMessage = limits.MaxMessageLength
 	}
@@ -132,11 +154,8 @@ func (c *Conn) Dropped() bool {
 	return err != nil && !errors.Is(err, ErrClosedByUs)
 }
 
-// Garbage counts frames that were not valid relay messages.
-func (c *Conn) Garbage() int64 { return c.garbage.Load() }
-
-// Mismatched counts events that did not match their subscription's filters.
-func (c *Conn) Mismatched() int64 { return c.mismatched.Load() }
+// Counts are the connection's frame counters (its link's, when shared).
+func (c *Conn) Counts() *FrameCounts { return c.counts }
 
 // Close ends the connection.
 func (c *Conn) Close() {
@@ -251,7 +270,7 @@ func (c *Conn) readLoop() {
 		}
 		env, _ := parser.ParseMessage(string(data))
 		if env == nil {
-			c.garbage.Add(1)
+			c.counts.garbage.Add(1)
 			continue
 		}
 		c.dispatch(env)
@@ -268,7 +287,7 @@ func (c *Conn) dispatch(env nostr.Envelope) {
 	switch e := env.(type) {
 	case *nostr.EventEnvelope:
 		if e.SubscriptionID == nil {
-			c.garbage.Add(1)
+			c.counts.garbage.Add(1)
 			return
 		}
 		s := c.sub(*e.SubscriptionID)
@@ -276,7 +295,7 @@ func (c *Conn) dispatch(env nostr.Envelope) {
 			return // late event of a closed subscription
 		}
 		if !s.filters.Match(&e.Event) {
-			c.mismatched.Add(1)
+			c.counts.mismatched.Add(1)
 			return
 		}
 		ev := e.Event
@@ -336,7 +355,11 @@ func (c *Conn) closed(id, reason string) {
 		c.authenticate()
 		return
 	}
-	lowered := IsRefusal(reason) && c.refusedLocked(s.openAtSend, s)
+	refused := IsRefusal(reason)
+	if refused {
+		c.counts.refusals.Add(1)
+	}
+	lowered := refused && c.refusedLocked(s.openAtSend, s)
 	c.endLocked(id)
 	c.mu.Unlock()
 	if s.h.Closed != nil {

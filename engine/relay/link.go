@@ -23,14 +23,15 @@ type Link struct {
 	clock    clock.Clock
 	onChange func(health.Health)
 
-	mu        sync.Mutex
-	health    health.Health
-	connected bool
-	nip77     NIP77Support
-	nip77At   time.Time // when nip77 was learned
-	notifyMu  sync.Mutex
+	mu       sync.Mutex
+	health   health.Health
+	open     int // connections open (a pass's beside a live one)
+	nip77    NIP77Support
+	nip77At  time.Time // when nip77 was learned
+	notifyMu sync.Mutex
 
 	attemptsOK, attemptsFailed atomic.Int64 // connection attempts by result, for metrics
+	frames                     FrameCounts  // over every connection of the link
 }
 
 // Attempts are the connection attempts made through the link, by result.
@@ -59,7 +60,7 @@ func (l *Link) Health() health.Health {
 func (l *Link) Connected() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.connected
+	return l.open > 0
 }
 
 // update changes the health and reports it. Reports are serialised and
@@ -77,7 +78,7 @@ func (l *Link) update(fn func(h *health.Health)) {
 
 // Connect dials the relay, recording the attempt and its outcome. It does not
 // check Due: callers decide whether a retry is wanted (a manual sync may try
-// a relay in backoff).
+// a relay in backoff). Sync profiles connect through Links.Use or Keep.
 func (l *Link) Connect(ctx context.Context) (*Conn, error) {
 	now := l.clock.Now()
 	l.update(func(h *health.Health) { h.Attempt(now) })
@@ -85,6 +86,7 @@ func (l *Link) Connect(ctx context.Context) (*Conn, error) {
 	h := l.Health()
 	// the limits last read stand when the document cannot be read this time
 	opts.Limits = Limits{MaxSubscriptions: h.MaxSubscriptions, MaxLimit: h.MaxLimit, MaxMessageLength: h.MaxMessageLength}
+	opts.Counts = &l.frames
 	opts.OnUseful = func() {
 		t := l.clock.Now()
 		l.update(func(h *health.Health) { h.Useful(t) })
@@ -106,7 +108,7 @@ func (l *Link) Connect(ctx context.Context) (*Conn, error) {
 	t := l.clock.Now()
 	l.update(func(h *health.Health) {
 		h.Connected(t)
-		l.connected = true
+		l.open++
 		if lim := c.Limits(); lim.Published {
 			h.MaxSubscriptions, h.MaxLimit, h.MaxMessageLength = lim.MaxSubscriptions, lim.MaxLimit, lim.MaxMessageLength
 		}
@@ -136,7 +138,7 @@ func (l *Link) Release(c *Conn, failure error) {
 	c.Close()
 	t := l.clock.Now()
 	l.update(func(h *health.Health) {
-		l.connected = false
+		l.open--
 		switch {
 		case dropped:
 			h.Dropped(t, cause)
@@ -218,6 +220,19 @@ func (l *Link) learnNIP77(s NIP77Support) {
 	l.mu.Lock()
 	l.nip77, l.nip77At = s, l.clock.Now()
 	l.mu.Unlock()
+}
+
+// CaughtUp records that a full catch-up of the relay's history, begun at t
+// and covering what scope names, finished (repository sync's; kept with the
+// health, so a restart knows it).
+func (l *Link) CaughtUp(t time.Time, scope string) {
+	l.update(func(h *health.Health) { h.CaughtUpAt, h.CaughtUpFor = t.Unix(), scope })
+}
+
+// Committed records that everything received from the relay up to t is
+// committed: where a restart resumes from (less ReconnectWindow).
+func (l *Link) Committed(t time.Time) {
+	l.update(func(h *health.Health) { h.CommittedAt = max(h.CommittedAt, t.Unix()) })
 }
 
 // Fetched adds a REQ's results to the relay's progress figures.

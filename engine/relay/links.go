@@ -98,15 +98,17 @@ func (ls *Links) All() []*Link {
 func (ls *Links) Save(l *Link) { ls.save(l.Health(), true) }
 
 // save stores health changes that matter (state, failures, retry time,
-// connection, refresh figures) at once and progress figures at most every
-// progressSaveEvery seconds, unless forced.
+// connection, refresh figures, a catch-up) at once and progress figures
+// (success and commit times among them) at most every progressSaveEvery
+// seconds, unless forced.
 func (ls *Links) save(h health.Health, force bool) {
 	ls.mu.Lock()
 	prev := ls.saved[h.URL]
 	if !force && prev.State == h.State && prev.ConsecutiveFailures == h.ConsecutiveFailures &&
 		prev.NextRetryAt == h.NextRetryAt && prev.LastConnectedAt == h.LastConnectedAt &&
 		prev.LastError == h.LastError && prev.RefreshNIP77 == h.RefreshNIP77 && prev.RefreshIDs == h.RefreshIDs &&
-		prev.RefreshBytes == h.RefreshBytes && h.LastSuccessAt-prev.LastSuccessAt < progressSaveEvery {
+		prev.RefreshBytes == h.RefreshBytes && prev.CaughtUpAt == h.CaughtUpAt && prev.CaughtUpFor == h.CaughtUpFor &&
+		h.LastSuccessAt-prev.LastSuccessAt < progressSaveEvery && h.CommittedAt-prev.CommittedAt < progressSaveEvery {
 		ls.mu.Unlock()
 		return
 	}

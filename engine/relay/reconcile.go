@@ -234,7 +234,7 @@ func (c *Conn) negFrame(data []byte) bool {
 	var label, id, text string
 	if json.Unmarshal(data, &raw) != nil || len(raw) < 3 ||
 		json.Unmarshal(raw[0], &label) != nil || json.Unmarshal(raw[1], &id) != nil || json.Unmarshal(raw[2], &text) != nil {
-		c.garbage.Add(1)
+		c.counts.garbage.Add(1)
 		return true
 	}
 	var r negReply
@@ -244,7 +244,7 @@ func (c *Conn) negFrame(data []byte) bool {
 	case "NEG-ERR", "NEG-ERROR":
 		r = c.negRefusal(label+": ", text)
 	default:
-		c.garbage.Add(1)
+		c.counts.garbage.Add(1)
 		return true
 	}
 	r.size = len(data)

@@ -47,6 +47,7 @@ func (c *Conn) notice(msg string) {
 	if !IsRefusal(msg) {
 		return
 	}
+	c.counts.refusals.Add(1)
 	c.mu.Lock()
 	var pending []*Sub
 	most := 0 // the most REQs open when one of them was sent

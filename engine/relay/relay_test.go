@@ -85,8 +85,8 @@ func TestFetchPagesThroughCaps(t *testing.T) {
 			if st.Pages != tc.wantPages || r.Reqs() != int64(tc.wantPages) {
 				t.Fatalf("pages %d, relay saw %d REQs, want %d", st.Pages, r.Reqs(), tc.wantPages)
 			}
-			if tc.mode.Garbage && c.Garbage() != r.EventsSent() {
-				t.Fatalf("garbage frames counted %d, want %d", c.Garbage(), r.EventsSent())
+			if tc.mode.Garbage && c.Counts().Garbage() != r.EventsSent() {
+				t.Fatalf("garbage frames counted %d, want %d", c.Counts().Garbage(), r.EventsSent())
 			}
 		})
 	}

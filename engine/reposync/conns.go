@@ -2,6 +2,8 @@ package reposync
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"slices"
 	"sync"
@@ -43,6 +45,7 @@ type relayConn struct {
 	url    string
 	counts *relayCounts
 	link   *relay.Link
+	config []string // our services and the bootstrap relay, for scope
 
 	mu        sync.Mutex
 	full      []layerFilter // every filter the relay should carry
@@ -61,12 +64,42 @@ type relayConn struct {
 	done   chan struct{}
 }
 
+// newRelayConn starts from the resume point kept with the relay's health:
+// after a restart (or a pause) the same UTC day as the last full catch-up,
+// and of the same scope, only what came since the last commit − 15 min is
+// read again. Callers hold s.mu.
 func newRelayConn(s *Syncer, url string, counts *relayCounts, full []layerFilter) *relayConn {
-	return &relayConn{
+	link := s.links.Get(url)
+	c := &relayConn{
 		s: s, url: url, counts: counts, full: full, state: status.StateIdle,
-		link: s.links.Get(url), caughtUp: -1, progress: map[string]progress{},
-		wake: make(chan struct{}, 1), done: make(chan struct{}),
+		link: link, caughtUp: -1, progress: map[string]progress{},
+		config: append(s.ix.Services(), s.bootstrap),
+		wake:   make(chan struct{}, 1), done: make(chan struct{}),
 	}
+	if h := link.Health(); h.CaughtUpAt > 0 && h.CommittedAt > 0 && h.CaughtUpFor == c.scope(full) {
+		c.caughtUp, c.lastGood = utcDay(time.Unix(h.CaughtUpAt, 0)), time.Unix(h.CommittedAt, 0)
+	}
+	return c
+}
+
+// scope is a digest of what a full catch-up over filters covers, but for
+// the threads of root events: our services and bootstrap relay (which decide
+// what is kept) and the announcement and repository filters. A resumed
+// start skips what a catch-up of another scope did not ask for (a changed
+// configuration, a repository new to the relay), so it asks for everything
+// again; root events new to the relay since the last run (an import while
+// stopped) come with the next UTC day's catch-up.
+func (c *relayConn) scope(filters []layerFilter) string {
+	h := sha256.New()
+	for _, s := range c.config {
+		h.Write([]byte(s + "\n"))
+	}
+	for _, lf := range filters {
+		if lf.Layer != layerRoots {
+			h.Write([]byte(lf.Filter.String() + "\n"))
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // owed is one window's incremental filters: their whole history (no since)
@@ -113,43 +146,17 @@ func (c *relayConn) setState(state string) {
 	c.mu.Unlock()
 }
 
-// run connects and reconnects until ctx, which c.cancel (stop) ends, is done.
+// run connects and reconnects (relay.Links.Keep) until ctx, which c.cancel
+// (stop) ends, is done; a failed batch rests the relay (batchBackoff).
 func (c *relayConn) run(ctx context.Context) {
 	defer close(c.done)
-	defer c.setState(status.StateStopped)
-	clock := c.s.cfg.Clock
-	for ctx.Err() == nil {
-		h := c.link.Health()
-		if now := clock.Now(); !h.Due(now) {
-			select {
-			case <-ctx.Done():
-				return
-			case <-clock.After(time.Unix(h.NextRetryAt, 0).Sub(now)):
-			}
-		}
-		c.setState(status.StateConnecting)
-		conn, err := c.link.Connect(ctx)
-		if err != nil {
-			continue
-		}
-		failure := c.serve(ctx, conn)
-		if failure != nil && ctx.Err() == nil {
-			c.s.cfg.Log.Warn("repository sync connection failed", "relay", c.url, "err", failure)
-		}
-		batchFailed := failure != nil && !relay.ConnectionError(failure) && ctx.Err() == nil
-		connFailure := failure
-		if batchFailed || ctx.Err() != nil {
-			connFailure = nil // the relay answered: not a connection failure
-		}
-		c.link.Release(conn, connFailure)
-		c.s.links.Save(c.link)
-		if ctx.Err() == nil {
-			c.setState(status.StateReconnecting)
-		}
-		if batchFailed && !c.pause(ctx, c.retryAfter(failure), failure) {
-			return
-		}
-	}
+	c.s.links.Keep(ctx, c.link, relay.Loop{
+		Serve:   c.serve,
+		OnState: c.setState,
+		Rest: func(ctx context.Context, failure error) bool {
+			return c.pause(ctx, c.retryAfter(failure), failure)
+		},
+	})
 }
 
 // batchBackoff paces batches that fail in a row as connection failures are
@@ -304,6 +311,7 @@ func (c *relayConn) catchUp(ctx context.Context, conn *relay.Conn, filters []lay
 		c.caughtUp = utcDay(now)
 		clear(c.progress) // every filter's whole history is in: what other sets reached is moot
 		c.mu.Unlock()
+		c.link.CaughtUp(now, c.scope(filters))
 		if f, offered := refresh.Figures(); offered {
 			c.link.NoteRefresh(f) // what NIP-77 did in it
 		}
@@ -557,12 +565,17 @@ func (c *relayConn) fullSet() []layerFilter {
 	return c.full
 }
 
+// good moves the last good moment (kept with the health for a restart).
 func (c *relayConn) good(t time.Time) {
 	c.mu.Lock()
-	if t.After(c.lastGood) {
+	later := t.After(c.lastGood)
+	if later {
 		c.lastGood = t
 	}
 	c.mu.Unlock()
+	if later {
+		c.link.Committed(t)
+	}
 }
 
 // goodSince is where a reopened stream starts: the last good moment − 15 min.

@@ -3,7 +3,7 @@ package reposync
 import (
 	"sync/atomic"
 
-	"dtp-personal/engine/status"
+	"dtp-personal/engine/relay"
 )
 
 // Event sources counted per relay (dtp_repo_sync_events_received_total).
@@ -27,54 +27,20 @@ func (c *relayCounts) received() int64 {
 	return n
 }
 
-// Metrics is a point-in-time copy of the profile's counters (SPEC §11,
-// prefix dtp_repo_sync_).
-type Metrics struct {
-	Relays          []RelayMetrics
-	RelaysTracked   int
-	RelaysConnected int
-	RelaysDead      int
-}
-
-// RelayMetrics are one sync relay's counters.
-type RelayMetrics struct {
-	URL                 string
-	Connected           bool
-	Health              string
-	ConsecutiveFailures int
-	AttemptsOK          int64
-	AttemptsFailed      int64
-	Received            map[string]int64 // by source: layer1, layer2, layer3, catchup
-	GapEvents           int64
-}
-
-// Metrics returns the counters of every sync relay.
-func (s *Syncer) Metrics() Metrics {
-	st := s.Status()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	m := Metrics{RelaysTracked: len(st.Relays)}
-	for _, r := range st.Relays {
-		c := s.counts[r.URL]
+// Metrics returns the counters of every sync relay (relay.Links.Metrics, as
+// the trust profile's; SPEC §11, prefix dtp_repo_sync_).
+func (s *Syncer) Metrics() relay.Metrics {
+	return s.links.Metrics(func(url string) relay.Received {
+		s.mu.Lock()
+		c := s.counts[url]
+		s.mu.Unlock()
 		if c == nil {
-			continue
+			return relay.Received{}
 		}
-		ok, failed := s.links.Get(r.URL).Attempts()
-		rm := RelayMetrics{
-			URL: r.URL, Connected: r.Connected, Health: r.Health, ConsecutiveFailures: r.Failures,
-			AttemptsOK: ok, AttemptsFailed: failed,
-			GapEvents: c.gap.Load(), Received: map[string]int64{sourceCatchup: c.catchup.Load()},
-		}
+		r := relay.Received{BySource: map[string]int64{sourceCatchup: c.catchup.Load()}, GapEvents: c.gap.Load()}
 		for _, l := range []layer{layerAnnouncements, layerRepos, layerRoots} {
-			rm.Received[l.String()] = c.byLayer[l].Load()
+			r.BySource[l.String()] = c.byLayer[l].Load()
 		}
-		if r.Connected {
-			m.RelaysConnected++
-		}
-		if r.Health == status.HealthDead {
-			m.RelaysDead++
-		}
-		m.Relays = append(m.Relays, rm)
-	}
-	return m
+		return r
+	})
 }

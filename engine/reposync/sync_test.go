@@ -12,6 +12,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/fixture"
+	"dtp-personal/engine/health"
 	"dtp-personal/engine/ingest"
 	"dtp-personal/engine/internal/faultrelay"
 	"dtp-personal/engine/settings"
@@ -418,20 +419,47 @@ func resetCountersAfterStop(t *testing.T, r *faultrelay.Relay) {
 	r.ResetCounters()
 }
 
-// The daily catch-up (here: the first connection after a restart) of a
-// history we mostly hold is reconciled with NIP-77: only the issue we lack
-// is sent, and no event we hold.
+// oldHistory is the announcement of owner's "tool", listing relay url, and
+// n issues about it, all older than the live subscriptions' window (now −
+// 15 min).
+func oldHistory(url string, n int, now int64) []*nostr.Event {
+	ref := fixture.RepoRef(owner.Pubkey, "tool")
+	evs := []*nostr.Event{owner.Announce("tool", []string{ourService, url}, nil, now-8000)}
+	for i := range n {
+		evs = append(evs, stranger.Root(KindIssue, fmt.Sprint("bug ", i), now-7200-int64(i), ref))
+	}
+	return evs
+}
+
+// caughtUpYesterday moves the relay's last full catch-up, kept with its
+// health in the stopped node's database, a UTC day back: the next start's
+// first connection makes the daily catch-up.
+func caughtUpYesterday(t *testing.T, path, url string) {
+	t.Helper()
+	st, err := store.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	h, ok, err := st.RelayHealth(health.ProfileRepository, url)
+	if err != nil || !ok || h.CaughtUpAt == 0 {
+		t.Fatalf("health of %s %+v (ok %v, err %v): want a catch-up kept", url, h, ok, err)
+	}
+	h.CaughtUpAt -= 86400
+	if err := st.SaveRelayHealth(health.ProfileRepository, h); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The daily catch-up (here: the first connection after a restart on a new
+// UTC day) of a history we mostly hold is reconciled with NIP-77: only the
+// issue we lack is sent, and no event we hold.
 func TestCatchUpReconcilesHeldHistory(t *testing.T) {
 	t.Parallel()
 	now := time.Now().Unix()
 	b := faultrelay.StartForTest(t, faultrelay.Mode{})
-	// everything is older than the live subscriptions' window (now − 15 min)
-	ann := owner.Announce("tool", []string{ourService, b.URL}, nil, now-8000)
 	ref := fixture.RepoRef(owner.Pubkey, "tool")
-	issues := []*nostr.Event{ann}
-	for i := range 40 {
-		issues = append(issues, stranger.Root(KindIssue, fmt.Sprint("bug ", i), now-7200-int64(i), ref))
-	}
+	issues := oldHistory(b.URL, 40, now)
 	b.Publish(issues...)
 	path := filepath.Join(t.TempDir(), "dtp.db")
 	n, stop := startNodeAt(t, path, []string{ourService}, b.URL)
@@ -441,6 +469,7 @@ func TestCatchUpReconcilesHeldHistory(t *testing.T) {
 	missed := stranger.Root(KindIssue, "while we were stopped", now-7300, ref) // older than any reconnect window
 	b.Publish(missed)
 	resetCountersAfterStop(t, b)
+	caughtUpYesterday(t, path, b.URL)
 	n, stop = startNodeAt(t, path, []string{ourService}, b.URL)
 	t.Cleanup(stop)
 	waitStored(t, n, missed)
@@ -458,6 +487,7 @@ func TestCatchUpReconcilesHeldHistory(t *testing.T) {
 	b.Publish(refused)
 	b.SetMode(faultrelay.Mode{NegRefusal: "NEG-ERR"})
 	resetCountersAfterStop(t, b)
+	caughtUpYesterday(t, path, b.URL)
 	n, stop = startNodeAt(t, path, []string{ourService}, b.URL)
 	t.Cleanup(stop)
 	waitStored(t, n, refused)

@@ -199,8 +199,8 @@ func (s *Store) SaveRelayHealth(p health.Profile, h health.Health) error {
 		_, err := tx.Exec(`INSERT INTO relay_health (profile, url, state, consecutive_failures, first_failure_at,
 				last_attempt_at, last_success_at, last_connected_at, next_retry_at, last_error,
 				events_fetched, oldest_reached, newest_reached, refresh_nip77, refresh_ids, refresh_bytes,
-				max_subscriptions, max_limit, max_message_length)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+				max_subscriptions, max_limit, max_message_length, caught_up_at, caught_up_for, committed_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (profile, url) DO UPDATE SET state = excluded.state,
 				consecutive_failures = excluded.consecutive_failures, first_failure_at = excluded.first_failure_at,
 				last_attempt_at = excluded.last_attempt_at, last_success_at = excluded.last_success_at,
@@ -209,10 +209,13 @@ func (s *Store) SaveRelayHealth(p health.Profile, h health.Health) error {
 				oldest_reached = excluded.oldest_reached, newest_reached = excluded.newest_reached,
 				refresh_nip77 = excluded.refresh_nip77, refresh_ids = excluded.refresh_ids,
 				refresh_bytes = excluded.refresh_bytes, max_subscriptions = excluded.max_subscriptions,
-				max_limit = excluded.max_limit, max_message_length = excluded.max_message_length`,
+				max_limit = excluded.max_limit, max_message_length = excluded.max_message_length,
+				caught_up_at = excluded.caught_up_at, caught_up_for = excluded.caught_up_for,
+				committed_at = excluded.committed_at`,
 			p, h.URL, h.State, h.ConsecutiveFailures, h.FirstFailureAt, h.LastAttemptAt, h.LastSuccessAt,
 			h.LastConnectedAt, h.NextRetryAt, h.LastError, h.EventsFetched, h.OldestReached, h.NewestReached,
-			h.RefreshNIP77, h.RefreshIDs, h.RefreshBytes, h.MaxSubscriptions, h.MaxLimit, h.MaxMessageLength)
+			h.RefreshNIP77, h.RefreshIDs, h.RefreshBytes, h.MaxSubscriptions, h.MaxLimit, h.MaxMessageLength,
+			h.CaughtUpAt, h.CaughtUpFor, h.CommittedAt)
 		return err
 	})
 	if err != nil {
@@ -244,11 +247,11 @@ func (s *Store) RelayHealth(p health.Profile, url string) (health.Health, bool, 
 	err := s.r.QueryRow(`SELECT state, consecutive_failures, first_failure_at, last_attempt_at,
 			last_success_at, last_connected_at, next_retry_at, last_error, events_fetched,
 			oldest_reached, newest_reached, refresh_nip77, refresh_ids, refresh_bytes,
-			max_subscriptions, max_limit, max_message_length
+			max_subscriptions, max_limit, max_message_length, caught_up_at, caught_up_for, committed_at
 		FROM relay_health WHERE profile = ? AND url = ?`, p, url).Scan(&h.State, &h.ConsecutiveFailures, &h.FirstFailureAt,
 		&h.LastAttemptAt, &h.LastSuccessAt, &h.LastConnectedAt, &h.NextRetryAt, &h.LastError,
 		&h.EventsFetched, &h.OldestReached, &h.NewestReached, &h.RefreshNIP77, &h.RefreshIDs, &h.RefreshBytes,
-		&h.MaxSubscriptions, &h.MaxLimit, &h.MaxMessageLength)
+		&h.MaxSubscriptions, &h.MaxLimit, &h.MaxMessageLength, &h.CaughtUpAt, &h.CaughtUpFor, &h.CommittedAt)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return health.Health{}, false, nil

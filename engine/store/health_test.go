@@ -20,7 +20,7 @@ func TestRelayHealthPerProfileSurvivesReopen(t *testing.T) {
 	repo := health.Health{URL: url, State: status.HealthHealthy, LastAttemptAt: 12, LastSuccessAt: 13,
 		LastConnectedAt: 12, EventsFetched: 77, OldestReached: 100, NewestReached: 200,
 		RefreshNIP77: status.NIP77Used, RefreshIDs: 600, RefreshBytes: 4096,
-		MaxSubscriptions: 200, MaxLimit: 500, MaxMessageLength: 131072}
+		MaxSubscriptions: 200, MaxLimit: 500, MaxMessageLength: 131072, CaughtUpAt: 14, CaughtUpFor: "digest", CommittedAt: 15}
 	if err := s.SaveRelayHealth(health.ProfileTrust, trust); err != nil {
 		t.Fatal(err)
 	}

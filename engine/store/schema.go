@@ -211,6 +211,14 @@ ALTER TABLE relay_health ADD COLUMN max_subscriptions  INTEGER NOT NULL DEFAULT 
 ALTER TABLE relay_health ADD COLUMN max_limit          INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE relay_health ADD COLUMN max_message_length INTEGER NOT NULL DEFAULT 0;
 `,
+	// 7: repository sync's resume point per relay (health.Health CaughtUpAt,
+	// CaughtUpFor, CommittedAt), so a restart does not re-read every held
+	// event.
+	`
+ALTER TABLE relay_health ADD COLUMN caught_up_at  INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE relay_health ADD COLUMN caught_up_for TEXT    NOT NULL DEFAULT '';
+ALTER TABLE relay_health ADD COLUMN committed_at  INTEGER NOT NULL DEFAULT 0;
+`,
 }
 
 // migrate brings the schema up to date. Each step re-reads user_version inside

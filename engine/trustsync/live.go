@@ -124,42 +124,19 @@ func (l *live) subscribeAuthors() (<-chan struct{}, func() []string) {
 	}
 }
 
-// relayLoop keeps one relay connected as its health allows.
+// relayLoop keeps one relay connected as its health allows (relay.Links.Keep).
 func (l *live) relayLoop(ctx context.Context, url string) {
 	link := l.r.links.Get(url)
 	changed, authors := l.subscribeAuthors()
 	var floor int64 // after a drop: re-read from the last good moment − 15 min
-	for ctx.Err() == nil {
-		h := link.Health()
-		if now := l.r.cfg.Clock.Now(); !h.Due(now) {
-			select {
-			case <-ctx.Done():
-				return
-			case <-l.r.cfg.Clock.After(time.Unix(h.NextRetryAt, 0).Sub(now)):
+	l.r.links.Keep(ctx, link, relay.Loop{
+		OnState: func(state string) { l.r.setRelayState(url, state) },
+		Serve: func(ctx context.Context, conn *relay.Conn) error {
+			lastGood, failure := newSession(l, link, conn).serve(ctx, changed, authors, floor)
+			if !lastGood.IsZero() {
+				floor = lastGood.Add(-relay.ReconnectWindow).Unix()
 			}
-		}
-		l.r.setRelayState(url, status.StateConnecting)
-		conn, err := link.Connect(ctx)
-		if err != nil {
-			continue
-		}
-		s := newSession(l, link, conn)
-		lastGood, failure := s.serve(ctx, changed, authors, floor)
-		if failure != nil && ctx.Err() == nil {
-			l.r.cfg.Log.Warn("live connection failed", "relay", url, "err", failure)
-		}
-		if !relay.ConnectionError(failure) || ctx.Err() != nil {
-			failure = nil // the relay answered; a batch failed
-		}
-		link.Release(conn, failure)
-		l.r.metrics.connEnded(url, conn)
-		l.r.links.Save(link)
-		if !lastGood.IsZero() {
-			floor = lastGood.Add(-relay.ReconnectWindow).Unix()
-		}
-		if ctx.Err() == nil {
-			l.r.setRelayState(url, status.StateReconnecting)
-		}
-	}
-	l.r.setRelayState(url, status.StateStopped)
+			return failure
+		},
+	})
 }

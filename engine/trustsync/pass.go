@@ -106,9 +106,12 @@ func (p *pass) run(ctx context.Context) (status.Coverage, error) {
 	if len(urls) == 0 {
 		return status.NewCoverage(status.ReasonNoRelays), nil
 	}
-	p.connect(ctx, urls)
-	defer p.release()
-	if err := p.walk(ctx); err != nil {
+	walked := make(chan struct{})
+	released := p.connect(ctx, urls, walked)
+	err = p.walk(ctx)
+	close(walked)
+	released.Wait()
+	if err != nil {
 		return status.Coverage{}, err
 	}
 	var truncs []status.Truncation
@@ -128,9 +131,13 @@ func (p *pass) run(ctx context.Context) (status.Coverage, error) {
 }
 
 // connect opens every relay whose health allows an attempt (all of them on a
-// manual pass), in parallel.
-func (p *pass) connect(ctx context.Context, urls []string) {
-	var wg sync.WaitGroup
+// manual pass), in parallel, each through the relay's connection lifecycle
+// (relay.Links.Use), which holds it until walked is closed. It returns once
+// every attempt connected or failed; released is done once every relay's
+// connection is released and its state set.
+func (p *pass) connect(ctx context.Context, urls []string, walked <-chan struct{}) (released *sync.WaitGroup) {
+	released = &sync.WaitGroup{}
+	var attempted sync.WaitGroup
 	for _, url := range urls {
 		link := p.r.links.Get(url)
 		pc := &passConn{link: link}
@@ -138,40 +145,40 @@ func (p *pass) connect(ctx context.Context, urls []string) {
 		h := link.Health()
 		if !p.manual && !h.Due(p.start) {
 			pc.failure = fmt.Errorf("in %s until %s", h.State, time.Unix(h.NextRetryAt, 0).UTC().Format(time.RFC3339))
+			released.Go(func() {
+				<-walked
+				p.r.setRelayState(url, status.StateError)
+			})
 			continue
 		}
-		wg.Go(func() {
+		attempted.Add(1)
+		var once sync.Once
+		released.Go(func() {
 			p.r.setRelayState(url, status.StateConnecting)
-			pc.conn, pc.failure = link.Connect(ctx)
-			if pc.failure == nil {
+			connected, err := p.r.links.Use(ctx, link, func(ctx context.Context, conn *relay.Conn) error {
+				pc.conn = conn
 				p.r.setRelayState(url, status.StateRunning)
+				once.Do(attempted.Done)
+				<-walked
+				// a full refresh of held events; first fetches are paged and do not count
+				if f, offered := pc.refresh.Figures(); offered {
+					link.NoteRefresh(f)
+				}
+				return p.relayFailure(pc)
+			})
+			if !connected {
+				pc.failure = err
+				once.Do(attempted.Done)
 			}
+			state := status.StateComplete
+			if p.relayFailure(pc) != nil {
+				state = status.StateError
+			}
+			p.r.setRelayState(url, state)
 		})
 	}
-	wg.Wait()
-}
-
-func (p *pass) release() {
-	for _, pc := range p.conns {
-		if pc.conn != nil {
-			failure := pc.failure
-			if failure != nil && !relay.ConnectionError(failure) {
-				failure = nil // the relay answered; a batch failed
-			}
-			pc.link.Release(pc.conn, failure)
-			p.r.metrics.connEnded(pc.link.URL(), pc.conn)
-		}
-		// a full refresh of held events; first fetches are paged and do not count
-		if f, offered := pc.refresh.Figures(); offered {
-			pc.link.NoteRefresh(f)
-		}
-		state := status.StateComplete
-		if pc.failure != nil {
-			state = status.StateError
-		}
-		p.r.setRelayState(pc.link.URL(), state)
-		p.r.links.Save(pc.link)
-	}
+	attempted.Wait()
+	return released
 }
 
 // walk fetches trust level by level while the frontier grows, then X-subject
@@ -493,10 +500,12 @@ func (p *pass) reason(r string) {
 	p.mu.Unlock()
 }
 
-func (p *pass) relayFailed(pc *passConn) bool {
+func (p *pass) relayFailed(pc *passConn) bool { return p.relayFailure(pc) != nil }
+
+func (p *pass) relayFailure(pc *passConn) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return pc.failure != nil
+	return pc.failure
 }
 
 func (p *pass) failRelay(pc *passConn, err error) {

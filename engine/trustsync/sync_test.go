@@ -262,7 +262,7 @@ func TestFrontierContinuousDeliversNewEvents(t *testing.T) {
 		return true
 	})
 	m := rg.runner.Metrics().Relays[0]
-	if m.GapEvents == 0 || m.EventsLive == 0 {
+	if m.GapEvents == 0 || m.BySource[SourceLive] == 0 {
 		t.Fatalf("metrics %+v: want live events and a back-pressure gap refill", m)
 	}
 }

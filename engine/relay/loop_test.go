@@ -1,0 +1,93 @@
+package relay_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"dtp-personal/engine/health"
+	"dtp-personal/engine/internal/faultrelay"
+	"dtp-personal/engine/relay"
+	"dtp-personal/engine/status"
+	"dtp-personal/internal/testutil"
+)
+
+// Links.Use decides whose a failure is, for both profiles: a failed batch
+// (the relay answered) and a connection failure met after we stopped are not
+// the relay's; a connection failure while we still wanted the relay is. The
+// health is saved after each use.
+func TestUseDecidesWhoseFailureItIs(t *testing.T) {
+	r := faultrelay.StartForTest(t, faultrelay.Mode{})
+	st := &healthStore{saved: map[profileURL]health.Health{}}
+	links := relay.NewLinks(st, health.ProfileRepository, func(string) relay.Options { return relay.Options{} }, faultrelay.NewClock(time.Unix(1_700_000_000, 0)), slog.Default())
+	l := links.Get(r.URL)
+	lost := errors.New("connection lost")
+
+	// use serves one connection that ends with failure, after we stopped
+	// (its context cancelled while served) when stop is set
+	use := func(failure error, stop bool) (health.Health, int) {
+		t.Helper()
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		connected, err := links.Use(ctx, l, func(context.Context, *relay.Conn) error {
+			if !l.Connected() {
+				t.Error("link not connected while served")
+			}
+			if stop {
+				cancel()
+			}
+			return failure
+		})
+		if !connected || !errors.Is(err, failure) {
+			t.Fatalf("Use = %v, %v; want connected and serve's failure %v", connected, err, failure)
+		}
+		if l.Connected() {
+			t.Error("link still connected after Use")
+		}
+		return st.get(health.ProfileRepository, r.URL)
+	}
+
+	h, saves := use(&relay.ClosedError{Reason: "blocked: no"}, false)
+	if saves == 0 || h.ConsecutiveFailures != 0 || h.State != status.HealthHealthy {
+		t.Fatalf("after a failed batch: saved %+v (%d saves), want healthy", h, saves)
+	}
+	if h, _ = use(lost, true); h.ConsecutiveFailures != 0 {
+		t.Fatalf("after a failure met once we stopped: %+v, want no failure", h)
+	}
+	if h, _ = use(lost, false); h.ConsecutiveFailures != 1 || h.State != status.HealthBackoff {
+		t.Fatalf("after a connection failure: %+v, want one failure and a backoff", h)
+	}
+}
+
+// Links.Keep reports its states and, after a failed batch, rests as the
+// profile says; a rest that ends stops the loop.
+func TestKeepRestsAfterAFailedBatch(t *testing.T) {
+	r := faultrelay.StartForTest(t, faultrelay.Mode{})
+	st := &healthStore{saved: map[profileURL]health.Health{}}
+	links := relay.NewLinks(st, health.ProfileTrust, func(string) relay.Options { return relay.Options{} }, faultrelay.NewClock(time.Unix(1_700_000_000, 0)), slog.Default())
+	var mu sync.Mutex
+	var states []string
+	var rested []error
+	batch := &relay.ClosedError{Reason: "error: shutting down"}
+	links.Keep(context.Background(), links.Get(r.URL), relay.Loop{
+		Serve: func(context.Context, *relay.Conn) error { return batch },
+		OnState: func(s string) {
+			mu.Lock()
+			states = append(states, s)
+			mu.Unlock()
+		},
+		Rest: func(_ context.Context, failure error) bool {
+			rested = append(rested, failure)
+			return len(rested) < 2
+		},
+	})
+	want := []string{status.StateConnecting, status.StateReconnecting, status.StateConnecting, status.StateReconnecting, status.StateStopped}
+	if !slices.Equal(states, want) || len(rested) != 2 || rested[0] != batch {
+		t.Fatalf("states %v, rests %v; want %v and two rests for the failed batch", states, rested, want)
+	}
+	testutil.EventuallyWithin(t, 5*time.Second, "every connection closed", func() bool { return r.Conns() == 0 })
+}
