@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -243,4 +244,51 @@ func TestGlobalContinuousFollowsEveryTrustEvent(t *testing.T) {
 	if st := eng.Status(); st.Strategy != settings.GlobalContinuous {
 		t.Fatalf("strategy %s", st.Strategy)
 	}
+}
+
+// A relay's row counts the events fetched from it and, of those, the ones
+// that were new to us (issue 21 item 8): an event already held (pushed
+// before the pass) is not stored again (here the first pass reconciles over
+// NIP-77 and does not even fetch it). The figures are kept with the relay's
+// health, so another process's status shows them.
+func TestRelayRowCountsEventsStoredBesideReceived(t *testing.T) {
+	t.Parallel()
+	w := buildWoT(time.Now().Unix())
+	remote := startRemote(t, w.events)
+	data := t.TempDir()
+	eng, err := Open(Options{DataDir: data, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	held := w.events[0] // the root's first statement, pushed before the pass
+	if r, err := eng.Submit(ctx, held, "test"); err != nil || !r.OK() {
+		t.Fatalf("push: %v %+v", err, r)
+	}
+	if err := eng.Modify(func(s *settings.Settings) error {
+		return errors.Join(settings.AddRoot(w.root.Pubkey)(s), settings.AddRelay(remote)(s))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.SyncOnce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wanted := len(w.wanted())
+	check := func(st status.Snapshot) {
+		t.Helper()
+		if len(st.Relays) != 1 || st.Relays[0].EventsStored != int64(wanted-1) || st.Relays[0].EventsFetched < st.Relays[0].EventsStored {
+			t.Fatalf("relay rows %+v: want exactly %d stored (one was held), at least as many received", st.Relays, wanted-1)
+		}
+	}
+	check(eng.Status())
+	if err := eng.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := Open(Options{DataDir: data, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	check(again.Status())
 }

@@ -42,6 +42,7 @@ type Health struct {
 	NextRetryAt         int64
 	LastError           string
 	EventsFetched       int64
+	EventsStored        int64 // of those fetched, new to us when they arrived
 	OldestReached       int64
 	NewestReached       int64
 	// What NIP-77 did in the relay's last full refresh that offered it

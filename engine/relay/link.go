@@ -235,6 +235,13 @@ func (l *Link) Committed(t time.Time) {
 	l.update(func(h *health.Health) { h.CommittedAt = max(h.CommittedAt, t.Unix()) })
 }
 
+// Stored adds n events of the relay's that were new to us when committed.
+func (l *Link) Stored(n int) {
+	if n > 0 {
+		l.update(func(h *health.Health) { h.EventsStored += int64(n) })
+	}
+}
+
 // Fetched adds a REQ's results to the relay's progress figures.
 func (l *Link) Fetched(st FetchStats) {
 	if st.Events == 0 {

@@ -53,6 +53,7 @@ type Relay struct {
 	Connected     bool   `json:"connected"`
 	LastSuccess   int64  `json:"lastSuccess"`
 	EventsFetched int64  `json:"eventsFetched"`
+	EventsStored  int64  `json:"eventsStored"` // of those fetched, new to us when they arrived
 	OldestReached int64  `json:"oldestReached"`
 	NewestReached int64  `json:"newestReached"`
 	Failures      int    `json:"consecutiveFailures"`

@@ -219,6 +219,11 @@ ALTER TABLE relay_health ADD COLUMN caught_up_at  INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE relay_health ADD COLUMN caught_up_for TEXT    NOT NULL DEFAULT '';
 ALTER TABLE relay_health ADD COLUMN committed_at  INTEGER NOT NULL DEFAULT 0;
 `,
+	// 8: how many of the events fetched from a relay were new to us when
+	// they arrived (health.Health EventsStored), shown beside those received.
+	`
+ALTER TABLE relay_health ADD COLUMN events_stored INTEGER NOT NULL DEFAULT 0;
+`,
 }
 
 // migrate brings the schema up to date. Each step re-reads user_version inside

@@ -19,7 +19,8 @@ func (s *session) flush(ctx context.Context) {
 		if len(evs) == 0 {
 			return true
 		}
-		_, err := r.cfg.Sink.Ingest(ctx, s.url, evs)
+		stored, err := r.cfg.Sink.Ingest(ctx, s.url, evs)
+		r.links.Get(s.url).Stored(stored)
 		if err != nil {
 			r.cfg.Log.Warn("live ingest failed", "relay", s.url, "err", err)
 			evs, gapCount = evs[:0], 0

@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	"github.com/nbd-wtf/go-nostr"
+
+	"dtp-personal/engine/relay"
 )
 
 // pagesInFlight is how many fetched pages of one REQ may be in the ingest
@@ -18,7 +20,7 @@ const pagesInFlight = 4
 type pageIngester struct {
 	ctx   context.Context
 	sink  Sink
-	relay string
+	link  *relay.Link // whose events; told how many were new to us
 	slots chan struct{}
 	wg    sync.WaitGroup
 
@@ -26,8 +28,8 @@ type pageIngester struct {
 	err error
 }
 
-func newPageIngester(ctx context.Context, sink Sink, relay string) *pageIngester {
-	return &pageIngester{ctx: ctx, sink: sink, relay: relay, slots: make(chan struct{}, pagesInFlight)}
+func newPageIngester(ctx context.Context, sink Sink, link *relay.Link) *pageIngester {
+	return &pageIngester{ctx: ctx, sink: sink, link: link, slots: make(chan struct{}, pagesInFlight)}
 }
 
 // add hands a page to the sink, waiting while pagesInFlight pages are
@@ -41,7 +43,9 @@ func (pi *pageIngester) add(evs []*nostr.Event) error {
 	pi.wg.Add(1)
 	go func() {
 		defer func() { <-pi.slots; pi.wg.Done() }()
-		if _, err := pi.sink.Ingest(pi.ctx, pi.relay, evs); err != nil {
+		stored, err := pi.sink.Ingest(pi.ctx, pi.link.URL(), evs)
+		pi.link.Stored(stored)
+		if err != nil {
 			pi.mu.Lock()
 			if pi.err == nil {
 				pi.err = err

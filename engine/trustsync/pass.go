@@ -366,7 +366,7 @@ func (p *pass) runBatch(ctx context.Context, pc *passConn, f *family, b batch, c
 	filter := f.filter(b.keys)
 	filter.Since = b.since
 	reqStart := p.r.cfg.Clock.Now()
-	pages := newPageIngester(ctx, p.r.cfg.Sink, url)
+	pages := newPageIngester(ctx, p.r.cfg.Sink, pc.link)
 	seen := newestSeen{}
 	held := map[string]bool{} // reconciled: already stored, counted toward caps as paging would, not ingested again
 	onPage := func(evs []*nostr.Event) error {

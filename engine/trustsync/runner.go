@@ -331,7 +331,7 @@ func (r *Runner) Status() Status {
 		}
 		row := status.Relay{
 			URL: url, Health: h.State, State: state, Connected: l.Connected(),
-			LastSuccess: h.LastSuccessAt, EventsFetched: h.EventsFetched,
+			LastSuccess: h.LastSuccessAt, EventsFetched: h.EventsFetched, EventsStored: h.EventsStored,
 			OldestReached: h.OldestReached, NewestReached: h.NewestReached,
 			Failures: h.ConsecutiveFailures, NextRetry: h.NextRetryAt, LastError: h.LastError,
 		}
