@@ -18,8 +18,8 @@ import (
 const maxColumnWidth = 420
 
 // textTable is a read-only table of text rows under a header row, with an
-// optional single-row selection that follows its row's key (the first cell)
-// when the rows change. Columns are as wide as their content (up to
+// optional single-row selection that follows its row's key (the first cell,
+// or the keyCol-th where the first is not unique) when the rows change. Columns are as wide as their content (up to
 // maxColumnWidth); the selected row is shown in full under the table, with
 // a cell's exact value beside its short form ("3 min ago (2026-03-14 11:57)").
 type textTable struct {
@@ -34,6 +34,7 @@ type textTable struct {
 	space    *canvas.Rectangle // sets the height of a fitted table; nil when not fitted
 	wheel    *wheelPass        // takes the wheel over a fitted table
 	maxRows  int               // the most rows a fitted table grows to
+	keyCol   int               // the column whose cell identifies a row
 	selected string            // key of the selected row, "" when none
 	onSelect func(key string)
 }
@@ -76,7 +77,7 @@ func newTextTable(headers ...string) *textTable {
 		if id.Row < 0 || id.Row >= len(t.rows) {
 			return
 		}
-		t.choose(t.rows[id.Row][0])
+		t.choose(t.rows[id.Row][t.keyCol])
 	}
 	return t
 }
@@ -102,7 +103,7 @@ func (t *textTable) setRows(rows [][]string) {
 	if t.selected != "" {
 		at := -1
 		for i, row := range rows {
-			if row[0] == t.selected {
+			if row[t.keyCol] == t.selected {
 				at = i
 				break
 			}
@@ -153,7 +154,7 @@ func (t *textTable) showDetail() {
 		t.fitHeight()
 		return
 	}
-	at := slices.IndexFunc(t.rows, func(r []string) bool { return r[0] == t.selected })
+	at := slices.IndexFunc(t.rows, func(r []string) bool { return r[t.keyCol] == t.selected })
 	parts := make([]string, 0, len(row))
 	for col, text := range row {
 		if at < len(t.exact) && col < len(t.exact[at]) && t.exact[at][col] != "" {
@@ -172,7 +173,7 @@ func (t *textTable) showDetail() {
 // selectedRow is the selected row's cells, or nil.
 func (t *textTable) selectedRow() []string {
 	for _, row := range t.rows {
-		if t.selected != "" && row[0] == t.selected {
+		if t.selected != "" && row[t.keyCol] == t.selected {
 			return row
 		}
 	}

@@ -552,9 +552,10 @@ func TestTabSwitchKeepsTheWindowsSize(t *testing.T) {
 }
 
 // My network lists the people at a depth, by name where known, with who
-// brought them in, and narrows to what is searched.
+// brought them in, and narrows to what is searched; a person can be looked
+// up and copied.
 func TestMyNetworkListsPeopleAndWhoBroughtThemIn(t *testing.T) {
-	g, _ := newTestGUI(t, tabFrontier)
+	g, eng := newTestGUI(t, tabFrontier)
 	g.SetNames(&knownNames{names: map[string]string{aliceHex: "Alice"}})
 	l := g.frontier.people
 	l.refresh(true) // the names are read as the list is drawn
@@ -575,4 +576,23 @@ func TestMyNetworkListsPeopleAndWhoBroughtThemIn(t *testing.T) {
 	if got := l.table.rows; len(got) != 2 || got[0][0] != "you" || got[0][2] != "—" {
 		t.Errorf("depth 0: rows %q", got)
 	}
+
+	// Each person can be copied and looked up; both roots are "you", the
+	// second row is still the second root.
+	if !l.person.copy.Disabled() || !l.person.lookUp.Disabled() {
+		t.Error("the person buttons are enabled with no row selected")
+	}
+	l.table.table.Select(fyneCell(1))
+	test.Tap(l.person.copy)
+	if got := g.app.Clipboard().Content(); got != displayKey(root2Hex) {
+		t.Errorf("copied %q, want the second root's npub", got)
+	}
+	l.depth.SetSelected(depthLabel(1))
+	l.table.table.Select(fyneCell(0))
+	test.Tap(l.person.lookUp)
+	g.settle()
+	if g.tabs.SelectedIndex() != tabLookup {
+		t.Errorf("tab %d after Look up, want Look-up", g.tabs.SelectedIndex())
+	}
+	assertCalls(t, eng, "Resolve "+aliceHex)
 }
