@@ -61,7 +61,7 @@ func (v *frontierView) render(s status.Snapshot) {
 			if i > 0 {
 				text += "\n"
 			}
-			text += "you: " + displayKey(r) // a root is the user's own key
+			text += v.g.rootLabel(r) + ": " + displayKey(r) // a root is the user's own key
 		}
 		setText(v.roots, text)
 	}

@@ -35,6 +35,15 @@ func (g *GUI) person(hexKey string) string {
 	return shortKey(hexKey)
 }
 
+// rootLabel names one of your roots: "you", with the root's display name
+// where known ("you (Alice)"), since a person may follow from several keys.
+func (g *GUI) rootLabel(hexKey string) string {
+	if name := g.known[hexKey]; name != "" {
+		return "you (" + name + ")"
+	}
+	return "you"
+}
+
 // learnNames reads the known names of keys, then asks for those not asked
 // for lately; when new ones arrive, redraw runs on the UI thread.
 func (g *GUI) learnNames(keys []string, redraw func()) {
