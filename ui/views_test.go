@@ -254,6 +254,27 @@ func TestRemoveSelectedRelay(t *testing.T) {
 	}
 }
 
+// Each cap that cut says what it is, with its value and its setting's name,
+// and what it left out.
+func TestCapCutSaysWhatWasLeftOut(t *testing.T) {
+	l := settings.DefaultLimits()
+	l.MaxDepth, l.MaxEvents, l.HeapNodeLimit = 3, 400_000, 1_000_000
+	for _, c := range []struct {
+		t          status.Truncation
+		what, left string
+	}{
+		{status.Truncation{Reason: status.ReasonMaxTotalAuthors, Cut: 312}, "the walk stopped at 20,000 people (maxTotalAuthors)", "312 not followed"},
+		{status.Truncation{Reason: status.ReasonMaxDepth, Cut: 1}, "the walk stops 3 hops from you (maxDepth)", "1 not followed"},
+		{status.Truncation{Reason: status.ReasonHeapNodeLimit, Cut: 9}, "the trust graph in memory is full at 1,000,000 people and subjects (heapNodeLimit)", "9 not followed"},
+		{status.Truncation{Reason: status.ReasonMaxEvents, Cut: 40}, "a pass fetches at most 400,000 trust statements (maxEvents)", "40 people not fully fetched"},
+		{status.Truncation{Reason: status.ReasonMaxDiscoveryEvents, Cut: 1}, "a pass fetches at most 40,000 statements to find who owns an X account (maxDiscoveryEvents)", "1 X account not fully searched"},
+	} {
+		if what, left := capCut(c.t, l); what != c.what || left != c.left {
+			t.Errorf("capCut(%s) = %q, %q; want %q, %q", c.t.Reason, what, left, c.what, c.left)
+		}
+	}
+}
+
 func TestFrontierViewShowsRootsDepthsAndTruncation(t *testing.T) {
 	g, _ := newTestGUI(t, tabFrontier)
 	v := g.frontier
@@ -269,14 +290,16 @@ func TestFrontierViewShowsRootsDepthsAndTruncation(t *testing.T) {
 		t.Errorf("by depth: %d bars, last %q %v of %v, cut shown %t", len(b.bars), b.labels[3].Text,
 			b.bars[3].Value, b.bars[3].Max, v.byDepth.cut.Visible())
 	}
-	if got := v.truncation.rows; len(got) != 2 || got[0][0] != "maxTotalAuthors" || got[0][1] != "1,234" {
+	if got := v.truncation.rows; len(got) != 2 || got[0][0] != "the walk stopped at 20,000 people (maxTotalAuthors)" ||
+		got[0][1] != "1,234 not followed" || got[1][0] != "the walk takes at most 2,000 people at each hop (maxAuthorsPerLevel)" {
 		t.Errorf("truncation rows = %q", got)
 	}
 	if v.notCut.Visible() {
 		t.Error("'not cut' shown while the walk was cut")
 	}
 	g.showTab(tabFrontier, 1000, 700)
-	assertShows(t, v.root, "you: "+rootNpub+"\nyou: "+root2, "maxAuthorsPerLevel", "56", "15,048 authors", "roots", "depth 3 (cut)")
+	assertShows(t, v.root, "you: "+rootNpub+"\nyou: "+root2, "the walk takes at most 2,000 people at each hop (maxAuthorsPerLevel)",
+		"56 not followed", "15,048 authors", "roots", "depth 3 (cut)")
 
 	s := fixture()
 	s.Frontier = status.Frontier{}
