@@ -20,8 +20,8 @@ const maxColumnWidth = 420
 // textTable is a read-only table of text rows under a header row, with an
 // optional single-row selection that follows its row's key (the first cell,
 // or the keyCol-th where the first is not unique) when the rows change. Columns are as wide as their content (up to
-// maxColumnWidth); the selected row is shown in full under the table, with
-// a cell's exact value beside its short form ("3 min ago (2026-03-14 11:57)").
+// maxColumnWidth); the selected row is shown in full under the table,
+// unless its owner shows the row's details in a pane of its own.
 type textTable struct {
 	table    *widget.Table
 	detail   *widget.Label // the selected row in full
@@ -29,8 +29,7 @@ type textTable struct {
 	headers  []string
 	widths   []float32
 	rows     [][]string
-	exact    [][]string        // optional: cells' exact values, same shape as rows
-	details  []string          // optional: more about each row, shown after its cells when selected
+	ownPane  bool              // the owner shows the selected row's details; no line under the table
 	space    *canvas.Rectangle // sets the height of a fitted table; nil when not fitted
 	wheel    *wheelPass        // takes the wheel over a fitted table
 	maxRows  int               // the most rows a fitted table grows to
@@ -119,14 +118,6 @@ func (t *textTable) setRows(rows [][]string) {
 	t.table.Refresh()
 }
 
-// setExact gives the cells' exact values (same shape as the rows, "" where
-// the cell says it all), shown for the selected row; call before setRows.
-func (t *textTable) setExact(exact [][]string) { t.exact = exact }
-
-// setDetails gives each row more to show when selected (what does not fit
-// in columns); call before setRows.
-func (t *textTable) setDetails(details []string) { t.details = details }
-
 // fitColumns sizes each column to its header and its longest cell.
 func (t *textTable) fitColumns() {
 	size, pad := theme.TextSize(), 2*theme.InnerPadding()+2
@@ -149,21 +140,14 @@ func (t *textTable) fitColumns() {
 // showDetail shows the selected row in full under the table.
 func (t *textTable) showDetail() {
 	row := t.selectedRow()
-	if row == nil {
+	if row == nil || t.ownPane {
 		t.detail.Hide()
 		t.fitHeight()
 		return
 	}
-	at := slices.IndexFunc(t.rows, func(r []string) bool { return r[t.keyCol] == t.selected })
 	parts := make([]string, 0, len(row))
 	for col, text := range row {
-		if at < len(t.exact) && col < len(t.exact[at]) && t.exact[at][col] != "" {
-			text += " (" + t.exact[at][col] + ")"
-		}
 		parts = append(parts, t.headers[col]+": "+text)
-	}
-	if at < len(t.details) && t.details[at] != "" {
-		parts = append(parts, t.details[at])
 	}
 	setText(t.detail, strings.Join(parts, "  ·  "))
 	t.detail.Show()
@@ -195,10 +179,14 @@ func (t *textTable) fitted(maxRows int) fyne.CanvasObject {
 // table scrolls the page once the table has nothing more to show.
 func (t *textTable) scrollsIn(page *container.Scroll) { t.wheel.page = page }
 
-// rowHeight is the height of one table row (and the header).
+// rowHeight is the height of one table row (and the header) with the gap
+// the table leaves between rows (the theme's padding).
 func rowHeight() float32 {
-	return widget.NewLabel("Xy").MinSize().Height + theme.SeparatorThicknessSize()
+	return cellHeight() + theme.Padding()
 }
+
+// cellHeight is the height of one cell: a label.
+func cellHeight() float32 { return widget.NewLabel("Xy").MinSize().Height }
 
 // fitHeight sizes the space to the header and the rows shown.
 func (t *textTable) fitHeight() {

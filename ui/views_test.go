@@ -113,17 +113,32 @@ func TestRelaysViewShowsHealthAndProgress(t *testing.T) {
 	assertShows(t, v.root, "Relay", "Status", "Events received", "Last success", "wss://relay.damus.io",
 		"unreachable: connection refused — retrying in 20 s", "123,456")
 
-	// a selected row shows in full, times exact beside their short form
+	// the details pane says to select a relay, then shows the selected one
+	// in full, times exact beside their short form, and no line under the table
+	assertShows(t, v.root, "Select a relay to see its details.")
 	v.table.table.Select(fyneCell(0))
-	if got := v.table.detail.Text; !strings.Contains(got, "Last success: 1 min ago (2026-03-14 11:59)") ||
-		!strings.Contains(got, "Relay: wss://relay.damus.io") || !strings.Contains(got, "Oldest reached: 2023-01-01 00:00") {
-		t.Errorf("detail of the selected relay = %q", got)
+	g.showTab(tabRelays, 1040, 700)
+	assertShows(t, v.pane.root, "wss://relay.damus.io", "Status", "connected", "Last success", "1 min ago (2026-03-14 11:59)",
+		"Oldest reached", "2023-01-01 00:00", "Health", status.HealthHealthy, "Full refresh", "not done yet")
+	assertHides(t, v.root, "Select a relay to see its details.", "Relay: wss://relay.damus.io  ·  Status: connected")
+	if v.table.detail.Visible() || v.pane.rawError.Visible() {
+		t.Errorf("line under the table shown %t, raw error shown %t for a healthy relay", v.table.detail.Visible(), v.pane.rawError.Visible())
 	}
-	// the raw error is in the failed relay's details
+	// the raw error and the retry are in the failed relay's details, and
+	// follow the snapshots
 	v.table.table.Select(fyneCell(1))
-	if got := v.table.detail.Text; !strings.Contains(got, "Last error (raw): dial tcp: connection refused") {
-		t.Errorf("detail of the failed relay = %q", got)
-	}
+	g.showTab(tabRelays, 1040, 701)
+	assertShows(t, v.pane.root, "wss://gone.example", "3", "retrying in 20 s (2026-03-14 12:00)",
+		"Last error, as the connection reported it: dial tcp: connection refused")
+	s := fixture()
+	s.Relays[1].Failures = 4
+	g.render(s)
+	g.showTab(tabRelays, 1040, 702)
+	assertShows(t, v.pane.root, "4")
+	v.table.table.UnselectAll()
+	v.table.choose("")
+	g.showTab(tabRelays, 1040, 703)
+	assertShows(t, v.root, "Select a relay to see its details.")
 }
 
 // During a pass each relay in it has a bar (authors done of the family's
