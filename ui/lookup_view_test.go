@@ -288,29 +288,17 @@ func tapPerson(t *testing.T, g *GUI, p *pathPicture, label string) fyne.CanvasOb
 	return nil
 }
 
-// tapItem clicks the innermost tappable under o that shows text.
+// tapItem clicks the innermost tappable under o that shows text (the last
+// met, depth first).
 func tapItem(t *testing.T, o fyne.CanvasObject, text string) {
 	t.Helper()
-	var find func(fyne.CanvasObject) fyne.Tappable
-	find = func(obj fyne.CanvasObject) fyne.Tappable {
-		var children []fyne.CanvasObject
-		switch x := obj.(type) {
-		case *fyne.Container:
-			children = x.Objects
-		case fyne.Widget:
-			children = test.WidgetRenderer(x).Objects()
+	var tap fyne.Tappable
+	eachObject(o, func(obj fyne.CanvasObject) bool {
+		if x, ok := obj.(fyne.Tappable); ok && shownTexts(obj)[text] {
+			tap = x
 		}
-		for _, c := range children {
-			if found := find(c); found != nil {
-				return found
-			}
-		}
-		if tap, ok := obj.(fyne.Tappable); ok && shownTexts(obj)[text] {
-			return tap
-		}
-		return nil
-	}
-	tap := find(o)
+		return true
+	})
 	if tap == nil {
 		t.Fatalf("nothing to click shows %q; shown: %v", text, keys(shownTexts(o)))
 	}

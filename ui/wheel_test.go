@@ -102,23 +102,12 @@ func TestWheelFollowsTheTablesScrollbar(t *testing.T) {
 func tableScrollbar(t *testing.T, table *widget.Table) fyne.Draggable {
 	t.Helper()
 	var bars []fyne.Draggable
-	var walk func(fyne.CanvasObject)
-	walk = func(o fyne.CanvasObject) {
+	eachObject(table, func(o fyne.CanvasObject) bool {
 		if d, ok := o.(fyne.Draggable); ok && fmt.Sprintf("%T", o) == "*widget.scrollBar" {
 			bars = append(bars, d)
 		}
-		switch x := o.(type) {
-		case *fyne.Container:
-			for _, c := range x.Objects {
-				walk(c)
-			}
-		case fyne.Widget:
-			for _, c := range test.WidgetRenderer(x).Objects() {
-				walk(c)
-			}
-		}
-	}
-	walk(table)
+		return true
+	})
 	for _, b := range bars {
 		if b.(fyne.CanvasObject).Size().Height > b.(fyne.CanvasObject).Size().Width { // the vertical one
 			return b
