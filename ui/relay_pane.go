@@ -16,7 +16,7 @@ var relayFacts = []string{"Status", "Events received", "Last success", "Connecti
 
 // relayPane is the details of the relay selected on the Relays tab: what
 // the table says in short, in full, with the engine's figures and the raw
-// error, laid out two facts a row so that it fits below the table.
+// error, in two columns so that it fits below the table.
 type relayPane struct {
 	root     fyne.CanvasObject
 	hint     *widget.Label // shown while no relay is selected
@@ -34,14 +34,14 @@ func newRelayPane() *relayPane {
 		rawError: widget.NewLabel(""),
 	}
 	p.rawError.Wrapping = fyne.TextWrapWord
-	grid := container.NewGridWithColumns(4)
-	for _, fact := range relayFacts {
+	halves := [2]*widget.Form{widget.NewForm(), widget.NewForm()}
+	for i, fact := range relayFacts {
 		value := widget.NewLabel("")
 		value.Wrapping = fyne.TextWrapWord
 		p.values[fact] = value
-		grid.Add(widget.NewLabelWithStyle(fact, fyne.TextAlignTrailing, fyne.TextStyle{Bold: true}))
-		grid.Add(value)
+		halves[i*2/len(relayFacts)].Append(fact, value)
 	}
+	grid := container.NewGridWithColumns(2, halves[0], halves[1])
 	p.facts = container.NewVBox(p.title, grid, p.rawError)
 	p.root = widget.NewCard("Details", "", container.NewVScroll(container.NewVBox(p.hint, p.facts)))
 	p.show(nil, clock{})
