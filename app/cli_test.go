@@ -21,6 +21,8 @@ import (
 
 	"dtp-personal/engine"
 	"dtp-personal/engine/fixture"
+	"dtp-personal/engine/names"
+	"dtp-personal/engine/names/namestest"
 	"dtp-personal/engine/store"
 )
 
@@ -389,6 +391,22 @@ func TestImportResolveExportOffline(t *testing.T) {
 	}
 	if out, err := cliRun(t, data, "resolve", "user:id:5", "--follow-threshold", "101"); err == nil || !strings.Contains(err.Error(), "followThreshold must be from 0 to 100") {
 		t.Fatalf("resolve --follow-threshold 101: %v\n%s", err, out)
+	}
+
+	// resolve names an author the display cache knows (the window's names.db,
+	// filled here as the window fills it: alice's profile fetched from a relay)
+	profile := alice.Sign(&nostr.Event{Kind: 0, CreatedAt: 1700000000, Content: `{"display_name":"Alice"}`, Tags: nostr.Tags{}})
+	cache, err := names.Open(filepath.Join(data, names.FileName), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found, err := cache.Refresh(context.Background(), []string{namestest.Relay(t, profile)}, []string{alice.Pubkey}, 5*time.Second)
+	cache.Close()
+	if err != nil || found != 1 {
+		t.Fatalf("names cache: %d found, %v", found, err)
+	}
+	if out, err := cliRun(t, data, "resolve", "user:id:5"); err != nil || !strings.Contains(out, "  -1 by Alice ("+alice.Pubkey+") at depth 1") {
+		t.Fatalf("resolve with alice's name known: %v\n%s", err, out)
 	}
 
 	exported, err := cliRun(t, data, "export", "--kinds", "32009")

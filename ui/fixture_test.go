@@ -272,10 +272,9 @@ func (g *GUI) settle() {
 // currently rendered (without laying it out again).
 func shownTexts(o fyne.CanvasObject) map[string]bool {
 	texts := map[string]bool{}
-	var walk func(fyne.CanvasObject)
-	walk = func(obj fyne.CanvasObject) {
+	eachObject(o, func(obj fyne.CanvasObject) bool {
 		if obj == nil || !obj.Visible() {
-			return
+			return false
 		}
 		switch x := obj.(type) {
 		case *widget.Label:
@@ -283,19 +282,27 @@ func shownTexts(o fyne.CanvasObject) map[string]bool {
 		case *canvas.Text:
 			texts[x.Text] = true
 		}
-		switch x := obj.(type) {
-		case *fyne.Container:
-			for _, child := range x.Objects {
-				walk(child)
-			}
-		case fyne.Widget:
-			for _, child := range test.WidgetRenderer(x).Objects() {
-				walk(child)
-			}
+		return true
+	})
+	return texts
+}
+
+// eachObject calls visit on o, then, while visit returns true, on what o
+// holds (a container's objects, a widget's rendered objects), depth first.
+func eachObject(o fyne.CanvasObject, visit func(fyne.CanvasObject) bool) {
+	if !visit(o) {
+		return
+	}
+	switch x := o.(type) {
+	case *fyne.Container:
+		for _, child := range x.Objects {
+			eachObject(child, visit)
+		}
+	case fyne.Widget:
+		for _, child := range test.WidgetRenderer(x).Objects() {
+			eachObject(child, visit)
 		}
 	}
-	walk(o)
-	return texts
 }
 
 // showTab brings tab i of the window up at the given size, drawn as a
@@ -307,18 +314,13 @@ func (g *GUI) showTab(i int, width, height float32) {
 }
 
 func refreshTables(o fyne.CanvasObject) {
-	switch x := o.(type) {
-	case *widget.Table:
-		x.Refresh()
-	case *fyne.Container:
-		for _, child := range x.Objects {
-			refreshTables(child)
+	eachObject(o, func(obj fyne.CanvasObject) bool {
+		if table, ok := obj.(*widget.Table); ok {
+			table.Refresh()
+			return false
 		}
-	case fyne.Widget:
-		for _, child := range test.WidgetRenderer(x).Objects() {
-			refreshTables(child)
-		}
-	}
+		return true
+	})
 }
 
 func assertShows(t *testing.T, o fyne.CanvasObject, want ...string) {

@@ -34,7 +34,7 @@ func newFrontierView(g *GUI) *frontierView {
 		sessionRoots: widget.NewLabel(""),
 		size:         widget.NewLabel(""),
 		byDepth:      newDepthBars(),
-		truncation:   newTextTable("Truncated by", "Cut"),
+		truncation:   newTextTable("What cut it", "Left out"),
 		notCut:       widget.NewLabel("The walk was not cut by any cap."),
 	}
 	v.roots.TextStyle.Monospace = true
@@ -45,7 +45,7 @@ func newFrontierView(g *GUI) *frontierView {
 	)
 	tables := container.NewGridWithColumns(2,
 		widget.NewCard("Size per depth", "", container.NewVScroll(v.byDepth.root)),
-		widget.NewCard("Truncation", "", container.NewBorder(v.notCut, nil, nil, nil, v.truncation.root)),
+		widget.NewCard("Caps that cut", "", container.NewBorder(v.notCut, nil, nil, nil, v.truncation.root)),
 	)
 	v.root = container.NewBorder(summary, nil, nil, nil, container.NewGridWithRows(2, tables, v.people.root))
 	return v
@@ -61,7 +61,7 @@ func (v *frontierView) render(s status.Snapshot) {
 			if i > 0 {
 				text += "\n"
 			}
-			text += "you: " + displayKey(r) // a root is the user's own key
+			text += v.g.rootLabel(r) + ": " + displayKey(r) // a root is the user's own key
 		}
 		setText(v.roots, text)
 	}
@@ -73,7 +73,8 @@ func (v *frontierView) render(s status.Snapshot) {
 
 	cuts := make([][]string, len(f.Truncation))
 	for i, t := range f.Truncation {
-		cuts[i] = []string{t.Reason, count(t.Cut)}
+		what, left := capCut(t, s.Settings.Limits)
+		cuts[i] = []string{what, left}
 	}
 	v.truncation.setRows(cuts)
 	if len(cuts) == 0 {

@@ -40,16 +40,15 @@ type lookupView struct {
 	coverage, reasons               *widget.Label
 	ratings, paths, evidenceMissing *widget.Label
 	evidence                        *textTable
-	authors                         []string // the evidence rows' authors, hex
-	chosen                          string   // the selected evidence row's author, hex
-	lookUpAuthor, copyAuthor        *widget.Button
+	authors                         []string       // the evidence rows' authors, hex
+	author                          *personButtons // act on the selected evidence row's author
 	picture                         *pathPicture
 	answer                          *fyne.Container
 	shown                           resolver.Answer // the answer on screen, drawn again when names arrive
 }
 
 func newLookupView(g *GUI) *lookupView {
-	v := &lookupView{g: g, err: newInlineError(), badge: newVerdictBadge(), picture: newPathPicture()}
+	v := &lookupView{g: g, err: newInlineError(), badge: newVerdictBadge(), picture: newPathPicture(g.personMenu)}
 	v.subject = newEntry(g)
 	v.subject.SetPlaceHolder("npub1…, hex pubkey or event id, user:id:N, x.com/i/user/N")
 	v.subject.OnSubmitted = func(string) { v.lookUp() }
@@ -65,8 +64,7 @@ func newLookupView(g *GUI) *lookupView {
 	}
 	v.asked.Wrapping = fyne.TextWrapOff // beside the badge
 	v.evidence = newTextTable("Author", "Says", "Context", "Depth", "Reason")
-	v.lookUpAuthor = widget.NewButton("Look up this author", func() { v.lookUpKey(v.chosen) })
-	v.copyAuthor = widget.NewButton("Copy npub", func() { v.g.app.Clipboard().SetContent(displayKey(v.chosen)) })
+	v.author = g.newPersonButtons("Look up this author")
 	v.evidence.onSelect = v.chooseAuthor
 	v.chooseAuthor("")
 	v.answer = container.NewVBox(
@@ -74,9 +72,9 @@ func newLookupView(g *GUI) *lookupView {
 		v.why,
 		v.reason,
 		widget.NewCard("Coverage", "", container.NewVBox(v.coverage, v.reasons)),
-		widget.NewCard("Evidence", "", container.NewVBox(v.evidenceMissing, v.evidence.fitted(8),
-			container.NewHBox(v.lookUpAuthor, v.copyAuthor))),
-		widget.NewCard("Paths from you", "", container.NewVBox(container.NewHScroll(v.picture.root), v.paths)),
+		widget.NewCard("Evidence", "", container.NewVBox(v.evidenceMissing, v.evidence.fitted(8), v.author.root)),
+		widget.NewCard("Paths from you", "Click a person to look them up or copy their npub",
+			container.NewVBox(container.NewHScroll(v.picture.root), v.paths)),
 		widget.NewCard("Ratings", "", v.ratings),
 		widget.NewAccordion(widget.NewAccordionItem("Diagnostics", v.computed)), // the engine's figures
 	)
@@ -128,20 +126,7 @@ func (v *lookupView) lookUp() {
 // chooseAuthor follows the evidence table's selection: its author can be
 // looked up or copied.
 func (v *lookupView) chooseAuthor(label string) {
-	v.chosen = ""
-	for i, row := range v.evidence.rows {
-		if label != "" && row[0] == label && i < len(v.authors) {
-			v.chosen = v.authors[i]
-			break
-		}
-	}
-	if v.chosen == "" {
-		v.lookUpAuthor.Disable()
-		v.copyAuthor.Disable()
-		return
-	}
-	v.lookUpAuthor.Enable()
-	v.copyAuthor.Enable()
+	v.author.choose(rowPerson(v.evidence, v.authors, label))
 }
 
 // lookUpKey looks a person up, as if their npub had been typed.

@@ -222,8 +222,8 @@ func (n *knownNames) Want(_, keys []string, fetched func()) {
 }
 
 // People in an answer show by name, roots as "you"; names that arrive
-// later replace the npubs on screen; an evidence author can be looked up
-// and copied.
+// later replace the npubs on screen; an evidence author and every person
+// on the path picture can be looked up and copied.
 func TestLookupNamesPeople(t *testing.T) {
 	eng, root, alice := wotEngine(t)
 	g := newEngineGUI(t, eng, tabLookup)
@@ -243,15 +243,67 @@ func TestLookupNamesPeople(t *testing.T) {
 	g.showTab(tabLookup, 1200, 901)
 	assertShows(t, g.win.Content(), "you → Alice", "Alice")
 
+	// Every person on the path picture is a click away from the same.
+	g.app.Clipboard().SetContent("")
+	menu := tapPerson(t, g, g.lookup.picture, "you")
+	assertShows(t, menu, "Look up you", "Copy npub")
+	tapItem(t, menu, "Copy npub")
+	if got := g.app.Clipboard().Content(); got != displayKey(root.Pubkey) {
+		t.Errorf("copied %q from the picture's root, want the root's npub", got)
+	}
+	tapItem(t, tapPerson(t, g, g.lookup.picture, "Alice"), "Look up Alice")
+	g.settle()
+	if g.lookup.subject.Text != displayKey(alice.Pubkey) {
+		t.Errorf("looking Alice up from the picture asked about %q", g.lookup.subject.Text)
+	}
+
+	g.lookup.subject.SetText("")
+	g.lookUp("user:id:1")
 	g.lookup.evidence.table.Select(fyneCell(0))
-	test.Tap(g.lookup.copyAuthor)
+	test.Tap(g.lookup.author.copy)
 	if got := g.app.Clipboard().Content(); got != displayKey(alice.Pubkey) {
 		t.Errorf("copied %q, want alice's npub", got)
 	}
-	test.Tap(g.lookup.lookUpAuthor)
+	test.Tap(g.lookup.author.lookUp)
 	g.settle()
 	g.showTab(tabLookup, 1200, 902)
 	assertShows(t, g.win.Content(), "About Alice ("+shortKey(alice.Pubkey)+")", "Trusted")
+}
+
+// tapPerson clicks the node labelled label on a path picture and returns
+// the menu it opened.
+func tapPerson(t *testing.T, g *GUI, p *pathPicture, label string) fyne.CanvasObject {
+	t.Helper()
+	for _, n := range p.nodes {
+		if n.text.Text != label {
+			continue
+		}
+		test.Tap(n)
+		menu := g.win.Canvas().Overlays().Top()
+		if menu == nil {
+			t.Fatalf("clicking %s opened no menu", label)
+		}
+		return menu
+	}
+	t.Fatalf("no node %q on the picture", label)
+	return nil
+}
+
+// tapItem clicks the innermost tappable under o that shows text (the last
+// met, depth first).
+func tapItem(t *testing.T, o fyne.CanvasObject, text string) {
+	t.Helper()
+	var tap fyne.Tappable
+	eachObject(o, func(obj fyne.CanvasObject) bool {
+		if x, ok := obj.(fyne.Tappable); ok && shownTexts(obj)[text] {
+			tap = x
+		}
+		return true
+	})
+	if tap == nil {
+		t.Fatalf("nothing to click shows %q; shown: %v", text, keys(shownTexts(o)))
+	}
+	test.Tap(tap)
 }
 
 func TestVerdictSentence(t *testing.T) {

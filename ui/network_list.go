@@ -24,18 +24,23 @@ type networkList struct {
 	search *entry
 	count  *widget.Label
 	table  *textTable
-	shown  string // what the list was drawn from, see key
+	person *personButtons // act on the selected row's person
+	keys   []string       // the rows' people, hex
+	shown  string         // what the list was drawn from, see key
 }
 
 func newNetworkList(g *GUI) *networkList {
-	l := &networkList{g: g, count: widget.NewLabel(""), table: newTextTable("Person", "npub", "Brought in by")}
+	l := &networkList{g: g, count: widget.NewLabel(""), table: newTextTable("Person", "npub", "Brought in by"),
+		person: g.newPersonButtons("Look up")}
+	l.table.keyCol = 1 // names repeat ("you" for every root); npubs do not
+	l.table.onSelect = l.choose
 	l.depth = widget.NewSelect(nil, func(string) { l.refresh(true) })
 	l.search = newEntry(g)
 	l.search.SetPlaceHolder("search by name or npub")
 	l.search.OnChanged = func(string) { l.refresh(true) }
 	depthBox := container.NewGridWrap(fyne.NewSize(200, l.depth.MinSize().Height), l.depth) // "2 hops from you" whole
 	top := container.NewBorder(nil, nil, depthBox, nil, l.search)
-	l.root = widget.NewCard("People", "", container.NewBorder(container.NewVBox(top, l.count), nil, nil, nil, l.table.root))
+	l.root = widget.NewCard("People", "", container.NewBorder(container.NewVBox(top, l.count), l.person.root, nil, nil, l.table.root))
 	return l
 }
 
@@ -83,6 +88,7 @@ func (l *networkList) refresh(force bool) {
 func (l *networkList) show(members []frontier.Member) {
 	typed := strings.ToLower(strings.TrimSpace(l.search.Text))
 	var rows [][]string
+	l.keys = l.keys[:0]
 	found := 0
 	for _, m := range members {
 		name, npub := l.g.person(m.Pubkey), displayKey(m.Pubkey)
@@ -98,8 +104,10 @@ func (l *networkList) show(members []frontier.Member) {
 			by = l.g.person(m.BroughtBy)
 		}
 		rows = append(rows, []string{name, npub, by})
+		l.keys = append(l.keys, m.Pubkey)
 	}
 	l.table.setRows(rows)
+	l.choose(l.table.selected)
 	switch {
 	case found > len(rows):
 		setText(l.count, fmt.Sprintf("%s of %s shown; search to narrow", count(len(rows)), people(found)))
@@ -107,3 +115,7 @@ func (l *networkList) show(members []frontier.Member) {
 		setText(l.count, people(found))
 	}
 }
+
+// choose follows the table's selection (an npub, "" for none): its person
+// can be looked up or copied.
+func (l *networkList) choose(npub string) { l.person.choose(rowPerson(l.table, l.keys, npub)) }

@@ -6,7 +6,9 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
 
 	"dtp-personal/engine/resolver"
 )
@@ -26,12 +28,13 @@ const (
 // subject (green trusts, red distrusts, grey neither).
 type pathPicture struct {
 	root  *fyne.Container
-	lines []*canvas.Line // the edges drawn, for tests
-	texts []*canvas.Text // the node labels drawn, for tests
+	menu  func(hexKey string) *fyne.Menu // what a click on a person offers
+	lines []*canvas.Line                 // the edges drawn, for tests
+	nodes []*personNode                  // the nodes drawn, for tests
 }
 
-func newPathPicture() *pathPicture {
-	return &pathPicture{root: container.NewWithoutLayout()}
+func newPathPicture(menu func(hexKey string) *fyne.Menu) *pathPicture {
+	return &pathPicture{root: container.NewWithoutLayout(), menu: menu}
 }
 
 // nodeAt is a node's place: its column (hop) and row.
@@ -40,7 +43,7 @@ type nodeAt struct{ col, row int }
 // show draws a's paths, naming people with person.
 func (p *pathPicture) show(a resolver.Answer, person func(string) string) {
 	paths := a.Paths[:min(len(a.Paths), pathMaxPaths)]
-	p.lines, p.texts = nil, nil
+	p.lines, p.nodes = nil, nil
 	if len(paths) == 0 {
 		p.root.Objects = nil
 		p.root.Refresh()
@@ -101,7 +104,7 @@ func (p *pathPicture) show(a resolver.Answer, person func(string) string) {
 		if key == a.Subject {
 			label = subjectLabel(a.Subject, person)
 		}
-		objects = append(objects, p.node(at, label)...)
+		objects = append(objects, p.node(at, key, label, len(key) == 64))
 	}
 	space := canvas.NewRectangle(color.Transparent)
 	space.Resize(fyne.NewSize(float32(subjectCol+1)*pathColumnWidth, float32(len(paths))*pathRowHeight))
@@ -133,15 +136,58 @@ func (p *pathPicture) edge(from, to nodeAt, c color.Color) fyne.CanvasObject {
 	return l
 }
 
-func (p *pathPicture) node(at nodeAt, label string) []fyne.CanvasObject {
+// node draws a person at its place; a key (not a pasted subject such as
+// user:id:N) can be clicked for the person's menu.
+func (p *pathPicture) node(at nodeAt, key, label string, clickable bool) fyne.CanvasObject {
+	n := &personNode{key: key}
+	if clickable {
+		n.menu = p.menu
+	}
+	n.ExtendBaseWidget(n)
+	n.dot = canvas.NewCircle(theme.Color(theme.ColorNamePrimary))
+	n.dot.Resize(fyne.NewSize(2*pathNodeRadius, 2*pathNodeRadius))
+	n.text = canvas.NewText(cutText(label, pathLabelRunes), theme.Color(theme.ColorNameForeground))
+	n.text.TextSize = theme.TextSize() - 1
+	n.text.Resize(n.text.MinSize())
+	// The node's box holds its dot and its label under it, centred on the
+	// node's centre; that box is what takes a click.
 	c := at.centre()
-	dot := canvas.NewCircle(theme.Color(theme.ColorNamePrimary))
-	dot.Move(fyne.NewPos(c.X-pathNodeRadius, c.Y-pathNodeRadius))
-	dot.Resize(fyne.NewSize(2*pathNodeRadius, 2*pathNodeRadius))
-	text := canvas.NewText(cutText(label, pathLabelRunes), theme.Color(theme.ColorNameForeground))
-	text.TextSize = theme.TextSize() - 1
-	text.Move(fyne.NewPos(c.X-text.MinSize().Width/2, c.Y+pathNodeRadius+1))
-	text.Resize(text.MinSize())
-	p.texts = append(p.texts, text)
-	return []fyne.CanvasObject{dot, text}
+	width := max(n.text.MinSize().Width, 2*pathNodeRadius)
+	n.dot.Move(fyne.NewPos((width-2*pathNodeRadius)/2, 0))
+	n.text.Move(fyne.NewPos((width-n.text.MinSize().Width)/2, 2*pathNodeRadius+1))
+	n.Move(fyne.NewPos(c.X-width/2, c.Y-pathNodeRadius))
+	n.Resize(fyne.NewSize(width, 2*pathNodeRadius+1+n.text.MinSize().Height))
+	p.nodes = append(p.nodes, n)
+	return n
+}
+
+// personNode is one person on the path picture: a dot and a name; a click
+// (either button) opens the person's menu at the pointer.
+type personNode struct {
+	widget.BaseWidget
+	key  string
+	dot  *canvas.Circle
+	text *canvas.Text
+	menu func(hexKey string) *fyne.Menu // nil: not clickable
+}
+
+func (n *personNode) CreateRenderer() fyne.WidgetRenderer {
+	return widget.NewSimpleRenderer(container.NewWithoutLayout(n.dot, n.text))
+}
+
+func (n *personNode) Tapped(ev *fyne.PointEvent) {
+	if n.menu == nil {
+		return
+	}
+	widget.ShowPopUpMenuAtPosition(n.menu(n.key), fyne.CurrentApp().Driver().CanvasForObject(n), ev.AbsolutePosition)
+}
+
+func (n *personNode) TappedSecondary(ev *fyne.PointEvent) { n.Tapped(ev) }
+
+// Cursor is the pointing hand over a clickable person.
+func (n *personNode) Cursor() desktop.Cursor {
+	if n.menu == nil {
+		return desktop.DefaultCursor
+	}
+	return desktop.PointerCursor
 }

@@ -24,11 +24,11 @@ func TestPathPictureDrawsHopsAndWhatWasSaid(t *testing.T) {
 	name := func(k string) string {
 		return map[string]string{"root": "you", "alice": "Alice", "bob": "Bob", subject: "Sam"}[k]
 	}
-	p := newPathPicture()
+	p := newPathPicture(nil)
 	p.show(a, name)
 	var labels []string
-	for _, txt := range p.texts {
-		labels = append(labels, txt.Text)
+	for _, n := range p.nodes {
+		labels = append(labels, n.text.Text)
 	}
 	slices.Sort(labels)
 	if !slices.Equal(labels, []string{"Alice", "Bob", "Sam", "you"}) {

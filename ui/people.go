@@ -3,6 +3,10 @@ package ui
 import (
 	"log/slog"
 	"slices"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
 )
 
 // Names is where the window gets display names (engine/names): what is
@@ -31,6 +35,15 @@ func (g *GUI) person(hexKey string) string {
 	return shortKey(hexKey)
 }
 
+// rootLabel names one of your roots: "you", with the root's display name
+// where known ("you (Alice)"), since a person may follow from several keys.
+func (g *GUI) rootLabel(hexKey string) string {
+	if name := g.known[hexKey]; name != "" {
+		return "you (" + name + ")"
+	}
+	return "you"
+}
+
 // learnNames reads the known names of keys, then asks for those not asked
 // for lately; when new ones arrive, redraw runs on the UI thread.
 func (g *GUI) learnNames(keys []string, redraw func()) {
@@ -55,4 +68,59 @@ func (g *GUI) readNames(keys []string) {
 	for k, name := range known {
 		g.known[k] = name
 	}
+}
+
+// personMenu is what can be done with a person shown anywhere in the
+// window: look them up, copy their npub.
+func (g *GUI) personMenu(hexKey string) *fyne.Menu {
+	return fyne.NewMenu("",
+		fyne.NewMenuItem("Look up "+g.person(hexKey), func() { g.lookUpPerson(hexKey) }),
+		fyne.NewMenuItem("Copy npub", func() { g.app.Clipboard().SetContent(displayKey(hexKey)) }),
+	)
+}
+
+// lookUpPerson brings up the Look-up tab asking about a person.
+func (g *GUI) lookUpPerson(hexKey string) {
+	g.tabs.SelectIndex(tabLookup)
+	g.lookup.lookUpKey(hexKey)
+}
+
+// personButtons act on the person chosen in a table: look them up, copy
+// their npub; disabled while nobody is chosen.
+type personButtons struct {
+	root         *fyne.Container
+	lookUp, copy *widget.Button
+	chosen       string // hex, "" when nobody
+}
+
+func (g *GUI) newPersonButtons(lookUpText string) *personButtons {
+	b := &personButtons{}
+	b.lookUp = widget.NewButton(lookUpText, func() { g.lookUpPerson(b.chosen) })
+	b.copy = widget.NewButton("Copy npub", func() { g.app.Clipboard().SetContent(displayKey(b.chosen)) })
+	b.root = container.NewHBox(b.lookUp, b.copy)
+	b.choose("")
+	return b
+}
+
+// choose makes hexKey the person the buttons act on ("" for nobody).
+func (b *personButtons) choose(hexKey string) {
+	b.chosen = hexKey
+	if hexKey == "" {
+		b.lookUp.Disable()
+		b.copy.Disable()
+		return
+	}
+	b.lookUp.Enable()
+	b.copy.Enable()
+}
+
+// rowPerson is the person (hex) of a table's row with the given key, from
+// keys, the rows' people in row order; "" when no row has that key.
+func rowPerson(t *textTable, keys []string, key string) string {
+	for i, row := range t.rows {
+		if key != "" && row[t.keyCol] == key && i < len(keys) {
+			return keys[i]
+		}
+	}
+	return ""
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 )
 
@@ -123,4 +124,36 @@ func (f coverageFacts) partialSuffix(cov status.Coverage) string {
 		return ""
 	}
 	return " — partial" + f.suffix(cov.Reasons)
+}
+
+// capCut says in words a cap that cut the walk or a pass, with the cap's
+// value and its setting's name ("the walk stopped at 20,000 people
+// (maxTotalAuthors)"), and what it left out ("312 not followed"). The walk
+// counts the people it did not follow; a pass's event caps count the people
+// (or X accounts) whose statements were not all fetched.
+func capCut(t status.Truncation, l settings.Limits) (what, left string) {
+	notFollowed := count(t.Cut) + " not followed"
+	notFetched := people(t.Cut) + " not fully fetched"
+	switch t.Reason {
+	case status.ReasonMaxDepth:
+		return fmt.Sprintf("the walk stops %s from you (maxDepth)", plural(l.MaxDepth, "hop")), notFollowed
+	case status.ReasonMaxAuthorsPerLevel:
+		return fmt.Sprintf("the walk takes at most %s at each hop (maxAuthorsPerLevel)", people(l.MaxAuthorsPerLevel)), notFollowed
+	case status.ReasonMaxTotalAuthors:
+		return fmt.Sprintf("the walk stopped at %s (maxTotalAuthors)", people(l.MaxTotalAuthors)), notFollowed
+	case status.ReasonHeapNodeLimit:
+		return fmt.Sprintf("the trust graph in memory is full at %s people and subjects (heapNodeLimit)", count(l.HeapNodeLimit)), notFollowed
+	case status.ReasonHeapEdgeLimit:
+		return fmt.Sprintf("the trust graph in memory is full at %s (heapEdgeLimit)", plural(l.HeapEdgeLimit, "statement")), notFollowed
+	case status.ReasonMaxEvents:
+		return fmt.Sprintf("a pass fetches at most %s (maxEvents)", plural(l.MaxEvents, "trust statement")), notFetched
+	case status.ReasonMaxEventsPerAuthor:
+		return "a pass fetches a share of maxEvents per person (maxEventsPerAuthor)", notFetched
+	case status.ReasonMaxRatingEvents:
+		return fmt.Sprintf("a pass fetches at most %s (maxRatingEvents)", plural(l.MaxRatingEvents, "rating")), notFetched
+	case status.ReasonMaxDiscoveryEvents:
+		return fmt.Sprintf("a pass fetches at most %s to find who owns an X account (maxDiscoveryEvents)",
+			plural(l.MaxDiscoveryEvents, "statement")), plural(t.Cut, "X account") + " not fully searched"
+	}
+	return t.Reason, count(t.Cut) + " cut"
 }

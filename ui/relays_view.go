@@ -21,11 +21,12 @@ type relaysView struct {
 	pass   *barList
 	inPass *widget.Card // the bars, shown during a pass only
 	table  *textTable
+	pane   *relayPane // the selected relay in full
 	remove *widget.Button
 }
 
 // relayColumns fit the window: what a relay is doing in words beside it;
-// the engine's figures and the raw error are in the selected row's details.
+// the engine's figures and the raw error are in the details pane.
 var relayColumns = []string{"Relay", "Status", "Events received", "Last success"}
 
 func newRelaysView(g *GUI) *relaysView {
@@ -33,9 +34,12 @@ func newRelaysView(g *GUI) *relaysView {
 	v.form = newAddForm(g, "Add relay", "wss://relay.example.com", "Add relay", settings.NormalizeRelayURL,
 		func(url string) error { return g.eng.Modify(settings.AddRelay(url)) })
 	v.table = newTextTable(relayColumns...)
+	v.table.ownPane = true
+	v.pane = newRelayPane()
 	v.remove = widget.NewButton("Remove selected relay", v.removeRelay)
 	v.remove.Disable()
 	v.table.onSelect = func(key string) {
+		v.showSelected(g.last)
 		if key == "" {
 			v.remove.SetText("Remove selected relay")
 			v.remove.Disable()
@@ -47,7 +51,9 @@ func newRelaysView(g *GUI) *relaysView {
 	v.pass = newBarList()
 	v.inPass = widget.NewCard("Sync pass", "", v.pass.root)
 	v.inPass.Hide()
-	v.root = container.NewBorder(container.NewVBox(v.form.root, v.inPass), container.NewHBox(v.remove), nil, nil, v.table.root)
+	split := container.NewVSplit(v.table.root, v.pane.root)
+	split.Offset = 0.4 // the table is a few rows; the details need the room
+	v.root = container.NewBorder(container.NewVBox(v.form.root, v.inPass), container.NewHBox(v.remove), nil, nil, split)
 	return v
 }
 
@@ -63,18 +69,23 @@ func (v *relaysView) removeRelay() {
 func (v *relaysView) render(s status.Snapshot) {
 	c := v.g.clock
 	rows := make([][]string, len(s.Relays))
-	exact := make([][]string, len(s.Relays))
-	details := make([]string, len(s.Relays))
 	for i, r := range s.Relays {
 		rows[i] = []string{r.URL, relayDoing(r, c), count(r.EventsFetched), c.relative(r.LastSuccess, "never")}
-		exact[i] = make([]string, len(relayColumns))
-		exact[i][3] = c.stamp(r.LastSuccess, "")
-		details[i] = relayDetails(r, c)
 	}
-	v.table.setExact(exact)
-	v.table.setDetails(details)
 	v.table.setRows(rows)
+	v.showSelected(s)
 	v.showPass(s.Relays)
+}
+
+// showSelected shows the selected relay of s in the details pane.
+func (v *relaysView) showSelected(s status.Snapshot) {
+	for i, r := range s.Relays {
+		if r.URL == v.table.selected {
+			v.pane.show(&s.Relays[i], v.g.clock)
+			return
+		}
+	}
+	v.pane.show(nil, v.g.clock)
 }
 
 // relayDoing is a relay's state in words: connected, or what went wrong and
@@ -89,16 +100,6 @@ func relayDoing(r status.Relay, c clock) string {
 		return "given up after a day of failures — retrying daily"
 	}
 	return "not connected (connects for each pass)"
-}
-
-// relayDetails are the engine's figures for a relay, for its details line.
-func relayDetails(r status.Relay, c clock) string {
-	d := fmt.Sprintf("Health: %s  ·  Connection: %s  ·  Failures in a row: %d  ·  Oldest reached: %s  ·  Newest reached: %s",
-		r.Health, r.State, r.Failures, c.stamp(r.OldestReached, "—"), c.stamp(r.NewestReached, "—"))
-	if r.LastError != "" {
-		d += "  ·  Last error (raw): " + r.LastError
-	}
-	return d
 }
 
 // showPass shows a bar per relay taking part in the running pass:

@@ -14,7 +14,7 @@ import (
 func TestSettingsViewShowsSnapshot(t *testing.T) {
 	g, _ := newTestGUI(t, tabSettings)
 	v := g.settings
-	if got := v.roots.rows; len(got) != 2 || got[0][0] != rootNpub || got[0][1] != rootHex {
+	if got := v.roots.rows; len(got) != 2 || got[0][0] != "you" || got[0][1] != rootNpub || got[0][2] != rootHex {
 		t.Errorf("root rows = %q", got)
 	}
 	var shown []string
@@ -35,6 +35,34 @@ func TestSettingsViewShowsSnapshot(t *testing.T) {
 	v.advanced.Open(0)
 	g.showTab(tabSettings, 1200, 1601)
 	assertShows(t, v.root, "Max total authors", limitHelp["maxTotalAuthors"], "Small network", "Large network")
+}
+
+// The roots are you, with the root's display name once it is known; the
+// names are asked for when the roots change, not at every status update.
+func TestSettingsRootsAreYouByName(t *testing.T) {
+	g, _ := newTestGUI(t, tabSettings)
+	names := &knownNames{names: map[string]string{}}
+	g.SetNames(names)
+	g.last.Frontier.Roots = []string{rootHex, root2Hex}
+	g.last.Settings.Roots = []string{rootHex, root2Hex}
+	g.render(g.last)
+	if len(names.wanted) != 1 || strings.Join(names.wanted[0], " ") != rootHex+" "+root2Hex {
+		t.Fatalf("names asked for %q, want the two roots once", names.wanted)
+	}
+	names.names[root2Hex] = "Alice" // her profile arrives
+	names.fetched()
+	g.settle()
+	v := g.settings
+	if got := v.roots.rows; len(got) != 2 || got[0][0] != "you" || got[1][0] != "you (Alice)" || got[1][1] != displayKey(root2Hex) {
+		t.Errorf("root rows = %q, want you and you (Alice)", got)
+	}
+	g.render(g.last)
+	if len(names.wanted) != 1 {
+		t.Errorf("names asked for again at a status update with the same roots: %q", names.wanted)
+	}
+	g.tabs.SelectIndex(tabFrontier)
+	g.render(g.last)
+	assertShows(t, g.frontier.root, "you: "+rootNpub+"\nyou (Alice): "+displayKey(root2Hex))
 }
 
 // A preset fills the caps for the size of network followed; saving sends them.

@@ -24,6 +24,7 @@ type settingsView struct {
 	rootForm   *addForm
 	roots      *textTable
 	removeRoot *widget.Button
+	rootsNamed string // the roots whose names were last asked for
 
 	limits      []*syncedEntry // in settings.LimitFields order
 	limitsError *inlineError
@@ -55,9 +56,10 @@ func newSettingsView(g *GUI) *settingsView {
 
 	v.rootForm = newAddForm(g, "Add root", "npub1… or 64-character hex public key", "Add root", tidyRoot,
 		func(root string) error { return g.eng.Modify(settings.AddRoot(root)) })
-	v.roots = newTextTable("Root (npub)", "Hex")
+	v.roots = newTextTable("Who", "npub", "Hex")
+	v.roots.keyCol = 1 // every root is "you"
 	v.removeRoot = selectionButton(v.roots, "Remove selected root", func(row []string) {
-		hexKey := row[1]
+		hexKey := row[2]
 		g.call("Remove root", func() error { return g.eng.Modify(settings.RemoveRoot(hexKey)) }, nil)
 	})
 	rootsTable := v.roots.fitted(5) // a few roots; the table scrolls beyond
@@ -205,13 +207,23 @@ func (v *settingsView) newSettingCheck(label string, current func(settings.Setti
 	})
 }
 
-func (v *settingsView) render(s status.Snapshot) {
-	v.data.render(s)
-	rows := make([][]string, len(s.Frontier.Roots))
-	for i, r := range s.Frontier.Roots {
-		rows[i] = []string{displayKey(r), r}
+// showRoots lists the roots as you, by name where known; their names are
+// asked for when the roots change.
+func (v *settingsView) showRoots(roots []string) {
+	if key := strings.Join(roots, " "); key != v.rootsNamed && v.g.names != nil {
+		v.rootsNamed = key
+		v.g.learnNames(roots, func() { v.showRoots(v.g.last.Frontier.Roots) })
+	}
+	rows := make([][]string, len(roots))
+	for i, r := range roots {
+		rows[i] = []string{v.g.rootLabel(r), displayKey(r), r}
 	}
 	v.roots.setRows(rows)
+}
+
+func (v *settingsView) render(s status.Snapshot) {
+	v.data.render(s)
+	v.showRoots(s.Frontier.Roots)
 
 	for i, f := range settings.LimitFields {
 		v.limits[i].show(strconv.Itoa(*f.Of(&s.Settings.Limits)))

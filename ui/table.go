@@ -18,10 +18,10 @@ import (
 const maxColumnWidth = 420
 
 // textTable is a read-only table of text rows under a header row, with an
-// optional single-row selection that follows its row's key (the first cell)
-// when the rows change. Columns are as wide as their content (up to
-// maxColumnWidth); the selected row is shown in full under the table, with
-// a cell's exact value beside its short form ("3 min ago (2026-03-14 11:57)").
+// optional single-row selection that follows its row's key (the first cell,
+// or the keyCol-th where the first is not unique) when the rows change. Columns are as wide as their content (up to
+// maxColumnWidth); the selected row is shown in full under the table,
+// unless its owner shows the row's details in a pane of its own.
 type textTable struct {
 	table    *widget.Table
 	detail   *widget.Label // the selected row in full
@@ -29,11 +29,11 @@ type textTable struct {
 	headers  []string
 	widths   []float32
 	rows     [][]string
-	exact    [][]string        // optional: cells' exact values, same shape as rows
-	details  []string          // optional: more about each row, shown after its cells when selected
+	ownPane  bool              // the owner shows the selected row's details; no line under the table
 	space    *canvas.Rectangle // sets the height of a fitted table; nil when not fitted
 	wheel    *wheelPass        // takes the wheel over a fitted table
 	maxRows  int               // the most rows a fitted table grows to
+	keyCol   int               // the column whose cell identifies a row
 	selected string            // key of the selected row, "" when none
 	onSelect func(key string)
 }
@@ -76,7 +76,7 @@ func newTextTable(headers ...string) *textTable {
 		if id.Row < 0 || id.Row >= len(t.rows) {
 			return
 		}
-		t.choose(t.rows[id.Row][0])
+		t.choose(t.rows[id.Row][t.keyCol])
 	}
 	return t
 }
@@ -102,7 +102,7 @@ func (t *textTable) setRows(rows [][]string) {
 	if t.selected != "" {
 		at := -1
 		for i, row := range rows {
-			if row[0] == t.selected {
+			if row[t.keyCol] == t.selected {
 				at = i
 				break
 			}
@@ -117,14 +117,6 @@ func (t *textTable) setRows(rows [][]string) {
 	t.showDetail()
 	t.table.Refresh()
 }
-
-// setExact gives the cells' exact values (same shape as the rows, "" where
-// the cell says it all), shown for the selected row; call before setRows.
-func (t *textTable) setExact(exact [][]string) { t.exact = exact }
-
-// setDetails gives each row more to show when selected (what does not fit
-// in columns); call before setRows.
-func (t *textTable) setDetails(details []string) { t.details = details }
 
 // fitColumns sizes each column to its header and its longest cell.
 func (t *textTable) fitColumns() {
@@ -148,21 +140,14 @@ func (t *textTable) fitColumns() {
 // showDetail shows the selected row in full under the table.
 func (t *textTable) showDetail() {
 	row := t.selectedRow()
-	if row == nil {
+	if row == nil || t.ownPane {
 		t.detail.Hide()
 		t.fitHeight()
 		return
 	}
-	at := slices.IndexFunc(t.rows, func(r []string) bool { return r[0] == t.selected })
 	parts := make([]string, 0, len(row))
 	for col, text := range row {
-		if at < len(t.exact) && col < len(t.exact[at]) && t.exact[at][col] != "" {
-			text += " (" + t.exact[at][col] + ")"
-		}
 		parts = append(parts, t.headers[col]+": "+text)
-	}
-	if at < len(t.details) && t.details[at] != "" {
-		parts = append(parts, t.details[at])
 	}
 	setText(t.detail, strings.Join(parts, "  ·  "))
 	t.detail.Show()
@@ -172,7 +157,7 @@ func (t *textTable) showDetail() {
 // selectedRow is the selected row's cells, or nil.
 func (t *textTable) selectedRow() []string {
 	for _, row := range t.rows {
-		if t.selected != "" && row[0] == t.selected {
+		if t.selected != "" && row[t.keyCol] == t.selected {
 			return row
 		}
 	}
@@ -194,10 +179,14 @@ func (t *textTable) fitted(maxRows int) fyne.CanvasObject {
 // table scrolls the page once the table has nothing more to show.
 func (t *textTable) scrollsIn(page *container.Scroll) { t.wheel.page = page }
 
-// rowHeight is the height of one table row (and the header).
+// rowHeight is the height of one table row (and the header) with the gap
+// the table leaves between rows (the theme's padding).
 func rowHeight() float32 {
-	return widget.NewLabel("Xy").MinSize().Height + theme.SeparatorThicknessSize()
+	return cellHeight() + theme.Padding()
 }
+
+// cellHeight is the height of one cell: a label.
+func cellHeight() float32 { return widget.NewLabel("Xy").MinSize().Height }
 
 // fitHeight sizes the space to the header and the rows shown.
 func (t *textTable) fitHeight() {

@@ -115,17 +115,32 @@ func TestRelaysViewShowsHealthAndProgress(t *testing.T) {
 	assertShows(t, v.root, "Relay", "Status", "Events received", "Last success", "wss://relay.damus.io",
 		"unreachable: connection refused — retrying in 20 s", "123,456")
 
-	// a selected row shows in full, times exact beside their short form
+	// the details pane says to select a relay, then shows the selected one
+	// in full, times exact beside their short form, and no line under the table
+	assertShows(t, v.root, "Select a relay to see its details.")
 	v.table.table.Select(fyneCell(0))
-	if got := v.table.detail.Text; !strings.Contains(got, "Last success: 1 min ago (2026-03-14 11:59)") ||
-		!strings.Contains(got, "Relay: wss://relay.damus.io") || !strings.Contains(got, "Oldest reached: 2023-01-01 00:00") {
-		t.Errorf("detail of the selected relay = %q", got)
+	g.showTab(tabRelays, 1040, 700)
+	assertShows(t, v.pane.root, "wss://relay.damus.io", "Status", "connected", "Last success", "1 min ago (2026-03-14 11:59)",
+		"Oldest reached", "2023-01-01 00:00", "Health", status.HealthHealthy, "Full refresh", "not done yet")
+	assertHides(t, v.root, "Select a relay to see its details.", "Relay: wss://relay.damus.io  ·  Status: connected")
+	if v.table.detail.Visible() || v.pane.rawError.Visible() {
+		t.Errorf("line under the table shown %t, raw error shown %t for a healthy relay", v.table.detail.Visible(), v.pane.rawError.Visible())
 	}
-	// the raw error is in the failed relay's details
+	// the raw error and the retry are in the failed relay's details, and
+	// follow the snapshots
 	v.table.table.Select(fyneCell(1))
-	if got := v.table.detail.Text; !strings.Contains(got, "Last error (raw): dial tcp: connection refused") {
-		t.Errorf("detail of the failed relay = %q", got)
-	}
+	g.showTab(tabRelays, 1040, 701)
+	assertShows(t, v.pane.root, "wss://gone.example", "3", "retrying in 20 s (2026-03-14 12:00)",
+		"Last error, as the connection reported it: dial tcp: connection refused")
+	s := fixture()
+	s.Relays[1].Failures = 4
+	g.render(s)
+	g.showTab(tabRelays, 1040, 702)
+	assertShows(t, v.pane.root, "4")
+	v.table.table.UnselectAll()
+	v.table.choose("")
+	g.showTab(tabRelays, 1040, 703)
+	assertShows(t, v.root, "Select a relay to see its details.")
 }
 
 // During a pass each relay in it has a bar (authors done of the family's
@@ -256,6 +271,27 @@ func TestRemoveSelectedRelay(t *testing.T) {
 	}
 }
 
+// Each cap that cut says what it is, with its value and its setting's name,
+// and what it left out.
+func TestCapCutSaysWhatWasLeftOut(t *testing.T) {
+	l := settings.DefaultLimits()
+	l.MaxDepth, l.MaxEvents, l.HeapNodeLimit = 3, 400_000, 1_000_000
+	for _, c := range []struct {
+		t          status.Truncation
+		what, left string
+	}{
+		{status.Truncation{Reason: status.ReasonMaxTotalAuthors, Cut: 312}, "the walk stopped at 20,000 people (maxTotalAuthors)", "312 not followed"},
+		{status.Truncation{Reason: status.ReasonMaxDepth, Cut: 1}, "the walk stops 3 hops from you (maxDepth)", "1 not followed"},
+		{status.Truncation{Reason: status.ReasonHeapNodeLimit, Cut: 9}, "the trust graph in memory is full at 1,000,000 people and subjects (heapNodeLimit)", "9 not followed"},
+		{status.Truncation{Reason: status.ReasonMaxEvents, Cut: 40}, "a pass fetches at most 400,000 trust statements (maxEvents)", "40 people not fully fetched"},
+		{status.Truncation{Reason: status.ReasonMaxDiscoveryEvents, Cut: 1}, "a pass fetches at most 40,000 statements to find who owns an X account (maxDiscoveryEvents)", "1 X account not fully searched"},
+	} {
+		if what, left := capCut(c.t, l); what != c.what || left != c.left {
+			t.Errorf("capCut(%s) = %q, %q; want %q, %q", c.t.Reason, what, left, c.what, c.left)
+		}
+	}
+}
+
 func TestFrontierViewShowsRootsDepthsAndTruncation(t *testing.T) {
 	g, _ := newTestGUI(t, tabFrontier)
 	v := g.frontier
@@ -271,14 +307,16 @@ func TestFrontierViewShowsRootsDepthsAndTruncation(t *testing.T) {
 		t.Errorf("by depth: %d bars, last %q %v of %v, cut shown %t", len(b.bars), b.labels[3].Text,
 			b.bars[3].Value, b.bars[3].Max, v.byDepth.cut.Visible())
 	}
-	if got := v.truncation.rows; len(got) != 2 || got[0][0] != "maxTotalAuthors" || got[0][1] != "1,234" {
+	if got := v.truncation.rows; len(got) != 2 || got[0][0] != "the walk stopped at 20,000 people (maxTotalAuthors)" ||
+		got[0][1] != "1,234 not followed" || got[1][0] != "the walk takes at most 2,000 people at each hop (maxAuthorsPerLevel)" {
 		t.Errorf("truncation rows = %q", got)
 	}
 	if v.notCut.Visible() {
 		t.Error("'not cut' shown while the walk was cut")
 	}
 	g.showTab(tabFrontier, 1000, 700)
-	assertShows(t, v.root, "you: "+rootNpub+"\nyou: "+root2, "maxAuthorsPerLevel", "56", "15,048 authors", "roots", "depth 3 (cut)")
+	assertShows(t, v.root, "you: "+rootNpub+"\nyou: "+root2, "the walk takes at most 2,000 people at each hop (maxAuthorsPerLevel)",
+		"56 not followed", "15,048 authors", "roots", "depth 3 (cut)")
 
 	s := fixture()
 	s.Frontier = status.Frontier{}
@@ -554,9 +592,10 @@ func TestTabSwitchKeepsTheWindowsSize(t *testing.T) {
 }
 
 // My network lists the people at a depth, by name where known, with who
-// brought them in, and narrows to what is searched.
+// brought them in, and narrows to what is searched; a person can be looked
+// up and copied.
 func TestMyNetworkListsPeopleAndWhoBroughtThemIn(t *testing.T) {
-	g, _ := newTestGUI(t, tabFrontier)
+	g, eng := newTestGUI(t, tabFrontier)
 	g.SetNames(&knownNames{names: map[string]string{aliceHex: "Alice"}})
 	l := g.frontier.people
 	l.refresh(true) // the names are read as the list is drawn
@@ -577,4 +616,23 @@ func TestMyNetworkListsPeopleAndWhoBroughtThemIn(t *testing.T) {
 	if got := l.table.rows; len(got) != 2 || got[0][0] != "you" || got[0][2] != "—" {
 		t.Errorf("depth 0: rows %q", got)
 	}
+
+	// Each person can be copied and looked up; both roots are "you", the
+	// second row is still the second root.
+	if !l.person.copy.Disabled() || !l.person.lookUp.Disabled() {
+		t.Error("the person buttons are enabled with no row selected")
+	}
+	l.table.table.Select(fyneCell(1))
+	test.Tap(l.person.copy)
+	if got := g.app.Clipboard().Content(); got != displayKey(root2Hex) {
+		t.Errorf("copied %q, want the second root's npub", got)
+	}
+	l.depth.SetSelected(depthLabel(1))
+	l.table.table.Select(fyneCell(0))
+	test.Tap(l.person.lookUp)
+	g.settle()
+	if g.tabs.SelectedIndex() != tabLookup {
+		t.Errorf("tab %d after Look up, want Look-up", g.tabs.SelectedIndex())
+	}
+	assertCalls(t, eng, "Resolve "+aliceHex)
 }

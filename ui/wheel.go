@@ -1,8 +1,11 @@
 package ui
 
 import (
+	"reflect"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
 
@@ -13,9 +16,8 @@ import (
 // interfaces, so they reach the table below.
 type wheelPass struct {
 	widget.BaseWidget
-	table  *textTable
-	page   *container.Scroll // nil: the table scrolls alone
-	offset float32           // the table's vertical offset, as this widget moved it
+	table *textTable
+	page  *container.Scroll // nil: the table scrolls alone
 }
 
 func newWheelPass(t *textTable) *wheelPass {
@@ -31,18 +33,32 @@ func (w *wheelPass) CreateRenderer() fyne.WidgetRenderer {
 // Scrolled scrolls the table by the wheel's step, and the page by what the
 // table could not take.
 func (w *wheelPass) Scrolled(ev *fyne.ScrollEvent) {
-	hidden := w.table.hiddenHeight()
-	want := w.offset - ev.Scrolled.DY
-	w.offset = min(max(want, 0), hidden)
-	w.table.table.ScrollToOffset(fyne.NewPos(0, w.offset))
-	if rest := want - w.offset; rest != 0 && w.page != nil {
+	want := w.table.offset() - ev.Scrolled.DY
+	to := min(max(want, 0), w.table.hiddenHeight())
+	w.table.table.ScrollToOffset(fyne.NewPos(0, to))
+	if rest := want - to; rest != 0 && w.page != nil {
 		w.page.Scrolled(&fyne.ScrollEvent{Scrolled: fyne.Delta{DY: -rest}})
 	}
 }
 
-// hiddenHeight is how much of the table's rows is out of view.
+// offset is how far the table is scrolled down, as the table itself keeps
+// it: its scrollbar moves it too, so a copy kept here would go stale after a
+// drag. Fyne 2.7 keeps it unexported with no getter, so it is read by name;
+// TestWheelFollowsTheTablesScrollbar fails if a Fyne upgrade renames it.
+func (t *textTable) offset() float32 {
+	f := reflect.ValueOf(t.table).Elem().FieldByName("offset")
+	if !f.IsValid() {
+		return 0
+	}
+	return float32(f.FieldByName("Y").Float())
+}
+
+// hiddenHeight is how much of the table's rows is out of view: the rows
+// and the gaps between them, less what the table shows under its header.
 func (t *textTable) hiddenHeight() float32 {
-	row := rowHeight()
-	shown := t.table.Size().Height - row // the header
-	return max(0, row*float32(len(t.rows))-shown)
+	if len(t.rows) == 0 {
+		return 0
+	}
+	rows := rowHeight()*float32(len(t.rows)) - theme.Padding()
+	return max(0, rows-(t.table.Size().Height-cellHeight()))
 }
