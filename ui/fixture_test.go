@@ -175,7 +175,7 @@ func fixture() status.Snapshot {
 		LastSync: now - 300, NextSync: now + 600,
 		Relays: []status.Relay{
 			{URL: "wss://relay.damus.io", Health: status.HealthHealthy, State: status.StateRunning, Connected: true,
-				LastSuccess: now - 60, EventsFetched: 123456, OldestReached: 1672531200, NewestReached: now - 60},
+				LastSuccess: now - 60, EventsFetched: 123456, EventsStored: 120001, OldestReached: 1672531200, NewestReached: now - 60},
 			{URL: "wss://gone.example", Health: status.HealthBackoff, State: status.StateReconnecting,
 				Failures: 3, NextRetry: now + 20, LastError: "dial tcp: connection refused"},
 		},

@@ -11,7 +11,7 @@ import (
 )
 
 // relayFacts are the rows of the relay details pane, in order.
-var relayFacts = []string{"Status", "Events received", "Last success", "Connection", "Health", "Failures in a row",
+var relayFacts = []string{"Status", "Events received", "Events stored (new to us)", "Last success", "Connection", "Health", "Failures in a row",
 	"Next retry", "Oldest reached", "Newest reached", "Full refresh"}
 
 // relayPane is the details of the relay selected on the Relays tab: what
@@ -66,16 +66,17 @@ func (p *relayPane) show(r *status.Relay, c clock) {
 		nextRetry = c.retrying(r.NextRetry) + " (" + c.stamp(r.NextRetry, "") + ")"
 	}
 	for fact, text := range map[string]string{
-		"Status":            relayDoing(*r, c),
-		"Events received":   count(r.EventsFetched),
-		"Last success":      lastSuccess,
-		"Connection":        r.State,
-		"Health":            r.Health,
-		"Failures in a row": fmt.Sprint(r.Failures),
-		"Next retry":        nextRetry,
-		"Oldest reached":    c.stamp(r.OldestReached, "—"),
-		"Newest reached":    c.stamp(r.NewestReached, "—"),
-		"Full refresh":      refreshWords(r.Refresh),
+		"Status":                    relayDoing(*r, c),
+		"Events received":           count(r.EventsFetched),
+		"Events stored (new to us)": count(r.EventsStored),
+		"Last success":              lastSuccess,
+		"Connection":                r.State,
+		"Health":                    r.Health,
+		"Failures in a row":         fmt.Sprint(r.Failures),
+		"Next retry":                nextRetry,
+		"Oldest reached":            c.stamp(r.OldestReached, "—"),
+		"Newest reached":            c.stamp(r.NewestReached, "—"),
+		"Full refresh":              refreshWords(r.Refresh),
 	} {
 		setText(p.values[fact], text)
 	}

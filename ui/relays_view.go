@@ -27,7 +27,7 @@ type relaysView struct {
 
 // relayColumns fit the window: what a relay is doing in words beside it;
 // the engine's figures and the raw error are in the details pane.
-var relayColumns = []string{"Relay", "Status", "Events received", "Last success"}
+var relayColumns = []string{"Relay", "Status", "Events received", "Stored (new)", "Last success"}
 
 func newRelaysView(g *GUI) *relaysView {
 	v := &relaysView{g: g}
@@ -70,7 +70,7 @@ func (v *relaysView) render(s status.Snapshot) {
 	c := v.g.clock
 	rows := make([][]string, len(s.Relays))
 	for i, r := range s.Relays {
-		rows[i] = []string{r.URL, relayDoing(r, c), count(r.EventsFetched), c.relative(r.LastSuccess, "never")}
+		rows[i] = []string{r.URL, relayDoing(r, c), count(r.EventsFetched), count(r.EventsStored), c.relative(r.LastSuccess, "never")}
 	}
 	v.table.setRows(rows)
 	v.showSelected(s)

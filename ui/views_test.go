@@ -102,8 +102,8 @@ func TestRelaysViewShowsHealthAndProgress(t *testing.T) {
 		t.Fatalf("%d relay rows, want 2", len(v.table.rows))
 	}
 	wantRows := [][]string{
-		{"wss://relay.damus.io", "connected", "123,456", "1 min ago"},
-		{"wss://gone.example", "unreachable: connection refused — retrying in 20 s", "0", "never"},
+		{"wss://relay.damus.io", "connected", "123,456", "120,001", "1 min ago"},
+		{"wss://gone.example", "unreachable: connection refused — retrying in 20 s", "0", "0", "never"},
 	}
 	for i, want := range wantRows {
 		if got := v.table.rows[i]; strings.Join(got, "|") != strings.Join(want, "|") {
@@ -112,7 +112,7 @@ func TestRelaysViewShowsHealthAndProgress(t *testing.T) {
 	}
 	// at the window's usual width every column is in view, every title whole
 	g.showTab(tabRelays, 1040, 500)
-	assertShows(t, v.root, "Relay", "Status", "Events received", "Last success", "wss://relay.damus.io",
+	assertShows(t, v.root, "Relay", "Status", "Events received", "Stored (new)", "Last success", "wss://relay.damus.io",
 		"unreachable: connection refused — retrying in 20 s", "123,456")
 
 	// the details pane says to select a relay, then shows the selected one
@@ -121,7 +121,8 @@ func TestRelaysViewShowsHealthAndProgress(t *testing.T) {
 	v.table.table.Select(fyneCell(0))
 	g.showTab(tabRelays, 1040, 700)
 	assertShows(t, v.pane.root, "wss://relay.damus.io", "Status", "connected", "Last success", "1 min ago (2026-03-14 11:59)",
-		"Oldest reached", "2023-01-01 00:00", "Health", status.HealthHealthy, "Full refresh", "not done yet")
+		"Oldest reached", "2023-01-01 00:00", "Health", status.HealthHealthy, "Full refresh", "not done yet",
+		"Events stored (new to us)", "120,001")
 	assertHides(t, v.root, "Select a relay to see its details.", "Relay: wss://relay.damus.io  ·  Status: connected")
 	if v.table.detail.Visible() || v.pane.rawError.Visible() {
 		t.Errorf("line under the table shown %t, raw error shown %t for a healthy relay", v.table.detail.Visible(), v.pane.rawError.Visible())
