@@ -7,17 +7,28 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"sync"
 	"syscall"
+	"time"
 
 	"dtp-personal/engine"
 )
+
+// windowReadyWait is the longest the sync waits for the window at start.
+const windowReadyWait = 5 * time.Second
 
 // runDesktop starts the engine and the tray app in one process. Closing the
 // window leaves the engine running in the tray; Quit stops both.
 func runDesktop(c *cli) error {
 	// one signature checker fewer than cores: a sync must not starve the
 	// window's thread (BenchmarkGUILagDuringSync)
-	opts := engine.Options{DataDir: c.data(), Listen: *c.listen}
+	// The sync waits for the window's first frames and pages (windowReady),
+	// which would otherwise compete with its first burst of checks for the
+	// cores; at most windowReadyWait, whatever the window does.
+	windowReady := make(chan struct{})
+	ready := sync.OnceFunc(func() { close(windowReady) })
+	defer time.AfterFunc(windowReadyWait, ready).Stop()
+	opts := engine.Options{DataDir: c.data(), Listen: *c.listen, SyncAfter: windowReady}
 	opts.Ingest.Workers = max(1, runtime.NumCPU()-1)
 	eng, err := engine.Open(opts)
 	if errors.Is(err, engine.ErrAlreadyRunning) {
@@ -37,7 +48,7 @@ func runDesktop(c *cli) error {
 	defer stop()
 	served := make(chan error, 1)
 	go func() { served <- eng.Serve(ctx) }()
-	guiErr := runGUI(ctx, eng, c.data(), raiseListener(ctx, c.data()), stop)
+	guiErr := runGUI(ctx, eng, c.data(), raiseListener(ctx, c.data()), ready, stop)
 	stop()
 	serveErr := <-served
 	closeErr := eng.Close()

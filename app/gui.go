@@ -15,8 +15,9 @@ import (
 // subcommand is given. It returns when the app stops: after the user chooses
 // Quit (quit is called first; it should stop the engine), when ctx ends, or
 // when the desktop session ends the app. It fails at once with
-// ui.ErrNoDisplay when there is no display.
-func runGUI(ctx context.Context, eng ui.Engine, dataDir string, raise <-chan struct{}, quit func()) error {
+// ui.ErrNoDisplay when there is no display. ready is called once the window
+// has painted and built its pages.
+func runGUI(ctx context.Context, eng ui.Engine, dataDir string, raise <-chan struct{}, ready, quit func()) error {
 	spareUIProcs()
 	var people ui.Names // nil: people show as npubs
 	cache, err := names.Open(filepath.Join(dataDir, names.FileName), 0)
@@ -26,7 +27,7 @@ func runGUI(ctx context.Context, eng ui.Engine, dataDir string, raise <-chan str
 		defer cache.Close()
 		people = cache
 	}
-	return ui.Run(ctx, ui.WithAutostart(eng, loginCommand()), ui.RunOptions{Names: people, Raise: raise, Version: version}, quit)
+	return ui.Run(ctx, ui.WithAutostart(eng, loginCommand()), ui.RunOptions{Names: people, Raise: raise, Version: version, Ready: ready}, quit)
 }
 
 // spareUIProcs runs Go with two more Ps than the default (one per core),

@@ -55,6 +55,11 @@ type Options struct {
 	// Timers a test shortens so it does not wait them out; zero = production.
 	FrontierDebounce time.Duration // frontier recompute after a change (frontier.DefaultDebounce, 1 s)
 	RepoWindow       time.Duration // repository sync's self-subscriber window (5 s)
+	// SyncAfter, when not nil, holds the sync loops (trust and repository)
+	// back until it is closed; the server answers meanwhile. The desktop app
+	// lets its window paint and build its pages first, with the cores to
+	// itself (BenchmarkGUILagDuringSync), then syncs.
+	SyncAfter <-chan struct{}
 }
 
 // Engine is one running engine on one data directory.
@@ -263,8 +268,15 @@ func (e *Engine) Serve(ctx context.Context) error {
 	loops.Go(func() { e.publishStatus(ctx) })
 	loops.Go(func() { e.watchStorage(ctx) })
 	loops.Go(func() { e.trust.frontier.Run(ctx) })
-	loops.Go(func() { e.repos.Run(ctx) })
 	loops.Go(func() {
+		if e.syncMayStart(ctx) {
+			e.repos.Run(ctx)
+		}
+	})
+	loops.Go(func() {
+		if !e.syncMayStart(ctx) {
+			return
+		}
 		if err := e.sync.Run(ctx); err != nil && ctx.Err() == nil {
 			e.log.Error("sync stopped", "err", err)
 		}
@@ -284,6 +296,20 @@ func (e *Engine) Serve(ctx context.Context) error {
 		err = nil
 	}
 	return err
+}
+
+// syncMayStart waits until Options.SyncAfter lets the sync loops start; it
+// reports false when ctx ended first.
+func (e *Engine) syncMayStart(ctx context.Context) bool {
+	if e.opts.SyncAfter == nil {
+		return true
+	}
+	select {
+	case <-e.opts.SyncAfter:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // ListenAddr is the address the server bound, "" before Serve.

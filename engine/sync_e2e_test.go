@@ -292,3 +292,35 @@ func TestRelayRowCountsEventsStoredBesideReceived(t *testing.T) {
 	defer again.Close()
 	check(again.Status())
 }
+
+// With Options.SyncAfter the server answers at once but the sync loops wait
+// until it is closed; the status shows the strategy that will run meanwhile.
+func TestSyncWaitsForSyncAfterWhileTheServerAnswers(t *testing.T) {
+	t.Parallel()
+	w := buildWoT(time.Now().Unix())
+	remote := startRemote(t, w.events)
+	gate := make(chan struct{})
+	eng, url := startEngine(t, Options{SyncAfter: gate})
+	for _, err := range []error{eng.Modify(settings.AddRoot(w.root.Pubkey)), eng.Modify(settings.AddRelay(remote))} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	own := fixture.NewAuthor(109).Trust(fixture.P(w.a.Pubkey), "1", time.Now().Unix())
+	if ok, msg := dialRaw(t, url).push(own); !ok {
+		t.Fatalf("push while the sync waits: %s", msg)
+	}
+	if st := eng.Status(); st.Strategy != eng.Settings().Strategy || st.State != status.StateIdle {
+		t.Fatalf("status strategy %q state %s while the sync waits, want %q idle", st.Strategy, st.State, eng.Settings().Strategy)
+	}
+	time.Sleep(300 * time.Millisecond) // a pass would have fetched the fixture by now
+	if got := storedIDs(t, eng); !slices.Equal(got, []string{own.ID}) {
+		t.Fatalf("stored %d events before SyncAfter was closed, want only the pushed one", len(got))
+	}
+	close(gate)
+	want := append(w.wanted(), own.ID)
+	slices.Sort(want)
+	testutil.Eventually(t, "the frontier synced once SyncAfter is closed", func() bool {
+		return slices.Equal(storedIDs(t, eng), want)
+	})
+}

@@ -1,12 +1,12 @@
 package ui
 
 import (
-	"fmt"
-	"slices"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"sync"
 	"testing"
 	"time"

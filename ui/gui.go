@@ -2,6 +2,7 @@ package ui
 
 import (
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -39,9 +40,10 @@ type GUI struct {
 	onUI func(func())
 
 	win    fyne.Window
-	notice *inlineError       // failures of commands given from the tray or tabs
-	tabs   *container.AppTabs // the tab bar
-	pages  *fyne.Container    // the tabs' views, the selected one shown
+	notice *inlineError        // failures of commands given from the tray or tabs
+	tabs   *container.AppTabs  // the tab bar
+	pages  *fyne.Container     // the tabs' pages built so far, the selected one shown
+	roots  []fyne.CanvasObject // every tab's page, in tab order (see buildPage)
 
 	status   *statusView
 	lookup   *lookupView
@@ -91,8 +93,9 @@ func New(a fyne.App, eng Engine, quit func()) *GUI {
 	g.settings = newSettingsView(g)
 	g.repos = newReposView(g)
 	g.views = []view{g.status, g.lookup, g.relays, g.frontier, g.activity, g.settings, g.repos}
-	g.pages = container.New(allPagesLayout{}, g.status.root, g.lookup.root, g.relays.root, g.frontier.root,
-		g.activity.root, g.settings.root, g.repos.root)
+	g.roots = []fyne.CanvasObject{g.status.root, g.lookup.root, g.relays.root, g.frontier.root,
+		g.activity.root, g.settings.root, g.repos.root}
+	g.pages = container.New(allPagesLayout{})
 	// The tabs hold no content: selecting a tab refreshes every tab's
 	// content, which for these pages costs the UI thread tens of
 	// milliseconds per switch; the selected page shows in pages instead.
@@ -121,13 +124,54 @@ func (g *GUI) addShortcut(s fyne.Shortcut, run func()) {
 
 // showPage shows the i-th tab's view, with the latest snapshot.
 func (g *GUI) showPage(i int) {
+	g.buildPage(i)
 	g.views[i].render(g.last)
-	for j, page := range g.pages.Objects {
+	for j, page := range g.roots {
 		if j != i {
 			page.Hide()
 		}
 	}
-	g.pages.Objects[i].Show()
+	g.roots[i].Show()
+}
+
+// buildPage puts the i-th tab's page in the window, hidden, unless it is
+// there already. Laying a page out the first time creates the renderers of
+// all its widgets, tens of milliseconds for the larger pages: the window
+// starts with the shown page only and builds the others later
+// (buildHiddenPages), one per turn of the UI thread, or when first shown.
+func (g *GUI) buildPage(i int) {
+	if slices.Contains(g.pages.Objects, g.roots[i]) {
+		return
+	}
+	g.roots[i].Hide()
+	g.pages.Add(g.roots[i])
+}
+
+// hiddenPagePause is the time between building two hidden pages, so that
+// the window paints and answers input between them.
+const hiddenPagePause = 100 * time.Millisecond
+
+// buildHiddenPages builds the pages not built yet, one per turn of the UI
+// thread, hiddenPagePause apart, starting hiddenPagePause after it is
+// called (after the window's first frame, when called as the app loop
+// starts), then calls built, if not nil. Once all are built, the window
+// asks for the room of the largest, so switching tabs never resizes it.
+func (g *GUI) buildHiddenPages(built func()) {
+	go func() {
+		for i := range g.roots {
+			time.Sleep(hiddenPagePause)
+			g.nextMu.Lock()
+			stopped := g.stopped
+			g.nextMu.Unlock()
+			if stopped {
+				return
+			}
+			g.onUI(func() { g.buildPage(i) })
+		}
+		if built != nil {
+			g.onUI(built)
+		}
+	}()
 }
 
 // allPagesLayout stacks the tabs' pages, one shown at a time, and asks for

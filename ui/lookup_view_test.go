@@ -153,7 +153,7 @@ func TestLookupSaysWhyCoverageIsPartial(t *testing.T) {
 	// walk still counts it (issue 18), and says the data may be incomplete
 	assertShows(t, g.win.Content(), "Trusted",
 		"Partial: the answer may miss statements, because", facts.all(a.Coverage.Reasons))
-	for _, want := range []string{"• frontier cut by maxTotalAuthors (1 author)", "• no sync relays configured"} {
+	for _, want := range []string{"• frontier cut by maxTotalAuthors (1 not followed)", "• no sync relays configured"} {
 		if !strings.Contains(facts.all(a.Coverage.Reasons), want) {
 			t.Errorf("reasons %q lack %q", facts.all(a.Coverage.Reasons), want)
 		}

@@ -93,18 +93,11 @@ func (f coverageFacts) relayFailed(url string) string {
 	return "relay " + url + " failed in the last pass"
 }
 
-// truncationWords is one cap and what it cut: "maxTotalAuthors (1,234 authors)".
+// truncationWords is one cap and what it left out, in the units the engine
+// counts: "maxTotalAuthors (1,234 not followed)", "maxEvents (56 people not
+// fully fetched)".
 func truncationWords(t status.Truncation) string {
-	unit := "author"
-	switch t.Reason {
-	case status.ReasonMaxEvents, status.ReasonMaxRatingEvents, status.ReasonMaxDiscoveryEvents:
-		unit = "event"
-	case status.ReasonHeapNodeLimit:
-		unit = "node"
-	case status.ReasonHeapEdgeLimit:
-		unit = "edge"
-	}
-	return fmt.Sprintf("%s (%s)", t.Reason, plural(t.Cut, unit))
+	return fmt.Sprintf("%s (%s)", t.Reason, capLeft(t))
 }
 
 // suffix is ": first reason in words (+N more)" for a state line.
@@ -128,32 +121,45 @@ func (f coverageFacts) partialSuffix(cov status.Coverage) string {
 
 // capCut says in words a cap that cut the walk or a pass, with the cap's
 // value and its setting's name ("the walk stopped at 20,000 people
-// (maxTotalAuthors)"), and what it left out ("312 not followed"). The walk
-// counts the people it did not follow; a pass's event caps count the people
-// (or X accounts) whose statements were not all fetched.
+// (maxTotalAuthors)"), and what it left out (capLeft).
 func capCut(t status.Truncation, l settings.Limits) (what, left string) {
-	notFollowed := count(t.Cut) + " not followed"
-	notFetched := people(t.Cut) + " not fully fetched"
+	left = capLeft(t)
 	switch t.Reason {
 	case status.ReasonMaxDepth:
-		return fmt.Sprintf("the walk stops %s from you (maxDepth)", plural(l.MaxDepth, "hop")), notFollowed
+		return fmt.Sprintf("the walk stops %s from you (maxDepth)", plural(l.MaxDepth, "hop")), left
 	case status.ReasonMaxAuthorsPerLevel:
-		return fmt.Sprintf("the walk takes at most %s at each hop (maxAuthorsPerLevel)", people(l.MaxAuthorsPerLevel)), notFollowed
+		return fmt.Sprintf("the walk takes at most %s at each hop (maxAuthorsPerLevel)", people(l.MaxAuthorsPerLevel)), left
 	case status.ReasonMaxTotalAuthors:
-		return fmt.Sprintf("the walk stopped at %s (maxTotalAuthors)", people(l.MaxTotalAuthors)), notFollowed
+		return fmt.Sprintf("the walk stopped at %s (maxTotalAuthors)", people(l.MaxTotalAuthors)), left
 	case status.ReasonHeapNodeLimit:
-		return fmt.Sprintf("the trust graph in memory is full at %s people and subjects (heapNodeLimit)", count(l.HeapNodeLimit)), notFollowed
+		return fmt.Sprintf("the trust graph in memory is full at %s people and subjects (heapNodeLimit)", count(l.HeapNodeLimit)), left
 	case status.ReasonHeapEdgeLimit:
-		return fmt.Sprintf("the trust graph in memory is full at %s (heapEdgeLimit)", plural(l.HeapEdgeLimit, "statement")), notFollowed
+		return fmt.Sprintf("the trust graph in memory is full at %s (heapEdgeLimit)", plural(l.HeapEdgeLimit, "statement")), left
 	case status.ReasonMaxEvents:
-		return fmt.Sprintf("a pass fetches at most %s (maxEvents)", plural(l.MaxEvents, "trust statement")), notFetched
+		return fmt.Sprintf("a pass fetches at most %s (maxEvents)", plural(l.MaxEvents, "trust statement")), left
 	case status.ReasonMaxEventsPerAuthor:
-		return "a pass fetches a share of maxEvents per person (maxEventsPerAuthor)", notFetched
+		return "a pass fetches a share of maxEvents per person (maxEventsPerAuthor)", left
 	case status.ReasonMaxRatingEvents:
-		return fmt.Sprintf("a pass fetches at most %s (maxRatingEvents)", plural(l.MaxRatingEvents, "rating")), notFetched
+		return fmt.Sprintf("a pass fetches at most %s (maxRatingEvents)", plural(l.MaxRatingEvents, "rating")), left
 	case status.ReasonMaxDiscoveryEvents:
 		return fmt.Sprintf("a pass fetches at most %s to find who owns an X account (maxDiscoveryEvents)",
-			plural(l.MaxDiscoveryEvents, "statement")), plural(t.Cut, "X account") + " not fully searched"
+			plural(l.MaxDiscoveryEvents, "statement")), left
 	}
-	return t.Reason, count(t.Cut) + " cut"
+	return t.Reason, left
+}
+
+// capLeft says what a cap left out: the walk counts the people it did not
+// follow, a pass's event caps the people (or X accounts) whose statements
+// were not all fetched.
+func capLeft(t status.Truncation) string {
+	switch t.Reason {
+	case status.ReasonMaxDepth, status.ReasonMaxAuthorsPerLevel, status.ReasonMaxTotalAuthors,
+		status.ReasonHeapNodeLimit, status.ReasonHeapEdgeLimit:
+		return count(t.Cut) + " not followed"
+	case status.ReasonMaxEvents, status.ReasonMaxEventsPerAuthor, status.ReasonMaxRatingEvents:
+		return people(t.Cut) + " not fully fetched"
+	case status.ReasonMaxDiscoveryEvents:
+		return plural(t.Cut, "X account") + " not fully searched"
+	}
+	return count(t.Cut) + " cut"
 }

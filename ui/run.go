@@ -31,6 +31,10 @@ type RunOptions struct {
 	Raise <-chan struct{}
 	// Version is the program's version, for the About line.
 	Version string
+	// Ready, if not nil, is called once the window has painted and built
+	// all its pages: the desktop app starts syncing then (see
+	// engine.Options.SyncAfter).
+	Ready func()
 }
 
 // Run shows the window and tray for eng and returns when the app stops:
@@ -90,11 +94,14 @@ func Run(ctx context.Context, eng Engine, opts RunOptions, quit func()) error {
 	}()
 	lagReport := os.Getenv(LagReportEnv)
 	var probe *lagProbe
-	if lagReport != "" {
-		// Probe from the loop's start (OnStarted runs on the UI thread, as
-		// does the code after a.Run), so window creation is not counted.
-		a.Lifecycle().SetOnStarted(func() { probe = startLagProbe(fyne.Do, lagProbeInterval) })
-	}
+	a.Lifecycle().SetOnStarted(func() {
+		g.buildHiddenPages(opts.Ready)
+		if lagReport != "" {
+			// Probe from the loop's start (OnStarted runs on the UI thread, as
+			// does the code after a.Run), so window creation is not counted.
+			probe = startLagProbe(fyne.Do, lagProbeInterval)
+		}
+	})
 	g.Window().Show()
 	a.Run()
 	if probe != nil {

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -9,6 +10,7 @@ import (
 
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
+	"dtp-personal/internal/testutil"
 )
 
 func TestStatusViewShowsSnapshot(t *testing.T) {
@@ -31,7 +33,7 @@ func TestStatusViewShowsSnapshot(t *testing.T) {
 	want := map[string]string{
 		"state":    "syncing: 420 of 1,000 authors (trust pass) · 0 events stored so far",
 		"coverage": "partial",
-		"reasons": "• frontier cut by maxTotalAuthors (1,234 authors), maxAuthorsPerLevel (56 authors)\n" +
+		"reasons": "• frontier cut by maxTotalAuthors (1,234 not followed), maxAuthorsPerLevel (56 not followed)\n" +
 			"• relay wss://gone.example: unreachable: connection refused — retrying in 20 s",
 		"last sync":     "5 min ago",
 		"next sync":     "in 10 min",
@@ -405,7 +407,7 @@ func TestStateLabel(t *testing.T) {
 		{"syncing without total", func(s *status.Snapshot) { s.Progress.Total = 0 }, "syncing"},
 		{"live", func(s *status.Snapshot) { s.State, s.Coverage = status.StateLive, status.Coverage{State: "complete"} }, "live on 1 of 2 relays"},
 		{"live, partial", func(s *status.Snapshot) { s.State = status.StateLive },
-			"live on 1 of 2 relays — partial: frontier cut by maxTotalAuthors (1,234 authors), maxAuthorsPerLevel (56 authors) (+1 more)"},
+			"live on 1 of 2 relays — partial: frontier cut by maxTotalAuthors (1,234 not followed), maxAuthorsPerLevel (56 not followed) (+1 more)"},
 		{"reconnecting", func(s *status.Snapshot) {
 			s.State, s.Coverage = status.StateReconnecting, status.Coverage{State: "complete"}
 		},
@@ -589,6 +591,32 @@ func TestTabSwitchKeepsTheWindowsSize(t *testing.T) {
 		if got := g.win.Content().MinSize(); got != want {
 			t.Errorf("tab %d: the window needs %v, on the Status tab %v", i, got, want)
 		}
+	}
+}
+
+// The window starts with the shown page only; the others are built later,
+// hidden, one at a time, and ready is called once all are there.
+func TestHiddenPagesAreBuiltAfterTheShownOne(t *testing.T) {
+	g, _ := newTestGUI(t, tabStatus)
+	if len(g.pages.Objects) != 1 || g.pages.Objects[0] != g.status.root {
+		t.Fatalf("%d pages built before the window is up, want the Status page only", len(g.pages.Objects))
+	}
+	ready := false
+	g.buildHiddenPages(func() { ready = true })
+	testutil.Eventually(t, "every page built, then ready", func() bool {
+		uiQueue.run()
+		return ready
+	})
+	for i, root := range g.roots {
+		if !slices.Contains(g.pages.Objects, root) {
+			t.Errorf("page %d not built", i)
+		}
+		if root.Visible() != (i == tabStatus) {
+			t.Errorf("page %d visible %t; only the shown page may be", i, root.Visible())
+		}
+	}
+	if len(g.pages.Objects) != len(g.roots) {
+		t.Errorf("%d pages in the window, want %d", len(g.pages.Objects), len(g.roots))
 	}
 }
 

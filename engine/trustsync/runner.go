@@ -90,6 +90,9 @@ func New(cfg Config) *Runner {
 		cfg.Resubscribe = 1500 * time.Millisecond
 	}
 	st := Status{State: status.StateIdle, Coverage: status.NewCoverage(status.ReasonNeverSynced)}
+	// what Run will run, shown before it starts (see engine.Options.SyncAfter)
+	st.Strategy, st.IntervalMinutes = cfg.Settings.Strategy()
+	st.Paused = cfg.Settings.Paused()
 	if last := cfg.LastPass; last != nil {
 		st.LastSync, st.Coverage = last.At, last.Coverage
 	}
