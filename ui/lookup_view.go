@@ -35,20 +35,21 @@ type lookupView struct {
 	recent           []string // subjects as typed, newest first
 	recentBox        *fyne.Container
 
-	badge                           *verdictBadge
-	asked, why, reason, computed    *widget.Label
-	coverage, reasons               *widget.Label
-	ratings, paths, evidenceMissing *widget.Label
-	evidence                        *textTable
-	authors                         []string       // the evidence rows' authors, hex
-	author                          *personButtons // act on the selected evidence row's author
-	picture                         *pathPicture
-	answer                          *fyne.Container
-	shown                           resolver.Answer // the answer on screen, drawn again when names arrive
+	badge                        *verdictBadge
+	asked, why, reason, computed *widget.Label
+	coverage, reasons            *widget.Label
+	ratings, evidenceMissing     *widget.Label
+	evidence                     *textTable
+	authors                      []string       // the evidence rows' authors, hex
+	author                       *personButtons // act on the selected evidence row's author
+	picture                      *pathPicture
+	paths                        *pathList // every path in words, the picture's people and those past its cap
+	answer                       *fyne.Container
+	shown                        resolver.Answer // the answer on screen, drawn again when names arrive
 }
 
 func newLookupView(g *GUI) *lookupView {
-	v := &lookupView{g: g, err: newInlineError(), badge: newVerdictBadge(), picture: newPathPicture(g.personMenu)}
+	v := &lookupView{g: g, err: newInlineError(), badge: newVerdictBadge(), picture: newPathPicture(g.personMenu), paths: newPathList(g.personMenu)}
 	v.subject = newEntry(g)
 	v.subject.SetPlaceHolder("npub1…, hex pubkey or event id, user:id:N, x.com/i/user/N")
 	v.subject.OnSubmitted = func(string) { v.lookUp() }
@@ -58,7 +59,7 @@ func newLookupView(g *GUI) *lookupView {
 	v.ask = widget.NewButton("Look up", v.lookUp)
 	v.recentBox = container.NewHBox()
 
-	for _, l := range []**widget.Label{&v.asked, &v.why, &v.reason, &v.computed, &v.coverage, &v.reasons, &v.ratings, &v.paths, &v.evidenceMissing} {
+	for _, l := range []**widget.Label{&v.asked, &v.why, &v.reason, &v.computed, &v.coverage, &v.reasons, &v.ratings, &v.evidenceMissing} {
 		*l = widget.NewLabel("")
 		(*l).Wrapping = fyne.TextWrapWord
 	}
@@ -74,7 +75,7 @@ func newLookupView(g *GUI) *lookupView {
 		widget.NewCard("Coverage", "", container.NewVBox(v.coverage, v.reasons)),
 		widget.NewCard("Evidence", "", container.NewVBox(v.evidenceMissing, v.evidence.fitted(8), v.author.root)),
 		widget.NewCard("Paths from you", "Click a person to look them up or copy their npub",
-			container.NewVBox(container.NewHScroll(v.picture.root), v.paths)),
+			container.NewVBox(container.NewHScroll(v.picture.root), v.paths.root)),
 		widget.NewCard("Ratings", "", v.ratings),
 		widget.NewAccordion(widget.NewAccordionItem("Diagnostics", v.computed)), // the engine's figures
 	)
@@ -196,7 +197,7 @@ func (v *lookupView) show(a resolver.Answer) {
 	} else {
 		setText(v.evidenceMissing, plural(len(rows), "statement")+", nearest first:")
 	}
-	setText(v.paths, pathLines(a.Paths, v.g.person))
+	v.paths.show(a.Paths, v.g.person)
 	v.picture.show(a, v.g.person)
 	if a.Ratings.Count == 0 {
 		setText(v.ratings, "No ratings")
@@ -318,22 +319,6 @@ func answerPeople(a resolver.Answer) []string {
 	}
 	slices.Sort(keys)
 	return slices.Compact(keys)
-}
-
-// pathLines shows each path as "you → Alice → Bob", one per line.
-func pathLines(paths [][]string, person func(string) string) string {
-	if len(paths) == 0 {
-		return "—"
-	}
-	lines := make([]string, len(paths))
-	for i, p := range paths {
-		hops := make([]string, len(p))
-		for j, k := range p {
-			hops[j] = person(k)
-		}
-		lines[i] = strings.Join(hops, " → ")
-	}
-	return strings.Join(lines, "\n")
 }
 
 // shortKey is a hex pubkey as a short npub: "npub1abcdef…uvwxyz".

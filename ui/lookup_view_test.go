@@ -11,6 +11,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine"
@@ -104,7 +105,7 @@ func TestLookupShowsTheEnginesAnswers(t *testing.T) {
 
 	g.lookUp("https://x.com/i/user/1")
 	assertShows(t, g.win.Content(), "Trusted", "About user:id:1", shortKey(alice.Pubkey), "trusts",
-		"known them for years", "1", via, "1 rating, average 80.0 of 100",
+		"known them for years", "1", "1 rating, average 80.0 of 100",
 		"People 1 hop from you: 1 trust, 0 distrust (100% trust; trusted from 75%, distrusted below 25%).",
 		"Partial: the answer may miss statements, because",
 		"Trusted: "+shortKey(alice.Pubkey)+", whom you trust, trusts this account")
@@ -112,10 +113,12 @@ func TestLookupShowsTheEnginesAnswers(t *testing.T) {
 	if g.lookup.err.text() != "" {
 		t.Fatalf("inline error %q after a good look-up", g.lookup.err.text())
 	}
+	assertPaths(t, g.lookup.paths, via)
 
 	g.lookUp("user:id:2")
-	assertShows(t, g.win.Content(), "Distrusted", "distrusts", "scam links", via, "No ratings",
+	assertShows(t, g.win.Content(), "Distrusted", "distrusts", "scam links", "No ratings",
 		"1 person in your network distrusts this key, the nearest 1 hop from you")
+	assertPaths(t, g.lookup.paths, via)
 
 	g.lookUp("user:id:3")
 	assertShows(t, g.win.Content(), "No evidence in your web of trust",
@@ -232,7 +235,8 @@ func TestLookupNamesPeople(t *testing.T) {
 	g.SetNames(names)
 
 	g.lookUp("user:id:1")
-	assertShows(t, g.win.Content(), "you → "+shortKey(alice.Pubkey), shortKey(alice.Pubkey))
+	assertShows(t, g.win.Content(), shortKey(alice.Pubkey))
+	assertPaths(t, g.lookup.paths, "you → "+shortKey(alice.Pubkey))
 	if len(names.wanted) == 0 || !slices.Contains(names.wanted[0], alice.Pubkey) || !slices.Contains(names.wanted[0], root.Pubkey) {
 		t.Fatalf("names asked for %q, want alice and the root", names.wanted)
 	}
@@ -241,7 +245,8 @@ func TestLookupNamesPeople(t *testing.T) {
 	names.fetched()
 	g.settle()
 	g.showTab(tabLookup, 1200, 901)
-	assertShows(t, g.win.Content(), "you → Alice", "Alice")
+	assertShows(t, g.win.Content(), "Alice")
+	assertPaths(t, g.lookup.paths, "you → Alice")
 
 	// Every person on the path picture is a click away from the same.
 	g.app.Clipboard().SetContent("")
@@ -255,6 +260,14 @@ func TestLookupNamesPeople(t *testing.T) {
 	g.settle()
 	if g.lookup.subject.Text != displayKey(alice.Pubkey) {
 		t.Errorf("looking Alice up from the picture asked about %q", g.lookup.subject.Text)
+	}
+	// and every person on the paths in words
+	g.lookup.subject.SetText("")
+	g.lookUp("user:id:1")
+	g.app.Clipboard().SetContent("")
+	tapItem(t, tapLink(t, g, g.lookup.paths, "Alice"), "Copy npub")
+	if got := g.app.Clipboard().Content(); got != displayKey(alice.Pubkey) {
+		t.Errorf("copied %q from the paths in words, want Alice's npub", got)
 	}
 
 	g.lookup.subject.SetText("")
@@ -287,6 +300,52 @@ func tapPerson(t *testing.T, g *GUI, p *pathPicture, label string) fyne.CanvasOb
 	}
 	t.Fatalf("no node %q on the picture", label)
 	return nil
+}
+
+// tapLink clicks the person named name on a path list and returns the menu
+// it opened.
+func tapLink(t *testing.T, g *GUI, l *pathList, name string) fyne.CanvasObject {
+	t.Helper()
+	var link *personLink
+	eachObject(l.root, func(obj fyne.CanvasObject) bool {
+		if x, ok := obj.(*personLink); ok && x.Text == name {
+			link = x
+		}
+		return link == nil
+	})
+	if link == nil {
+		t.Fatalf("no link %q on the paths in words", name)
+	}
+	test.Tap(link)
+	menu := g.win.Canvas().Overlays().Top()
+	if menu == nil {
+		t.Fatalf("clicking %s opened no menu", name)
+	}
+	return menu
+}
+
+// assertPaths checks that a path list shows want among its lines, each
+// line's words joined by spaces ("you → Alice").
+func assertPaths(t *testing.T, l *pathList, want string) {
+	t.Helper()
+	var lines []string
+	for _, line := range l.root.Objects {
+		var words []string
+		eachObject(line, func(obj fyne.CanvasObject) bool {
+			switch x := obj.(type) {
+			case *personLink:
+				words = append(words, x.Text)
+				return false
+			case *widget.Label:
+				words = append(words, x.Text)
+			}
+			return true
+		})
+		lines = append(lines, strings.Join(words, " "))
+	}
+	if !slices.Contains(lines, want) {
+		t.Errorf("paths %q lack %q", lines, want)
+	}
 }
 
 // tapItem clicks the innermost tappable under o that shows text (the last

@@ -179,7 +179,7 @@ func (n *personNode) Tapped(ev *fyne.PointEvent) {
 	if n.menu == nil {
 		return
 	}
-	widget.ShowPopUpMenuAtPosition(n.menu(n.key), fyne.CurrentApp().Driver().CanvasForObject(n), ev.AbsolutePosition)
+	showPersonMenu(n.menu(n.key), n, ev)
 }
 
 func (n *personNode) TappedSecondary(ev *fyne.PointEvent) { n.Tapped(ev) }
