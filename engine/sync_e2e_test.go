@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"slices"
 	"testing"
 	"time"
@@ -91,17 +89,20 @@ func startRemote(t *testing.T, evs []*nostr.Event) string {
 // closed when the test ends.
 func openFollowing(t *testing.T, root, remote string) *Engine {
 	t.Helper()
-	eng, err := Open(Options{DataDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng := openQuiet(t, t.TempDir())
 	t.Cleanup(func() { _ = eng.Close() })
+	follow(t, eng, root, remote)
+	return eng
+}
+
+// follow roots eng at root with remote as its relay.
+func follow(t *testing.T, eng *Engine, root, remote string) {
+	t.Helper()
 	for _, err := range []error{eng.Modify(settings.AddRoot(root)), eng.Modify(settings.AddRelay(remote))} {
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
-	return eng
 }
 
 // syncPasses runs n manual sync passes.
@@ -138,17 +139,9 @@ func TestSyncOnceAgainstOurOwnServerAsRemote(t *testing.T) {
 	// an engine that does not serve: only the passes this test runs, as with
 	// `dtp-personal sync --once`
 	data := t.TempDir()
-	eng, err := Open(Options{DataDir: data, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng := openQuiet(t, data)
 	defer func() { eng.Close() }()
-	if err := eng.Modify(settings.AddRoot(w.root.Pubkey)); err != nil {
-		t.Fatal(err)
-	}
-	if err := eng.Modify(settings.AddRelay(remote)); err != nil {
-		t.Fatal(err)
-	}
+	follow(t, eng, w.root.Pubkey, remote)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cov, err := eng.SyncOnce(ctx)
@@ -198,9 +191,7 @@ func TestSyncOnceAgainstOurOwnServerAsRemote(t *testing.T) {
 	// the outcome survives a restart: no "never-synced" for a synced store
 	lastSync := eng.Status().LastSync
 	eng.Close()
-	if eng, err = Open(Options{DataDir: data, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}); err != nil {
-		t.Fatal(err)
-	}
+	eng = openQuiet(t, data)
 	st = eng.Status()
 	if st.LastSync != lastSync || lastSync == 0 || slices.Contains(st.Coverage.Reasons, "never-synced") ||
 		!slices.Contains(st.Coverage.Reasons, "frontier-truncated") {
@@ -256,10 +247,7 @@ func TestRelayRowCountsEventsStoredBesideReceived(t *testing.T) {
 	w := buildWoT(time.Now().Unix())
 	remote := startRemote(t, w.events)
 	data := t.TempDir()
-	eng, err := Open(Options{DataDir: data, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng := openQuiet(t, data)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	held := w.events[0] // the root's first statement, pushed before the pass
@@ -285,10 +273,7 @@ func TestRelayRowCountsEventsStoredBesideReceived(t *testing.T) {
 	if err := eng.Close(); err != nil {
 		t.Fatal(err)
 	}
-	again, err := Open(Options{DataDir: data, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
+	again := openQuiet(t, data)
 	defer again.Close()
 	check(again.Status())
 }
@@ -301,11 +286,7 @@ func TestSyncWaitsForSyncAfterWhileTheServerAnswers(t *testing.T) {
 	remote := startRemote(t, w.events)
 	gate := make(chan struct{})
 	eng, url := startEngine(t, Options{SyncAfter: gate})
-	for _, err := range []error{eng.Modify(settings.AddRoot(w.root.Pubkey)), eng.Modify(settings.AddRelay(remote))} {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	follow(t, eng, w.root.Pubkey, remote)
 	own := fixture.NewAuthor(109).Trust(fixture.P(w.a.Pubkey), "1", time.Now().Unix())
 	if ok, msg := dialRaw(t, url).push(own); !ok {
 		t.Fatalf("push while the sync waits: %s", msg)
