@@ -160,10 +160,7 @@ func (g *GUI) buildHiddenPages(built func()) {
 	go func() {
 		for i := range g.roots {
 			time.Sleep(hiddenPagePause)
-			g.nextMu.Lock()
-			stopped := g.stopped
-			g.nextMu.Unlock()
-			if stopped {
+			if g.isStopped() {
 				return
 			}
 			g.onUI(func() { g.buildPage(i) })
@@ -246,10 +243,7 @@ func (g *GUI) follow(s status.Snapshot) {
 		return
 	}
 	time.AfterFunc(wait, func() {
-		g.nextMu.Lock()
-		stopped := g.stopped
-		g.nextMu.Unlock()
-		if !stopped {
+		if !g.isStopped() {
 			g.onUI(g.renderNext)
 		}
 	})
@@ -274,6 +268,14 @@ func (g *GUI) Stop() {
 	g.nextMu.Lock()
 	g.stopped = true // a render follow delayed is not handed over
 	g.nextMu.Unlock()
+}
+
+// isStopped reports whether Stop was called: work handed to the UI thread
+// from a timer is dropped then.
+func (g *GUI) isStopped() bool {
+	g.nextMu.Lock()
+	defer g.nextMu.Unlock()
+	return g.stopped
 }
 
 // ShowWindow brings the main window up.
