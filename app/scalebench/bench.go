@@ -243,25 +243,22 @@ func (r *run) generate() (string, error) {
 		return path, nil
 	}
 	r.logf("signing the web (all CPUs)")
-	tmp := path + ".partial"
+	tmp := path + ".partial" // until complete: a cut-short web is never taken from the cache
 	f, err := os.Create(tmp)
 	if err != nil {
 		return "", err
 	}
+	defer os.Remove(tmp) // nothing left to remove once renamed
 	step := max(r.cfg.Authors/10, 1)
 	_, err = r.web.WriteJSONL(f, func(done int) {
 		if done%step < 2048 || done == r.cfg.Authors {
 			r.logf("  %d/%d authors signed", done, r.cfg.Authors)
 		}
 	})
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	if err = errors.Join(err, f.Close()); err != nil {
+		return "", err
 	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := os.Rename(tmp, path); err != nil {
 		return "", err
 	}
 	r.res.Kinds, r.res.Events, err = countKinds(path)

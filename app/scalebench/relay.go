@@ -182,7 +182,7 @@ func (s *strfryRelay) reference(ctx context.Context, r *run, url string) (*Refer
 	for i, into := range []*float64{&ref.Seconds, &ref.Again} {
 		r.logf("strfry reference: strfry sync %s --dir down (%s)", url, []string{"into an empty strfry", "again, nothing new"}[i])
 		t := time.Now()
-		if out, err := exec.CommandContext(ctx, s.bin, "--config="+conf, "sync", url, "--dir", "down").CombinedOutput(); err != nil {
+		if out, err := exec.CommandContext(ctx, s.bin, "--config="+conf, "sync", url, "--dir=down").CombinedOutput(); err != nil {
 			return nil, fmt.Errorf("strfry sync: %v: %s", err, lastLines(string(out), 5))
 		}
 		*into = time.Since(t).Seconds()
