@@ -60,8 +60,8 @@ func benchSmall(t *testing.T, args ...string) scalebench.Result {
 // dtp-personal server as the relay (what the default test machine has).
 func TestBenchSmallWeb(t *testing.T) {
 	res := benchSmall(t, "--relay", "dtp-personal")
-	if res.Reference != nil {
-		t.Error("a strfry reference without strfry")
+	if res.Reference != nil || res.LoadWALPeak <= 0 {
+		t.Errorf("strfry reference %+v without strfry; import's WAL peak %d", res.Reference, res.LoadWALPeak)
 	}
 }
 

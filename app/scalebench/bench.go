@@ -59,6 +59,7 @@ type Result struct {
 	WebCached   bool           `json:"webCached"`
 	WebFile     string         `json:"webFile"`
 	LoadSeconds float64        `json:"relayLoadSeconds"`
+	LoadWALPeak int64          `json:"relayLoadWALPeakBytes"` // our own relay's import; 0 for strfry
 
 	FirstSync Phase `json:"firstSync"`
 	NoChange  Phase `json:"refreshNoChange"`
@@ -170,7 +171,7 @@ func (r *run) all(ctx context.Context) error {
 	r.res.Relay = rl.name()
 	r.logf("loading the web into %s", rl.name())
 	t := time.Now()
-	if err := rl.load(ctx, webFile); err != nil {
+	if r.res.LoadWALPeak, err = rl.load(ctx, webFile); err != nil {
 		return fmt.Errorf("load the relay: %w", err)
 	}
 	r.res.LoadSeconds = time.Since(t).Seconds()

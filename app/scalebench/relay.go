@@ -17,9 +17,9 @@ import (
 // relay is the process that serves the web on loopback.
 type relay interface {
 	name() string
-	load(ctx context.Context, jsonl string) error      // before start
-	start(ctx context.Context) (url string, err error) // listening when it returns
-	publish(ctx context.Context, jsonl string) error   // while it runs
+	load(ctx context.Context, jsonl string) (walPeak int64, err error) // before start; walPeak: ours only
+	start(ctx context.Context) (url string, err error)                 // listening when it returns
+	publish(ctx context.Context, jsonl string) error                   // while it runs
 	stop()
 }
 
@@ -39,8 +39,22 @@ type ownRelay struct {
 
 func (o *ownRelay) name() string { return "dtp-personal serve --headless (no strfry found)" }
 
-func (o *ownRelay) load(ctx context.Context, jsonl string) error {
-	return runQuiet(ctx, o.bin, "--data", o.data, "import", jsonl)
+// load imports the web in a process of its own, following the WAL: the
+// import is one of the loads whose WAL must stay bounded (issue 26 §1).
+func (o *ownRelay) load(ctx context.Context, jsonl string) (int64, error) {
+	cmd := exec.CommandContext(ctx, o.bin, "--data", o.data, "import", jsonl)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
+	s := sample(cmd.Process.Pid, walPath(o.data))
+	err := cmd.Wait()
+	walPeak, _ := s.stop(cmd.ProcessState)
+	if err != nil {
+		return walPeak, fmt.Errorf("dtp-personal import: %v: %s", err, lastLines(out.String(), 5))
+	}
+	return walPeak, nil
 }
 
 func (o *ownRelay) start(ctx context.Context) (string, error) {
@@ -118,12 +132,12 @@ func (s *strfryRelay) conf() (string, error) {
 	return strfryConf(s.dir, p)
 }
 
-func (s *strfryRelay) load(ctx context.Context, jsonl string) error {
+func (s *strfryRelay) load(ctx context.Context, jsonl string) (int64, error) {
 	conf, err := s.conf()
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return strfryImport(ctx, s.bin, conf, jsonl)
+	return 0, strfryImport(ctx, s.bin, conf, jsonl)
 }
 
 func strfryImport(ctx context.Context, bin, conf, jsonl string) error {

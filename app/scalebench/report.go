@@ -17,7 +17,11 @@ func (res *Result) Print(w io.Writer) {
 		cached = "from the cache"
 	}
 	p("", "%s in %.1f s: %s", cached, res.WebSeconds, res.WebFile)
-	p("relay", "%s, loaded in %.1f s (%.0f events/s)", res.Relay, res.LoadSeconds, perSec(res.Events, res.LoadSeconds))
+	load := fmt.Sprintf("%s, loaded in %.1f s (%.0f events/s)", res.Relay, res.LoadSeconds, perSec(res.Events, res.LoadSeconds))
+	if res.LoadWALPeak > 0 {
+		load += ", import's WAL peak " + mib(res.LoadWALPeak)
+	}
+	p("relay", "%s", load)
 	p("first sync", "%.1f s, %d of the relay's %d events stored, %.0f events/s — %s", res.FirstSync.Seconds, res.FirstSync.Stored, res.Events, res.FirstSync.EventsPerSec, res.FirstSync.Outcome)
 	f := res.Frontier
 	trunc := "none"
