@@ -376,7 +376,7 @@ func (r *run) syncOnce(ctx context.Context, data, what string) (Phase, error) {
 	if p.Seconds > 0 {
 		p.EventsPerSec = float64(p.Stored) / p.Seconds
 	}
-	r.logf("%s: %.1f s, %d events stored (%s)", what, p.Seconds, p.Stored, p.Outcome)
+	r.logf("%s: %.1f s, %d events stored, %.0f events/s, WAL peak %s, RSS peak %s (%s)", what, p.Seconds, p.Stored, p.EventsPerSec, mib(p.WALPeak), mib(p.RSSPeak), p.Outcome)
 	return p, nil
 }
 
