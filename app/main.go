@@ -39,6 +39,7 @@ Usage:
   dtp-personal import FILE.jsonl                     through the ingest pipeline; progress on stderr
   dtp-personal export [--kinds K,...] > FILE.jsonl   every stored event (trust and repository kinds); --kinds 32009,30617 picks kinds
   dtp-personal version                               the program's version (also --version)
+  dtp-personal bench [--authors W] [--relay auto|strfry|dtp-personal] [--json]   the scale benchmark (README)
 
 Every command takes --data DIR (default: the user data directory). -h or --help prints this.
 `
@@ -96,6 +97,7 @@ var commands = map[string]func(c *cli) error{
 	"import":    cmdImport,
 	"export":    cmdExport,
 	"version":   cmdVersion,
+	"bench":     cmdBench,
 }
 
 func run(args []string) error {
