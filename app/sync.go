@@ -99,6 +99,11 @@ func syncRemote(ctx context.Context, base string) (status.Coverage, error) {
 		if err := getJSON(base+"/api/v1/status", &s); err != nil {
 			return status.Coverage{}, err
 		}
+		if len(s.Relays) == 0 && s.State != status.StateRunning {
+			// a pass with no relay syncs nothing, and the status does not
+			// count it as a sync (LastSync stays)
+			return status.NewCoverage(status.ReasonNoRelays), nil
+		}
 		if s.Progress.Total > 0 {
 			fmt.Fprintf(os.Stderr, "\r%-10s %d/%d", s.Progress.Pass, s.Progress.Done, s.Progress.Total)
 		}
