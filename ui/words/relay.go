@@ -141,6 +141,8 @@ var connectionWords = map[string]string{
 	status.StateReconnecting: "reconnecting",
 	status.StateError:        "failed in the last attempt",
 	status.StateStopped:      "stopped",
+	status.StateComplete:     "not connected: the last pass read all it asked for",
+	status.StatePartial:      "not connected: the last pass read part of what it asked for",
 }
 
 // Connection says what a relay's connection is doing now.
