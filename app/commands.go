@@ -26,6 +26,7 @@ import (
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
 	"dtp-personal/engine/validation"
+	"dtp-personal/ui/words"
 )
 
 func cmdServe(c *cli) error {
@@ -333,7 +334,7 @@ func cmdStatus(c *cli) error {
 	} else {
 		fmt.Println("server     not running on this data directory (what follows is what it holds)")
 	}
-	printStatus(os.Stdout, snap)
+	printStatus(os.Stdout, snap, knownNames(c, snap.Frontier.Roots))
 	for _, step := range nextSteps(snap, running) {
 		fmt.Println("next:", step)
 	}
@@ -353,18 +354,24 @@ type serverJSON struct {
 	Listen string `json:"listen"`
 }
 
-// nextSteps are what a person should do next, most needed first: a set-up
-// that is missing a part, or a server that is not running.
+// nextSteps are what a person should do next, most needed first: the
+// set-up steps not done yet, from the same facts as the window's
+// Get-started card (words.Setup: the snapshot's roots and relay rows, which
+// a running server's status carries too), or a server that is not running.
 func nextSteps(s status.Snapshot, running bool) []string {
 	var steps []string
-	if len(s.Settings.Roots) == 0 {
+	setup := words.SetupOf(s, func(string) string { return "" })
+	if !setup.Root.Done {
 		steps = append(steps, "add your public key as a root: dtp-personal roots add npub1…")
 	}
-	if len(s.Settings.Relays) == 0 {
+	if !setup.Relays.Done {
 		steps = append(steps, "add a relay to sync from: dtp-personal relays add wss://relay.example.com")
 	}
 	if !running {
 		steps = append(steps, "start the server: dtp-personal (window and tray) or dtp-personal serve --headless")
+	}
+	if running && setup.Root.Done && setup.Relays.Done && !setup.FirstPass.Done && s.State != status.StateRunning {
+		steps = append(steps, "sync now: dtp-personal sync --once")
 	}
 	return steps
 }
@@ -379,16 +386,32 @@ func currentStatus(c *cli) (status.Snapshot, error) {
 	return snap, err
 }
 
-func printStatus(w io.Writer, s status.Snapshot) {
+// printStatus prints the status in the window's words (package words):
+// the summary line, the set-up, coverage reasons and each relay's trouble
+// and retry as the Status and Relays tabs say them; the raw relay errors
+// are in --json and the server's log.
+func printStatus(w io.Writer, s status.Snapshot, known map[string]string) {
+	clock := words.SystemClock()
+	facts := words.FactsOf(s, clock)
+	fmt.Fprintf(w, "summary    %s\n", words.Summary(s, clock))
+	setup := words.SetupOf(s, func(hexKey string) string { return known[hexKey] })
+	if !setup.Done() {
+		fmt.Fprintf(w, "set-up     %s\n", strings.Join([]string{setup.Root.Tick(), setup.Relays.Tick(), setup.FirstPass.Tick()}, "\n           "))
+	}
 	fmt.Fprintf(w, "strategy   %s", s.Strategy)
 	if s.Strategy == settings.FrontierInterval {
 		fmt.Fprintf(w, " (interval %d min)", s.IntervalMinutes)
 	}
-	fmt.Fprintf(w, "\nstate      %s\ncoverage   %s", s.State, s.Coverage.State)
+	fmt.Fprintf(w, "\nstate      %s\ncoverage   %s\n", s.State, s.Coverage.State)
 	if len(s.Coverage.Reasons) > 0 {
-		fmt.Fprintf(w, " (%s)", strings.Join(s.Coverage.Reasons, ", "))
+		fmt.Fprintln(w, indent(facts.Reasons(s.Coverage.Reasons)))
 	}
-	fmt.Fprintf(w, "\nheap       %d nodes, %d edges, graphVersion %d", s.Heap.Nodes, s.Heap.Edges, s.Heap.GraphVersion)
+	last := "never"
+	if s.LastSync != 0 {
+		last = clock.Relative(s.LastSync, "") + " (" + clock.At(s.LastSync) + ")"
+	}
+	fmt.Fprintf(w, "last sync  %s\nnext sync  %s\n", last, facts.Next())
+	fmt.Fprintf(w, "heap       %d nodes, %d edges, graphVersion %d", s.Heap.Nodes, s.Heap.Edges, s.Heap.GraphVersion)
 	if s.Heap.LimitReason != "" {
 		fmt.Fprintf(w, " (%s)", s.Heap.LimitReason)
 	}
@@ -399,22 +422,20 @@ func printStatus(w io.Writer, s status.Snapshot) {
 	fmt.Fprintf(w, "ingest     %d stored, %d duplicates, %d rejected\n", s.Ingest.Accepted, s.Ingest.Duplicates, s.Ingest.Rejected)
 	fmt.Fprintf(w, "relays     %d\n", len(s.Relays))
 	for _, r := range s.Relays {
-		conn := "disconnected"
-		if r.Connected {
-			conn = "connected"
-		}
-		fmt.Fprintf(w, "  %s  %s, %s, %d events", r.URL, r.Health, conn, r.EventsFetched)
+		fmt.Fprintf(w, "  %s  %s; health %s; %d events", r.URL, facts.RelayDoing(r), words.Health(r.Health), r.EventsFetched)
 		switch r.NIP77 {
 		case status.NIP77Used:
 			fmt.Fprintf(w, ", refresh by NIP-77 (%d ids, %d bytes)", r.IDsReconciled, r.ReconcileBytes)
 		case status.NIP77Unsupported:
 			fmt.Fprint(w, ", refresh paged (no NIP-77)")
 		}
-		if r.LastError != "" {
-			fmt.Fprintf(w, ", last error: %s", r.LastError)
-		}
 		fmt.Fprintln(w)
 	}
+}
+
+// indent is lines indented under a status line's heading.
+func indent(lines string) string {
+	return "  " + strings.ReplaceAll(lines, "\n", "\n  ")
 }
 
 func cmdResolve(c *cli) error {
@@ -461,13 +482,22 @@ func cmdResolve(c *cli) error {
 	if *asJSON {
 		return printJSON(ans)
 	}
-	printAnswer(os.Stdout, ans, knownNames(c, ans))
+	// every path starts at a root: "you"
+	people, roots := []string{ans.Subject}, []string{}
+	for _, ev := range ans.Evidence {
+		people = append(people, ev.Author)
+	}
+	for _, p := range ans.Paths {
+		people = append(people, p...)
+		roots = append(roots, p[0])
+	}
+	printAnswer(os.Stdout, ans, words.NamerOf(roots, knownNames(c, people)))
 	return nil
 }
 
 // knownNames are the display names the window's cache holds for the
-// answer's evidence authors; none when it has never run.
-func knownNames(c *cli, a engine.Answer) map[string]string {
+// people; none when it has never run.
+func knownNames(c *cli, people []string) map[string]string {
 	path := filepath.Join(c.data(), names.FileName)
 	if _, err := os.Stat(path); err != nil {
 		return nil
@@ -477,11 +507,7 @@ func knownNames(c *cli, a engine.Answer) map[string]string {
 		return nil
 	}
 	defer cache.Close()
-	authors := make([]string, len(a.Evidence))
-	for i, ev := range a.Evidence {
-		authors[i] = ev.Author
-	}
-	known, _ := cache.Names(authors)
+	known, _ := cache.Names(people)
 	return known
 }
 

@@ -27,7 +27,7 @@ func runGUI(ctx context.Context, eng ui.Engine, dataDir string, raise <-chan str
 		defer cache.Close()
 		people = cache
 	}
-	return ui.Run(ctx, ui.WithAutostart(eng, loginCommand()), ui.RunOptions{Names: people, Raise: raise, Version: version, Ready: ready}, quit)
+	return ui.Run(ctx, ui.WithAutostart(eng, loginCommand()), ui.RunOptions{Names: people, Raise: raise, Version: versionName(), Ready: ready}, quit)
 }
 
 // spareUIProcs runs Go with two more Ps than the default (one per core),

@@ -35,12 +35,13 @@ func (e *Engine) newSyncRunner() *trustsync.Runner {
 		}
 	}
 	return trustsync.New(trustsync.Config{
-		Store:    e.store,
-		Sink:     ingest.RelaySink{Pipeline: e.ingest, Prefix: "sync:"},
-		Frontier: syncFrontier{e},
-		Settings: syncSettings{e},
-		Log:      e.log.With("part", "sync"),
-		LastPass: last,
+		Store:         e.store,
+		Sink:          ingest.RelaySink{Pipeline: e.ingest, Prefix: syncSource},
+		Frontier:      syncFrontier{e},
+		Settings:      syncSettings{e},
+		Log:           e.log.With("part", "sync"),
+		LastPass:      last,
+		OnPassStarted: e.stats.passStarted,
 		OnPassFinished: func(o trustsync.PassOutcome) {
 			b, _ := json.Marshal(o)
 			if err := e.store.SetState(stateLastPass, string(b)); err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"dtp-personal/engine/ingest"
 	"dtp-personal/engine/status"
+	"dtp-personal/ui/words"
 )
 
 // dataCard is the Settings tab's "Your data": where the data directory is
@@ -161,7 +162,7 @@ func (c *dataCard) exportTo(path string) {
 			os.Remove(tmp)
 			return "", err
 		}
-		return fmt.Sprintf("%s exported to %s", plural(n, "event"), path), nil
+		return fmt.Sprintf("%s exported to %s", words.Plural(n, "event"), path), nil
 	})
 }
 
@@ -176,7 +177,7 @@ func (c *dataCard) importFrom(path string) {
 		if err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("Imported %s: %s stored, %s already here, %s refused", plural(t.Lines, "line"),
-			count(t.Stored), count(t.Duplicates), count(t.Rejected)), nil
+		return fmt.Sprintf("Imported %s: %s stored, %s already here, %s refused", words.Plural(t.Lines, "line"),
+			words.Count(t.Stored), words.Count(t.Duplicates), words.Count(t.Rejected)), nil
 	})
 }

@@ -111,6 +111,9 @@ type Progress struct {
 	Pass  string `json:"pass"` // trust | ratings | discovery | claims
 	Done  int    `json:"done"`
 	Total int    `json:"total"`
+	// Stored is how many events the running pass stored so far (the
+	// snapshot's own progress only; absent for a relay's share).
+	Stored int64 `json:"stored,omitempty"`
 }
 
 // Ingest counts what the pipeline did.

@@ -89,6 +89,9 @@ func (r *Runner) Pass(ctx context.Context, manual bool) (status.Coverage, error)
 	r.passMu.Lock()
 	defer r.passMu.Unlock()
 	p := newPass(r, manual)
+	if r.cfg.OnPassStarted != nil {
+		r.cfg.OnPassStarted()
+	}
 	r.setState(status.StateRunning)
 	cov, err := p.run(ctx)
 	elapsed := r.cfg.Clock.Now().Sub(p.start)
