@@ -8,6 +8,7 @@ import (
 
 	"dtp-personal/engine/fixture"
 	"dtp-personal/engine/internal/faultrelay"
+	"dtp-personal/engine/reposync"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/internal/testutil"
@@ -97,6 +98,48 @@ func TestPageTimeoutReachesAKnownTrustRelay(t *testing.T) {
 	testutil.EventuallyWithin(t, 10*time.Second, "a pass past the stalled page", func() bool {
 		st := eng.Status()
 		return st.LastSync > lastPass && st.State == status.StateComplete
+	})
+}
+
+// A page timeout set on a running engine applies to the next connection of
+// a repository relay it already knows; repository sync reads the setting.
+// Before, it always waited 30 s.
+func TestPageTimeoutReachesAKnownRepositoryRelay(t *testing.T) {
+	t.Parallel()
+	owner := fixture.NewAuthor(74)
+	now := time.Now().Unix()
+	b := faultrelay.StartForTest(t, faultrelay.Mode{})
+	ann := owner.Announce("tool", []string{"wss://our.example", b.URL}, nil, now-100)
+	b.Publish(ann)
+	eng, _ := startEngine(t, Options{})
+	if err := eng.Modify(func(s *settings.Settings) error {
+		return errors.Join(settings.AddRepoService("wss://our.example")(s), settings.SetRepoBootstrap(b.URL)(s))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	repoLive := func() bool {
+		for _, r := range eng.RepoSyncStatus().Relays {
+			if r.URL == b.URL {
+				return r.State == status.StateLive
+			}
+		}
+		return false
+	}
+	testutil.EventuallyWithin(t, 10*time.Second, "live on the repository relay", repoLive)
+
+	pageTimeout(t, eng, 1)
+	b.ResetCounters()
+	b.SetMode(faultrelay.Mode{StallFirst: 1}) // the next connection's first page never comes
+	// a second service of ours: the profile reconnects every relay (a stop, not a failure)
+	if err := eng.Modify(settings.AddRepoService("wss://second.example")); err != nil {
+		t.Fatal(err)
+	}
+	issue := owner.Root(reposync.KindIssue, "while reconnecting", time.Now().Unix(), fixture.RepoRef(owner.Pubkey, "tool"))
+	b.Publish(issue)
+	// 1 s, the relay's first backoff step (5 s), a catch-up: about 7 s; with 30 s, more than 35
+	testutil.EventuallyWithin(t, 15*time.Second, "the issue fetched after the stalled page", func() bool {
+		held, _ := eng.store.Has(issue.ID)
+		return held
 	})
 }
 

@@ -26,8 +26,8 @@ func (e *Engine) registerSettingsParts() {
 				e.server.SetLimits(e.serverLimits(to.Limits))
 			}
 		},
-		e.sync.ApplySettings, // strategy, interval, pause, relays; limits at each pass and connection
-		e.commitRepoSettings, // services, bootstrap relay
+		e.sync.ApplySettings,  // strategy, interval, pause, relays; limits at each pass and connection
+		e.repos.ApplySettings, // services, bootstrap relay; the page timeout at each connection
 		// access rules: read by the server at each request (server.Config.Access)
 	}
 }
