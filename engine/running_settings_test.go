@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"dtp-personal/engine/fixture"
+	"dtp-personal/engine/health"
 	"dtp-personal/engine/internal/faultrelay"
 	"dtp-personal/engine/relay"
 	"dtp-personal/engine/settings"
@@ -165,5 +166,36 @@ func TestListenAddressChangeSaysItNeedsARestart(t *testing.T) {
 	}
 	if got := eng.Status().RestartNeeded; len(got) != 0 {
 		t.Fatalf("status restartNeeded %v once back, want none", got)
+	}
+}
+
+// A relay removed while live loses its session alone, and its health goes
+// with it: the ending session does not write it back, so the relay starts
+// afresh if it is added again.
+func TestRemovedLiveRelayLeavesNoHealth(t *testing.T) {
+	t.Parallel()
+	w := buildWoT(time.Now().Unix())
+	a := faultrelay.StartForTest(t, faultrelay.Mode{}, w.events...)
+	b := faultrelay.StartForTest(t, faultrelay.Mode{}, w.events...)
+	eng, _ := startEngine(t, Options{})
+	if err := eng.Modify(func(s *settings.Settings) error {
+		return errors.Join(settings.AddRoot(w.root.Pubkey)(s), settings.AddRelay(a.URL)(s), settings.AddRelay(b.URL)(s),
+			settings.SetStrategy(settings.FrontierContinuous)(s))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	testutil.EventuallyWithin(t, 10*time.Second, "live on A and B", func() bool {
+		return relayState(eng, a.URL) == status.StateLive && relayState(eng, b.URL) == status.StateLive
+	})
+	reqs := b.Reqs()
+	if err := eng.Modify(settings.RemoveRelay(a.URL)); err != nil {
+		t.Fatal(err)
+	}
+	testutil.EventuallyWithin(t, 10*time.Second, "A's connection closed", func() bool { return a.Conns() == 0 })
+	if _, held, err := eng.store.RelayHealth(health.ProfileTrust, a.URL); err != nil || held {
+		t.Fatalf("A's health held after its removal (%v), want it gone", err)
+	}
+	if relayState(eng, b.URL) != status.StateLive || b.Reqs() != reqs {
+		t.Fatalf("B %s with %d more REQs after A's removal, want its subscriptions left alone", relayState(eng, b.URL), b.Reqs()-reqs)
 	}
 }

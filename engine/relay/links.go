@@ -72,14 +72,17 @@ func (ls *Links) Get(url string) *Link {
 		h = stored
 		h.URL = url
 	}
-	l := newLink(h, func() Options { return ls.opts(url) }, ls.clock, func(h health.Health) { ls.save(h, false) })
+	var l *Link
+	l = newLink(h, func() Options { return ls.opts(url) }, ls.clock, func(h health.Health) { ls.save(l, h, false) })
 	ls.links[url] = l
 	ls.saved[url] = h
 	return l
 }
 
 // Track gives every url a link (so a status has a row for relays not yet
-// touched this run) and forgets the links of all others.
+// touched this run) and forgets the links of all others: what a forgotten
+// link's connection still does is not saved (the relay's health went with
+// it, or a new link holds it now).
 func (ls *Links) Track(urls []string) {
 	for _, url := range urls {
 		ls.Get(url)
@@ -107,14 +110,18 @@ func (ls *Links) All() []*Link {
 
 // Save saves l's health now, progress figures included: call it when a
 // connection's use ends.
-func (ls *Links) Save(l *Link) { ls.save(l.Health(), true) }
+func (ls *Links) Save(l *Link) { ls.save(l, l.Health(), true) }
 
-// save stores health changes that matter (state, failures, retry time,
+// save stores l's health changes that matter (state, failures, retry time,
 // connection, refresh figures, a catch-up) at once and progress figures
 // (success and commit times among them) at most every progressSaveEvery
 // seconds, unless forced.
-func (ls *Links) save(h health.Health, force bool) {
+func (ls *Links) save(l *Link, h health.Health, force bool) {
 	ls.mu.Lock()
+	if ls.links[h.URL] != l {
+		ls.mu.Unlock()
+		return // forgotten (Track)
+	}
 	prev := ls.saved[h.URL]
 	if !force && prev.State == h.State && prev.ConsecutiveFailures == h.ConsecutiveFailures &&
 		prev.NextRetryAt == h.NextRetryAt && prev.LastConnectedAt == h.LastConnectedAt &&

@@ -163,6 +163,7 @@ func (r *Runner) ApplySettings(from, to settings.Settings) {
 	r.mu.Unlock()
 	restart := from.Strategy != to.Strategy || from.IntervalMinutes != to.IntervalMinutes || from.Paused != to.Paused
 	if !slices.Equal(from.Relays, to.Relays) {
+		r.trackRelays(to.Relays) // first: a removed relay's ending connection saves no health
 		added := slices.ContainsFunc(to.Relays, func(url string) bool { return !slices.Contains(from.Relays, url) })
 		switch {
 		case restart: // the strategy starts again with every relay
@@ -171,7 +172,6 @@ func (r *Runner) ApplySettings(from, to settings.Settings) {
 		case added && to.Strategy == settings.FrontierInterval:
 			r.SyncNow() // (a live strategy still in its first pass opens a session for it next)
 		}
-		r.trackRelays(to.Relays)
 	}
 	if restart {
 		r.restartStrategy()
