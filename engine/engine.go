@@ -81,8 +81,9 @@ type Engine struct {
 	// that user's own CLI (see server.Config.OwnerToken).
 	ownerToken string
 
-	settingsChanged chan struct{} // tells the sync runner to re-read settings
-	diskFull        atomic.Bool   // sync paused: the last write found no room (watchStorage)
+	diskFull      atomic.Bool       // sync paused: the last write found no room (watchStorage)
+	settingsParts []settingsPart    // handed every settings change (registerSettingsParts)
+	started       settings.Settings // as loaded by Open: what fixedAtStart settings run with
 
 	applyMu  sync.Mutex // one settings reload and apply at a time
 	mu       sync.Mutex
@@ -139,8 +140,6 @@ func Open(opts Options) (*Engine, error) {
 		metrics: metrics.New(),
 		subs:    make(map[int]func(status.Snapshot)),
 		changed: make(chan struct{}, 1),
-
-		settingsChanged: make(chan struct{}, 1),
 	}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
 	e.ownerToken = rand.Text()
@@ -153,6 +152,7 @@ func Open(opts Options) (*Engine, error) {
 		e.closeStore()
 		return nil, err
 	}
+	e.started = e.settings
 	e.stats = newIngestStats(e.metrics)
 	if e.authKey, err = loadAuthKey(st); err != nil {
 		e.closeStore()
@@ -205,6 +205,7 @@ func Open(opts Options) (*Engine, error) {
 		e.server.Broadcast(c.Stored)
 		e.notify()
 	})
+	e.registerSettingsParts()
 	return e, nil
 }
 

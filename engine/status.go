@@ -31,6 +31,7 @@ func (e *Engine) Status() status.Snapshot {
 		Ingest:          e.stats.snapshot(e.ingest.Duplicates()),
 		Listen:          e.ListenAddr(),
 		Settings:        s,
+		RestartNeeded:   e.pendingRestart(),
 		RepoSync:        e.repos.Status(),
 	}
 	if sy.State == status.StateRunning {

@@ -9,7 +9,6 @@ import (
 
 	"dtp-personal/engine/heap"
 	"dtp-personal/engine/ingest"
-	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
 	"dtp-personal/engine/trustsync"
@@ -38,7 +37,8 @@ func (e *Engine) newSyncRunner() *trustsync.Runner {
 		Store:         e.store,
 		Sink:          ingest.RelaySink{Pipeline: e.ingest, Prefix: syncSource},
 		Frontier:      syncFrontier{e},
-		Settings:      syncSettings{e},
+		Settings:      e.Settings(),
+		AuthKey:       e.authKey,
 		Log:           e.log.With("part", "sync"),
 		LastPass:      last,
 		OnPassStarted: e.stats.passStarted,
@@ -94,18 +94,6 @@ func (f syncFrontier) Refresh(ctx context.Context) error {
 	f.e.trust.frontier.Recompute()
 	return ctx.Err()
 }
-
-// syncSettings reads the settings the sync acts on.
-type syncSettings struct{ e *Engine }
-
-func (s syncSettings) Strategy() (string, int) {
-	st := s.e.Settings()
-	return st.Strategy, st.IntervalMinutes
-}
-func (s syncSettings) Paused() bool                     { return s.e.Settings().Paused || s.e.diskFull.Load() }
-func (s syncSettings) Limits() settings.Limits          { return s.e.Settings().Limits }
-func (s syncSettings) AuthKey() string                  { return s.e.authKey }
-func (s syncSettings) SettingsChanged() <-chan struct{} { return s.e.settingsChanged }
 
 // SyncCoverage is what the sync knows about coverage, for the resolver.
 func (e *Engine) SyncCoverage() []string {
