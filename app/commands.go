@@ -282,10 +282,27 @@ func modifySettings(c *cli, change func(*settings.Settings) error) (settings.Set
 // HTTP API of a running server when there is one, else an engine opened in
 // this process for the duration of the call.
 func withEngine(c *cli, remote func(engine.Running) error, local func(*engine.Engine) error) error {
+	return onEngine(c, engine.Options{}, remote, local)
+}
+
+// readEngine is withEngine for commands that only read (status, resolve):
+// the engine it opens takes no lock, so it never keeps a server from
+// starting on the data directory (SPEC §9).
+func readEngine(c *cli, remote func(engine.Running) error, local func(*engine.Engine) error) error {
+	return onEngine(c, engine.Options{ReadOnly: true}, remote, local)
+}
+
+func onEngine(c *cli, opts engine.Options, remote func(engine.Running) error, local func(*engine.Engine) error) error {
 	if r, ok := engine.FindRunning(c.data()); ok {
-		return remote(r)
+		// a server that is stopping closes its listener and connections
+		// before it gives up the directory: a reader then reads the
+		// database itself
+		if err := remote(r); err == nil || !opts.ReadOnly || !isTransportError(err) {
+			return err
+		}
 	}
-	eng, err := engine.Open(engine.Options{DataDir: c.data(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	opts.DataDir, opts.Logger = c.data(), slog.New(slog.NewTextHandler(io.Discard, nil))
+	eng, err := engine.Open(opts)
 	if errors.Is(err, engine.ErrAlreadyRunning) {
 		return fmt.Errorf("an engine holds %s but its address is unknown; try again in a moment", c.data())
 	}
@@ -294,6 +311,13 @@ func withEngine(c *cli, remote func(engine.Running) error, local func(*engine.En
 	}
 	defer eng.Close()
 	return local(eng)
+}
+
+// isTransportError reports whether an HTTP request failed for its
+// connection (refused, closed before the answer) rather than by an answer.
+func isTransportError(err error) bool {
+	var ue *url.Error
+	return errors.As(err, &ue)
 }
 
 func getJSON(u string, v any) error {
@@ -373,7 +397,7 @@ func nextSteps(s status.Snapshot, running bool) []string {
 // when none runs.
 func currentStatus(c *cli) (status.Snapshot, error) {
 	var snap status.Snapshot
-	err := withEngine(c,
+	err := readEngine(c,
 		func(r engine.Running) error { return getJSON(r.Base()+"/api/v1/status", &snap) },
 		func(eng *engine.Engine) error { snap = eng.Status(); return nil })
 	return snap, err
@@ -447,7 +471,7 @@ func cmdResolve(c *cli) error {
 		}
 	}
 	var ans engine.Answer
-	err := withEngine(c,
+	err := readEngine(c,
 		func(r engine.Running) error {
 			return getJSON(r.Base()+"/api/v1/resolve?"+params.Encode(), &ans)
 		},
