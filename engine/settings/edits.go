@@ -36,6 +36,12 @@ func SetListen(addr string, allowLAN bool) func(*Settings) error {
 	}
 }
 
+// SetAllowLAN lets local-network peers (private and link-local addresses)
+// connect, or stops them, at once; the Origin and Host rules stay as they are.
+func SetAllowLAN(allow bool) func(*Settings) error {
+	return func(s *Settings) error { s.AllowLAN = allow; return nil }
+}
+
 // SetScopeProfile sets the scope profile.
 func SetScopeProfile(scope string) func(*Settings) error {
 	return func(s *Settings) (err error) { s.ScopeProfile, err = ParseScopeProfile(scope); return err }
