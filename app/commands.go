@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"dtp-personal/engine"
+	"dtp-personal/engine/importer"
 	"dtp-personal/engine/ingest"
 	"dtp-personal/engine/names"
 	"dtp-personal/engine/settings"
@@ -515,7 +516,7 @@ func cmdImport(c *cli) error {
 	}
 	path := c.positional(0)
 	if path == "" {
-		return fmt.Errorf("%w: import needs a FILE.jsonl (or - for standard input)", errUsage)
+		return fmt.Errorf("%w: import needs a FILE: JSONL, the extension's attentionx-export (zip or events.json), or - for standard input", errUsage)
 	}
 	in := io.Reader(os.Stdin)
 	if path != "-" {
@@ -527,7 +528,7 @@ func cmdImport(c *cli) error {
 		in = f
 	}
 	progress := func(s ingest.Tally) {
-		fmt.Fprintf(os.Stderr, "\rimported %d lines: %d stored, %d duplicates, %d rejected", s.Lines, s.Stored, s.Duplicates, s.Rejected)
+		fmt.Fprintf(os.Stderr, "\rimported %s: %d stored, %d duplicates, %d rejected", importedCount(s), s.Stored, s.Duplicates, s.Rejected)
 	}
 	var stats ingest.Tally
 	err := withEngine(c,
@@ -546,8 +547,24 @@ func cmdImport(c *cli) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("%d stored, %d duplicates, %d rejected of %d lines\n", stats.Stored, stats.Duplicates, stats.Rejected, stats.Lines)
+	fmt.Printf("%d stored, %d duplicates, %d rejected of %s\n", stats.Stored, stats.Duplicates, stats.Rejected, importedCount(stats))
+	if rules := stats.Rules(); len(rules) > 0 {
+		parts := make([]string, len(rules))
+		for i, r := range rules {
+			parts[i] = fmt.Sprintf("%d × %s", r.Count, r.Rule)
+		}
+		fmt.Printf("refused: %s\n", strings.Join(parts, "; "))
+	}
 	return nil
+}
+
+// importedCount says how much an import read: lines of JSONL, or the events
+// of the extension's export.
+func importedCount(t ingest.Tally) string {
+	if t.Format == importer.FormatJSONL || t.Format == "" {
+		return fmt.Sprintf("%d lines", t.Lines)
+	}
+	return fmt.Sprintf("%d events (%s)", t.Lines, t.Format)
 }
 
 func cmdExport(c *cli) error {

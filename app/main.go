@@ -37,7 +37,7 @@ Usage:
   dtp-personal resolve SUBJECT [--context C] [--json]
   dtp-personal backup FILE                           a consistent snapshot, also while a server runs
   dtp-personal db check                              SQLite integrity_check; exit 1 when damaged
-  dtp-personal import FILE.jsonl                     through the ingest pipeline; progress on stderr
+  dtp-personal import FILE                           JSONL or the extension's attentionx-export (zip or events.json), through the ingest pipeline
   dtp-personal export [--kinds K,...] > FILE.jsonl   every stored event (trust and repository kinds); --kinds 32009,30617 picks kinds
   dtp-personal version                               the program's version (also --version)
 

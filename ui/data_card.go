@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
+	"dtp-personal/engine/importer"
 	"dtp-personal/engine/ingest"
 	"dtp-personal/engine/status"
 )
@@ -41,7 +42,7 @@ func newDataCard(g *GUI) *dataCard {
 		c.where,
 		container.NewHBox(backup, export, importButton),
 		widget.NewLabel("A backup is a copy of the database to restore (see the README); an export is every "+
-			"event as JSON lines, which an import here or elsewhere takes in."),
+			"event as JSON lines, which an import here or elsewhere takes in, as it takes the AttentionX extension's export."),
 		c.result, c.err.label, c.about,
 	))
 	return c
@@ -176,7 +177,18 @@ func (c *dataCard) importFrom(path string) {
 		if err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("Imported %s: %s stored, %s already here, %s refused", plural(t.Lines, "line"),
-			count(t.Stored), count(t.Duplicates), count(t.Rejected)), nil
+		read := plural(t.Lines, "line")
+		if t.Format != importer.FormatJSONL {
+			read = plural(t.Lines, "event") + " of the extension's export"
+		}
+		done := fmt.Sprintf("Imported %s: %s stored, %s already here, %s refused", read,
+			count(t.Stored), count(t.Duplicates), count(t.Rejected))
+		for i, r := range t.Rules() {
+			if i == 3 {
+				break
+			}
+			done += fmt.Sprintf("; %s: %s", count(r.Count), r.Rule)
+		}
+		return done, nil
 	})
 }
