@@ -55,6 +55,7 @@ type Options struct {
 	// Timers a test shortens so it does not wait them out; zero = production.
 	FrontierDebounce time.Duration // frontier recompute after a change (frontier.DefaultDebounce, 1 s)
 	RepoWindow       time.Duration // repository sync's self-subscriber window (5 s)
+	PruneInterval    time.Duration // automatic prune rounds (a minute after the start, then hourly)
 	// SyncAfter, when not nil, holds the sync loops (trust and repository)
 	// back until it is closed; the server answers meanwhile. The desktop app
 	// lets its window paint and build its pages first, with the cores to
@@ -194,15 +195,16 @@ func Open(opts Options) (*Engine, error) {
 	e.registerMetrics()
 	e.registerRepoMetrics()
 	e.server = server.New(server.Config{
-		Ingest:     e.ingest,
-		Events:     st,
-		Resolver:   resolverPort{e},
-		Sessions:   e,
-		SyncNow:    e.SyncNow,
-		Status:     statusDocument{e},
-		Metrics:    e.metrics,
-		Limits:     e.serverLimits(e.settings.Limits),
-		OwnerToken: e.ownerToken,
+		Ingest:      e.ingest,
+		Events:      st,
+		Resolver:    resolverPort{e},
+		Sessions:    e,
+		SyncNow:     e.SyncNow,
+		Maintenance: maintenancePort{e},
+		Status:      statusDocument{e},
+		Metrics:     e.metrics,
+		Limits:      e.serverLimits(e.settings.Limits),
+		OwnerToken:  e.ownerToken,
 		Connections: func() (int, int) {
 			l := e.Settings().Limits
 			return l.MaxConnections, l.MaxConnectionsPerAddress
@@ -286,6 +288,7 @@ func (e *Engine) Serve(ctx context.Context) error {
 	loops.Go(func() { e.publishStatus(ctx) })
 	loops.Go(func() { e.watchStorage(ctx) })
 	loops.Go(func() { e.trust.frontier.Run(ctx) })
+	loops.Go(func() { e.autoPrune(ctx) })
 	loops.Go(func() {
 		if e.syncMayStart(ctx) {
 			e.repos.Run(ctx)

@@ -118,6 +118,9 @@ type Config struct {
 	Limits Limits
 	// SyncNow asks for a sync pass (POST /api/v1/sync); nil = not offered.
 	SyncNow func() error
+	// Maintenance serves the owner's prune, delete and compact; nil = not
+	// offered.
+	Maintenance Maintenance
 	// Access gives the access rules at each request (settings the user can
 	// change while the server runs); nil = loopback and no web pages.
 	Access func() Access
@@ -226,6 +229,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveGraphStats(w, r)
 	case "/api/v1/sync":
 		s.serveSync(w, r)
+	case "/api/v1/prune":
+		s.serveMaintenance(w, r, "prune")
+	case "/api/v1/delete":
+		s.serveMaintenance(w, r, "delete")
+	case "/api/v1/compact":
+		s.serveMaintenance(w, r, "db compact")
 	case "/metrics":
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
 		_ = s.cfg.Metrics.WriteText(w)
