@@ -327,11 +327,17 @@ func getJSON(u string, v any) error {
 	if err != nil {
 		return err
 	}
+	return readAnswer(resp, v)
+}
+
+// readAnswer decodes a server's JSON answer into v, or returns its
+// {"error": …} with the request's URL and status.
+func readAnswer(resp *http.Response, v any) error {
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		var e struct{ Error string }
 		_ = json.NewDecoder(resp.Body).Decode(&e)
-		return fmt.Errorf("%s: %s %s", u, resp.Status, e.Error)
+		return fmt.Errorf("%s: %s %s", resp.Request.URL, resp.Status, e.Error)
 	}
 	return json.NewDecoder(resp.Body).Decode(v)
 }

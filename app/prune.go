@@ -195,13 +195,7 @@ func postOwner(r engine.Running, path string, body, out any) error {
 	if err != nil {
 		return err
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		var e struct{ Error string }
-		_ = json.NewDecoder(resp.Body).Decode(&e)
-		return fmt.Errorf("the running server: %s", e.Error)
-	}
-	return json.NewDecoder(resp.Body).Decode(out)
+	return readAnswer(resp, out)
 }
 
 // count says n things, with the plural where n is not 1 ("person" becomes

@@ -18,12 +18,17 @@ import (
 	"dtp-personal/internal/testutil"
 )
 
-// batchWeb is a root trusting six authors who trust, distrust or are
-// neutral about 40 people in varied mixes (every verdict occurs), plus
-// statements about X accounts; it returns the 40 people.
-func batchWeb(t *testing.T, eng *Engine, c *rawClient) (root fixture.Author, authors, people []fixture.Author) {
+// batchWeb runs an engine holding a root trusting six authors who trust,
+// distrust or are neutral about 40 people in varied mixes (every verdict
+// occurs), plus statements about X accounts, pushed over a real socket; it
+// returns the engine, its HTTP base, the connection, the six and the 40.
+func batchWeb(t *testing.T) (eng *Engine, base string, c *rawClient, authors, people []fixture.Author) {
 	t.Helper()
-	root = fixture.NewAuthor(1)
+	t.Parallel()
+	eng, wsURL := startEngine(t, Options{})
+	base = "http" + strings.TrimPrefix(wsURL, "ws")
+	c = dialRaw(t, wsURL)
+	root := fixture.NewAuthor(1)
 	if err := eng.Modify(settings.AddRoot(root.Pubkey)); err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +58,7 @@ func batchWeb(t *testing.T, eng *Engine, c *rawClient) (root fixture.Author, aut
 		}
 	}
 	testutil.Eventually(t, "the 40 people in the frontier", func() bool { return eng.Status().Frontier.Size >= 1+6+20 })
-	return root, authors, people
+	return eng, base, c, authors, people
 }
 
 // withoutTimes is an answer (or batch entry) as JSON, without its
@@ -72,11 +77,7 @@ func withoutTimes(t *testing.T, raw json.RawMessage) map[string]any {
 // order, as 50 single questions are; POST /api/v1/resolve gives the same;
 // past max_resolve_subjects (stated in NIP-11) the batch is refused.
 func TestBatchResolveAnswersAsSingleQuestions(t *testing.T) {
-	t.Parallel()
-	eng, wsURL := startEngine(t, Options{})
-	base := "http" + strings.TrimPrefix(wsURL, "ws")
-	c := dialRaw(t, wsURL)
-	_, authors, people := batchWeb(t, eng, c)
+	_, base, c, authors, people := batchWeb(t)
 
 	npub, _ := validation.EncodeNpub(people[3].Pubkey)
 	subjects := []string{npub, "user:id:42", "user:id:43", "user:id:44", "not a subject", authors[0].Pubkey}
@@ -173,11 +174,7 @@ func TestBatchResolveAnswersAsSingleQuestions(t *testing.T) {
 // /api/v1/graph/stats counts people, statements, the frontier per depth
 // and the trusted per degree.
 func TestTrustedPagesAndGraphStats(t *testing.T) {
-	t.Parallel()
-	eng, wsURL := startEngine(t, Options{})
-	base := "http" + strings.TrimPrefix(wsURL, "ws")
-	c := dialRaw(t, wsURL)
-	_, authors, people := batchWeb(t, eng, c)
+	eng, base, _, authors, people := batchWeb(t)
 
 	var listed []string
 	degrees := map[string]int{}

@@ -28,6 +28,16 @@ type pruneWorld struct {
 	repo                            []*nostr.Event // of a followed repository
 }
 
+// startPruneWorld runs an engine (with opts) holding a pruneWorld, pushed
+// over a real socket, and returns the engine and the connection.
+func startPruneWorld(t *testing.T, opts Options) (*Engine, *rawClient, pruneWorld) {
+	t.Helper()
+	t.Parallel()
+	eng, wsURL := startEngine(t, opts)
+	c := dialRaw(t, wsURL)
+	return eng, c, newPruneWorld(t, eng, c)
+}
+
 func newPruneWorld(t *testing.T, eng *Engine, c *rawClient) pruneWorld {
 	t.Helper()
 	w := pruneWorld{root: fixture.NewAuthor(1), alice: fixture.NewAuthor(2), bob: fixture.NewAuthor(3),
@@ -87,10 +97,7 @@ func held(t *testing.T, eng *Engine, evs ...*nostr.Event) int {
 // stored again (the duplicate filter does not hold it back); the file is
 // smaller after.
 func TestPruneRemovesOutsidersOnly(t *testing.T) {
-	t.Parallel()
-	eng, wsURL := startEngine(t, Options{})
-	c := dialRaw(t, wsURL)
-	w := newPruneWorld(t, eng, c)
+	eng, c, w := startPruneWorld(t, Options{})
 	ctx := context.Background()
 	edges := eng.Status().Heap.Edges
 
@@ -136,10 +143,7 @@ func TestPruneRemovesOutsidersOnly(t *testing.T) {
 // except the roots' own events, the network's, and a followed repository's;
 // its dry run removes nothing; an empty filter is refused.
 func TestDeleteMatchingKeepsWhatAnswersUse(t *testing.T) {
-	t.Parallel()
-	eng, wsURL := startEngine(t, Options{})
-	c := dialRaw(t, wsURL)
-	w := newPruneWorld(t, eng, c)
+	eng, _, w := startPruneWorld(t, Options{})
 	ctx := context.Background()
 	for _, tc := range []struct {
 		f    nostr.Filter
@@ -172,10 +176,7 @@ func TestDeleteMatchingKeepsWhatAnswersUse(t *testing.T) {
 // Issue 29 item 3: with the setting, a running server prunes by itself the
 // people outside for longer than its days, and not under global-continuous.
 func TestAutomaticPrune(t *testing.T) {
-	t.Parallel()
-	eng, wsURL := startEngine(t, Options{PruneInterval: 50 * time.Millisecond})
-	c := dialRaw(t, wsURL)
-	w := newPruneWorld(t, eng, c)
+	eng, _, w := startPruneWorld(t, Options{PruneInterval: 50 * time.Millisecond})
 	gone := w.outsiders[:40] // the first outsider's
 	// the first outsider has been outside for three days: the loop's own
 	// rounds keep the time of one already recorded
