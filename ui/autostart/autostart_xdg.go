@@ -1,17 +1,16 @@
-// Package autostart turns "start at login" on and off for the XDG desktops
-// (Linux, BSD): a desktop entry in $XDG_CONFIG_HOME/autostart is started by
-// the session manager at login. It has no GUI dependency so the engine or the
-// CLI can use it too.
+//go:build !windows && !darwin
+
 package autostart
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 )
+
+// On the XDG desktops (Linux, BSD) a desktop entry in
+// $XDG_CONFIG_HOME/autostart is started by the session manager at login.
 
 // FileName is the autostart entry's file name.
 const FileName = "dtp-personal.desktop"
@@ -29,69 +28,6 @@ func Path() (string, error) {
 		base = filepath.Join(home, ".config")
 	}
 	return filepath.Join(base, "autostart", FileName), nil
-}
-
-// Enable writes the autostart entry. command is the program (an absolute
-// path, as the session manager's PATH may differ) followed by its arguments.
-func Enable(command []string) error {
-	if len(command) == 0 || !filepath.IsAbs(command[0]) {
-		return errors.New("autostart: the command must start with an absolute program path")
-	}
-	path, err := Path()
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("autostart: %w", err)
-	}
-	// Write then rename, so a session starting meanwhile never reads half a file.
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".dtp-personal-*.desktop")
-	if err != nil {
-		return fmt.Errorf("autostart: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.WriteString(Entry(command)); err != nil {
-		tmp.Close()
-		return fmt.Errorf("autostart: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("autostart: %w", err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return fmt.Errorf("autostart: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("autostart: %w", err)
-	}
-	return nil
-}
-
-// Disable removes the autostart entry; it is not an error if there is none.
-func Disable() error {
-	path, err := Path()
-	if err != nil {
-		return err
-	}
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("autostart: %w", err)
-	}
-	return nil
-}
-
-// Enabled reports whether the autostart entry exists.
-func Enabled() (bool, error) {
-	path, err := Path()
-	if err != nil {
-		return false, err
-	}
-	_, err = os.Stat(path)
-	switch {
-	case err == nil:
-		return true, nil
-	case errors.Is(err, fs.ErrNotExist):
-		return false, nil
-	}
-	return false, fmt.Errorf("autostart: %w", err)
 }
 
 // Entry is the desktop entry text that starts command at login.
