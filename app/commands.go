@@ -27,6 +27,7 @@ import (
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
 	"dtp-personal/engine/validation"
+	"dtp-personal/internal/owneronly"
 	"dtp-personal/ui/words"
 )
 
@@ -57,7 +58,7 @@ func cmdServe(c *cli) error {
 // works while a server runs on the same directory: the server notices the
 // change through the store's revision within a second.
 func openStore(c *cli) (*store.Store, error) {
-	if err := os.MkdirAll(c.data(), 0o700); err != nil {
+	if err := owneronly.MkdirAll(c.data()); err != nil {
 		return nil, err
 	}
 	return store.Open(engine.DatabasePath(c.data()))

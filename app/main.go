@@ -81,7 +81,7 @@ func main() {
 		}
 		os.Exit(ee.code)
 	default:
-		fmt.Fprintln(os.Stderr, "dtp-personal:", err)
+		printError(err)
 		os.Exit(1)
 	}
 }

@@ -5,12 +5,20 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"time"
 )
 
-// DefaultDataDir is the platform's user data directory for the product
-// ($XDG_DATA_HOME/dtp-personal, else ~/.local/share/dtp-personal).
+// DefaultDataDir is the platform's user data directory for the product:
+// %AppData%\dtp-personal on Windows, ~/Library/Application
+// Support/dtp-personal on macOS, else $XDG_DATA_HOME/dtp-personal or
+// ~/.local/share/dtp-personal.
 func DefaultDataDir() string {
+	if runtime.GOOS == "windows" || runtime.GOOS == "darwin" {
+		if d, err := os.UserConfigDir(); err == nil {
+			return filepath.Join(d, "dtp-personal")
+		}
+	}
 	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
 		return filepath.Join(d, "dtp-personal")
 	}

@@ -34,6 +34,7 @@ import (
 	"dtp-personal/engine/store"
 	"dtp-personal/engine/trustsync"
 	"dtp-personal/engine/validation"
+	"dtp-personal/internal/owneronly"
 )
 
 // Version is the product version reported by NIP-11 and the CLI.
@@ -129,7 +130,7 @@ func Open(opts Options) (*Engine, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
-	if err := os.MkdirAll(opts.DataDir, 0o700); err != nil {
+	if err := owneronly.MkdirAll(opts.DataDir); err != nil {
 		return nil, fmt.Errorf("data directory: %w", err)
 	}
 	var lock *dirLock
