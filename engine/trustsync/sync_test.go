@@ -56,6 +56,9 @@ func buildWoT(now int64) *wot {
 		// ratings and claims of frontier authors.
 		w.a.sign(32014, now-2*day, nostr.Tags{{"d", "r1"}, {"p", w.b.pk}, {"score", "80"}, {"s", "x.com"}}),
 		w.g.sign(10011, now-2*day, nostr.Tags{{"i", "twitter_id:123", "proof"}}),
+		// a rating by a frontier author in another scope is fetched too: the
+		// ratings filter names no scope (SPEC §6.2), ingest drops it
+		w.a.sign(32014, now-2*day, nostr.Tags{{"d", "r3"}, {"p", w.c.pk}, {"score", "50"}, {"s", "other.site"}}),
 	)
 	skip(
 		// outsiders: trust, ratings and claims that nobody on the frontier reaches.
@@ -64,8 +67,6 @@ func buildWoT(now int64) *wot {
 		out2.sign(10011, now-2*day, nostr.Tags{{"i", "twitter_id:9", "proof"}}),
 		// e and f are off the frontier (deleted / expired edges).
 		e.trust(out1, "1", now-day), f.trust(out1, "1", now-day),
-		// a rating by a frontier author in another scope is not asked for.
-		w.a.sign(32014, now-2*day, nostr.Tags{{"d", "r3"}, {"p", w.c.pk}, {"score", "50"}, {"s", "other.site"}}),
 	)
 	return w
 }
