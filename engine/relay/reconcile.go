@@ -145,6 +145,7 @@ func (c *Conn) negotiate(ctx context.Context, id string, s *negSession, filter j
 	if err != nil {
 		return err
 	}
+	c.counts.negOpens.Add(1)
 	if err := c.write(open); err != nil {
 		return err
 	}

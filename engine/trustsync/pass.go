@@ -408,6 +408,8 @@ func (p *pass) runBatch(ctx context.Context, pc *passConn, f *family, b batch, c
 		p.capped(f, b.keys)
 		return nil
 	case err != nil:
+		p.r.cfg.Log.Warn("sync batch failed; its cursors stay and it is retried later",
+			"relay", url, "family", f.scope, "keys", len(b.keys), "err", err)
 		if relay.ConnectionError(err) {
 			p.failRelay(pc, err)
 		}

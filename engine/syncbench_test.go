@@ -1,0 +1,418 @@
+package engine
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+
+	"dtp-personal/engine/fixture"
+	"dtp-personal/engine/server"
+	"dtp-personal/engine/settings"
+	"dtp-personal/engine/store"
+)
+
+// The sync benchmarks (BenchmarkPullThroughput, BenchmarkRefresh) pull from
+// a relay in a second process: our own server (this test binary, started
+// again as TestBenchRelayProcess), and strfry too when its binary is found
+// (DTP_BENCH_STRFRY, else /work/strfry/strfry or strfry on PATH). The web
+// they pull is the 100,000-event pull fixture, or with DTP_BENCH_AUTHORS=N
+// fixture.Network(N): about 12 events per author, 1.2 million at 100,000.
+// Webs of that size are signed once and kept, with the relay's seeded
+// database, in DTP_BENCH_CACHE (default: the user's cache directory).
+// DTP_BENCH_LOG=1 shows the client engine's log on stderr.
+const (
+	benchRelayEnv   = "DTP_BENCH_RELAY_DIR"
+	benchAuthorsEnv = "DTP_BENCH_AUTHORS"
+	benchCacheEnv   = "DTP_BENCH_CACHE"
+	benchStrfryEnv  = "DTP_BENCH_STRFRY"
+	benchPagedEnv   = "DTP_BENCH_RELAY_PAGED" // the relay process refuses NIP-77
+)
+
+// TestBenchRelayProcess is not a test: it is the relay process of the sync
+// benchmarks, serving the data directory named by DTP_BENCH_RELAY_DIR until
+// its standard input closes. Without that variable it is skipped.
+func TestBenchRelayProcess(t *testing.T) {
+	dir := os.Getenv(benchRelayEnv)
+	if dir == "" {
+		t.Skip("the sync benchmarks start it as their relay process")
+	}
+	opts := Options{DataDir: dir, Listen: "127.0.0.1:0", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	if os.Getenv(benchPagedEnv) != "" {
+		opts.ServerLimits = server.DefaultLimits()
+		opts.ServerLimits.MaxNegSessions = 0
+	}
+	eng, err := Open(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- eng.Serve(ctx) }()
+	for eng.ListenAddr() == "" {
+		time.Sleep(10 * time.Millisecond)
+	}
+	fmt.Printf("relay ws://%s\n", eng.ListenAddr())
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	cancel()
+	if err := <-served; err != nil {
+		t.Error(err)
+	}
+	if err := eng.Close(); err != nil {
+		t.Error(err)
+	}
+}
+
+// benchWeb is what a sync benchmark pulls, and the client's caps that keep
+// all of it in the frontier.
+type benchWeb struct {
+	name   string // "pull-fixture" or "network-N"
+	root   string
+	events []*nostr.Event
+	limits settings.Limits
+	cached bool                       // kept in the benchmark cache (a Network web)
+	author func(i int) fixture.Author // the i-th of some frontier authors, for new events
+}
+
+func loadBenchWeb(b *testing.B) benchWeb {
+	b.Helper()
+	n, _ := strconv.Atoi(os.Getenv(benchAuthorsEnv))
+	if n <= 0 {
+		root, evs := pullFixture()
+		// the fixture's authors write about 60 events each, so the total
+		// author cap is lowered to its size: the per-author cap (maxEvents /
+		// maxTotalAuthors) then keeps every event
+		limits := settings.DefaultLimits()
+		limits.MaxTotalAuthors = 2000
+		depth1 := func(i int) fixture.Author { return fixture.NewAuthor(1 + i%40) }
+		return benchWeb{name: "pull-fixture", root: root.Pubkey, events: evs, limits: limits, author: depth1}
+	}
+	web := benchWeb{name: "network-" + strconv.Itoa(n), root: fixture.NewAuthor(2_000_000).Pubkey, cached: true,
+		author: func(i int) fixture.Author { return fixture.NewAuthor(2_000_000 + i%n) }}
+	path := filepath.Join(benchCacheDir(b), web.name+".jsonl")
+	evs, err := readJSONL(path)
+	if err != nil {
+		start := time.Now()
+		_, evs = fixture.Network(n, time.Now().Unix())
+		b.Logf("signed %d events for %d authors in %s", len(evs), n, time.Since(start).Round(time.Second))
+		if err := writeJSONL(path, evs); err != nil {
+			b.Fatal(err)
+		}
+	}
+	web.events = evs
+	limits := settings.DefaultLimits()
+	limits.MaxAuthorsPerLevel, limits.MaxTotalAuthors = n, n
+	limits.MaxEvents, limits.MaxRatingEvents, limits.MaxDiscoveryEvents = 30*n, 10*n, 10*n
+	web.limits = limits
+	return web
+}
+
+func benchCacheDir(b *testing.B) string {
+	dir := os.Getenv(benchCacheEnv)
+	if dir == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			b.Fatal(err)
+		}
+		dir = filepath.Join(base, "dtp-personal-bench")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		b.Fatal(err)
+	}
+	return dir
+}
+
+func readJSONL(path string) ([]*nostr.Event, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var evs []*nostr.Event
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		ev := new(nostr.Event)
+		if err := json.Unmarshal(sc.Bytes(), ev); err != nil {
+			return nil, err
+		}
+		evs = append(evs, ev)
+	}
+	return evs, sc.Err()
+}
+
+// writeJSONL writes evs to path, under its name only once complete.
+func writeJSONL(path string, evs []*nostr.Event) error {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	for _, ev := range evs {
+		data, _ := json.Marshal(ev)
+		w.Write(data)
+		w.WriteByte('\n')
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// relayDataDir is a new data directory whose store holds the web, copied
+// from the cache for a Network web (seeded there once).
+func relayDataDir(b *testing.B, web benchWeb) string {
+	b.Helper()
+	if !web.cached {
+		return seededDataDir(b, web.events)
+	}
+	seed := filepath.Join(benchCacheDir(b), web.name+".relay")
+	if _, err := os.Stat(filepath.Join(seed, "complete")); err != nil {
+		if err := os.RemoveAll(seed); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.MkdirAll(seed, 0o700); err != nil {
+			b.Fatal(err)
+		}
+		st, err := store.Open(DatabasePath(seed))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := 0; i < len(web.events); i += 1000 {
+			if _, err := st.SaveBatch(web.events[i:min(i+1000, len(web.events))]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := st.Close(); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(seed, "complete"), nil, 0o600); err != nil {
+			b.Fatal(err)
+		}
+	}
+	dir := b.TempDir()
+	for _, suffix := range []string{"", "-wal"} {
+		copyFile(b, DatabasePath(seed)+suffix, DatabasePath(dir)+suffix)
+	}
+	return dir
+}
+
+// benchRelay is a relay process on loopback.
+type benchRelay struct {
+	kind string // "dtp" or "strfry"
+	url  string
+	cmd  *exec.Cmd
+}
+
+// cpu is the CPU time the relay process used so far (Linux /proc; 0 elsewhere).
+func (r *benchRelay) cpu() time.Duration {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", r.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	fields := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+2:]))
+	utime, _ := strconv.ParseInt(fields[11], 10, 64)
+	stime, _ := strconv.ParseInt(fields[12], 10, 64)
+	return time.Duration(utime+stime) * 10 * time.Millisecond // USER_HZ is 100 on Linux
+}
+
+// startOurRelay serves dataDir from a second process of this test binary.
+func startOurRelay(b *testing.B, dataDir string) *benchRelay {
+	return startRelayProcess(b, "dtp", benchRelayEnv+"="+dataDir)
+}
+
+// startOurPagedRelay is startOurRelay refusing NIP-77, as relays without it.
+func startOurPagedRelay(b *testing.B, dataDir string) *benchRelay {
+	return startRelayProcess(b, "dtp-paged", benchRelayEnv+"="+dataDir, benchPagedEnv+"=1")
+}
+
+func startRelayProcess(b *testing.B, kind string, env ...string) *benchRelay {
+	b.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestBenchRelayProcess$", "-test.bench=^$")
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { stdin.Close(); _ = cmd.Wait() })
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		if url, ok := strings.CutPrefix(sc.Text(), "relay "); ok {
+			go func() { _, _ = io.Copy(io.Discard, stdout) }()
+			return &benchRelay{kind: kind, url: url, cmd: cmd}
+		}
+	}
+	b.Fatalf("the relay process did not start: %v", sc.Err())
+	return nil
+}
+
+// strfryBinary is the strfry to measure against, "" when there is none.
+func strfryBinary() string {
+	if p := os.Getenv(benchStrfryEnv); p != "" {
+		return p
+	}
+	if _, err := os.Stat("/work/strfry/strfry"); err == nil {
+		return "/work/strfry/strfry"
+	}
+	p, _ := exec.LookPath("strfry")
+	return p
+}
+
+// strfryConfig writes a strfry configuration for a database in dir,
+// listening on a free loopback port, and returns its path and the port.
+func strfryConfig(b *testing.B, dir string) (path string, port int) {
+	b.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	port = ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	db := filepath.Join(dir, "strfry-db")
+	if err := os.MkdirAll(db, 0o700); err != nil {
+		b.Fatal(err)
+	}
+	path = filepath.Join(dir, "strfry.conf")
+	conf := fmt.Sprintf("db = %q\ndbParams {\n  mapsize = 10995116277760\n}\nrelay {\n  bind = \"127.0.0.1\"\n  port = %d\n  nofiles = 0\n}\n", db+"/", port)
+	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	return path, port
+}
+
+// startStrfry imports evs into a new strfry database and serves it; nil when
+// no strfry binary is found.
+func startStrfry(b *testing.B, evs []*nostr.Event) *benchRelay {
+	b.Helper()
+	bin := strfryBinary()
+	if bin == "" {
+		b.Log("no strfry binary (DTP_BENCH_STRFRY, /work/strfry/strfry, PATH): measured against our own server only")
+		return nil
+	}
+	dir := b.TempDir()
+	conf, port := strfryConfig(b, dir)
+	importStrfry(b, bin, conf, evs)
+	cmd := exec.Command(bin, "--config="+conf, "relay")
+	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			b.Fatal("strfry did not start listening")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return &benchRelay{kind: "strfry", url: "ws://" + addr, cmd: cmd}
+}
+
+// importStrfry adds evs to the strfry database of conf.
+func importStrfry(b *testing.B, bin, conf string, evs []*nostr.Event) {
+	b.Helper()
+	cmd := exec.Command(bin, "--config="+conf, "import", "--no-verify")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	w := bufio.NewWriterSize(stdin, 1<<20)
+	for _, ev := range evs {
+		data, _ := json.Marshal(ev)
+		w.Write(data)
+		w.WriteByte('\n')
+	}
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		b.Fatalf("strfry import: %v: %s", err, out.String())
+	}
+}
+
+// benchRelays are the relays a sync benchmark measures against: our own
+// server in a second process, and strfry when found; both hold the web.
+func benchRelays(b *testing.B, web benchWeb) []*benchRelay {
+	relays := []*benchRelay{startOurRelay(b, relayDataDir(b, web))}
+	if s := startStrfry(b, web.events); s != nil {
+		relays = append(relays, s)
+	}
+	return relays
+}
+
+// openSyncClient opens an engine that syncs web from the relay at url.
+func openSyncClient(b *testing.B, dataDir string, web benchWeb, url string) *Engine {
+	b.Helper()
+	logTo := io.Discard
+	if os.Getenv("DTP_BENCH_LOG") != "" {
+		logTo = os.Stderr
+	}
+	eng, err := Open(Options{DataDir: dataDir, Logger: slog.New(slog.NewTextHandler(logTo, nil))})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, err := range []error{eng.Modify(settings.SetLimits(web.limits)), eng.Modify(settings.AddRoot(web.root)), eng.Modify(settings.AddRelay(url))} {
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	return eng
+}
+
+// copyFile copies from to to; a missing from copies nothing.
+func copyFile(b *testing.B, from, to string) {
+	b.Helper()
+	src, err := os.Open(from)
+	if os.IsNotExist(err) {
+		return
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer src.Close()
+	dst, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		b.Fatal(err)
+	}
+	if err := dst.Close(); err != nil {
+		b.Fatal(err)
+	}
+}
