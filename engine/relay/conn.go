@@ -70,6 +70,7 @@ type Conn struct {
 	mu        sync.Mutex
 	subs      map[string]*Sub
 	negs      map[string]*negSession // NIP-77 reconciliations
+	negSlots  chan struct{}          // one token per reconciliation running (MaxReconcilesInFlight)
 	nextSub   uint64
 	challenge string
 	authID    string // AUTH event awaiting its OK
@@ -140,7 +141,7 @@ func Dial(ctx context.Context, url string, opts Options) (*Conn, error) {
 		return nil, fmt.Errorf("connect %s: %w", url, err)
 	}
 	ws.SetReadLimit(16 << 20)
-	c := &Conn{url: url, ws: ws, opts: opts, subs: map[string]*Sub{}, negs: map[string]*negSession{},
+	c := &Conn{url: url, ws: ws, opts: opts, subs: map[string]*Sub{}, negs: map[string]*negSession{}, negSlots: make(chan struct{}, MaxReconcilesInFlight),
 		limits: limits, maxLimit: limits.MaxLimit, maxMessage: DefaultMaxMessage, freed: make(chan struct{}), counts: opts.Counts}
 	if c.counts == nil {
 		c.counts = &FrameCounts{}
