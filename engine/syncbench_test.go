@@ -191,17 +191,21 @@ func relayDataDir(b *testing.B, web benchWeb) string {
 		if err := os.MkdirAll(seed, 0o700); err != nil {
 			b.Fatal(err)
 		}
-		st, err := store.Open(DatabasePath(seed))
-		if err != nil {
-			b.Fatal(err)
-		}
-		for i := 0; i < len(web.events); i += 1000 {
-			if _, err := st.SaveBatch(web.events[i:min(i+1000, len(web.events))]); err != nil {
+		// reopened every 100,000 events: closing checkpoints the WAL, which
+		// a store written without pause lets grow to gigabytes
+		for start := 0; start < len(web.events); start += 100_000 {
+			st, err := store.Open(DatabasePath(seed))
+			if err != nil {
 				b.Fatal(err)
 			}
-		}
-		if err := st.Close(); err != nil {
-			b.Fatal(err)
+			for i := start; i < min(start+100_000, len(web.events)); i += 1000 {
+				if _, err := st.SaveBatch(web.events[i:min(i+1000, len(web.events))]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := st.Close(); err != nil {
+				b.Fatal(err)
+			}
 		}
 		if err := os.WriteFile(filepath.Join(seed, "complete"), nil, 0o600); err != nil {
 			b.Fatal(err)
