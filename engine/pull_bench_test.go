@@ -74,9 +74,11 @@ func firstSync(b *testing.B, web benchWeb, r *benchRelay) pullFigures {
 	eng := openSyncClient(b, filepath.Join(b.TempDir(), "local"), web, r.url)
 	defer eng.Close()
 	stop := logProgress(b, eng, r.kind)
+	stopProfile := profilePass(b, r.kind+" first sync")
 	start, cpu0, relayCPU0 := time.Now(), testutil.ProcessCPU(b), r.cpu()
 	cov, err := eng.SyncOnce(context.Background())
 	p := pullFigures{elapsed: time.Since(start), clientCPU: testutil.ProcessCPU(b) - cpu0, relayCPU: r.cpu() - relayCPU0}
+	stopProfile()
 	stop()
 	if err != nil || cov.State != status.StateComplete {
 		b.Fatalf("%s: pass: %+v %v", r.kind, cov, err)

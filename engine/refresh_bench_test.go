@@ -4,9 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,6 +17,7 @@ import (
 
 	"dtp-personal/engine/fixture"
 	"dtp-personal/engine/status"
+	"dtp-personal/internal/testutil"
 )
 
 // BenchmarkRefresh measures what passes cost once the client holds the
@@ -28,9 +32,17 @@ import (
 // -benchtime 1x.
 func BenchmarkRefresh(b *testing.B) {
 	web := loadBenchWeb(b)
-	relays := []*benchRelay{startOurRelay(b, relayDataDir(b, web)), startOurPagedRelay(b, relayDataDir(b, web))}
-	if s := startStrfry(b, web.events); s != nil {
-		relays = append(relays, s)
+	var relays []*benchRelay
+	if benchKind("dtp") {
+		relays = append(relays, startOurRelay(b, relayDataDir(b, web)))
+	}
+	if benchKind("dtp-paged") {
+		relays = append(relays, startOurPagedRelay(b, relayDataDir(b, web)))
+	}
+	if benchKind("strfry") {
+		if s := startStrfry(b, web.events); s != nil {
+			relays = append(relays, s)
+		}
 	}
 	got := map[string]refreshFigures{}
 	for range b.N {
@@ -44,7 +56,8 @@ func BenchmarkRefresh(b *testing.B) {
 			name string
 			cost passCost
 		}{{"first", f.first}, {"same-day", f.sameDay}, {"daily", f.daily}, {"new1pc", f.changed}} {
-			b.Logf("%s %s pass: %.2f s, %d REQs, %d reconciliations, %d bytes received", r.kind, c.name, c.cost.seconds, c.cost.reqs, c.cost.negs, c.cost.bytes)
+			b.Logf("%s %s pass: %.2f s (CPU: client %.2f s, relay %.2f s), %d REQs, %d reconciliations, %d bytes received",
+				r.kind, c.name, c.cost.seconds, c.cost.clientCPU.Seconds(), c.cost.relayCPU.Seconds(), c.cost.reqs, c.cost.negs, c.cost.bytes)
 			b.ReportMetric(c.cost.seconds, r.kind+"-"+c.name+"-s")
 			if c.name != "first" {
 				b.ReportMetric(float64(c.cost.reqs), r.kind+"-"+c.name+"-REQs")
@@ -52,7 +65,7 @@ func BenchmarkRefresh(b *testing.B) {
 			}
 		}
 	}
-	if bin := strfryBinary(); bin != "" {
+	if bin := strfryBinary(); bin != "" && benchKind("strfry") {
 		s := strfryPeerSync(b, bin, web.events)
 		b.Logf("strfry sync between two strfry relays holding the same %d events: %.2f s", len(web.events), s)
 		b.ReportMetric(s, "strfry-peer-sync-s")
@@ -63,10 +76,12 @@ func BenchmarkRefresh(b *testing.B) {
 // refreshFigures are the passes of one relay.
 type refreshFigures struct{ first, sameDay, daily, changed passCost }
 
-// passCost is one pass's wall time and traffic.
+// passCost is one pass's wall time, CPU (this process, the relay's) and
+// traffic.
 type passCost struct {
-	seconds           float64
-	reqs, negs, bytes int64
+	seconds             float64
+	clientCPU, relayCPU time.Duration
+	reqs, negs, bytes   int64
 }
 
 func refreshRounds(b *testing.B, web benchWeb, r *benchRelay) refreshFigures {
@@ -75,17 +90,17 @@ func refreshRounds(b *testing.B, web benchWeb, r *benchRelay) refreshFigures {
 	eng := openSyncClient(b, localDir, web, r.url)
 	defer eng.Close()
 	var f refreshFigures
-	f.first = timedPass(b, eng, r.kind+" first")
+	f.first = timedPass(b, eng, r, "first")
 	if n := eng.Status().Ingest.Accepted; n != int64(len(web.events)) {
 		b.Fatalf("%s: first pull stored %d events, want %d", r.kind, n, len(web.events))
 	}
-	f.sameDay = timedPass(b, eng, r.kind+" same-day")
+	f.sameDay = timedPass(b, eng, r, "same-day")
 	ageCursors(b, localDir)
-	f.daily = timedPass(b, eng, r.kind+" daily")
+	f.daily = timedPass(b, eng, r, "daily")
 
 	fresh := newEvents(web, max(len(web.events)/100, 1), time.Now().Unix())
 	publish(b, r.url, fresh)
-	f.changed = timedPass(b, eng, r.kind+" new 1%")
+	f.changed = timedPass(b, eng, r, "new 1%")
 	missing := 0
 	for _, ev := range fresh {
 		if ok, err := eng.store.Has(ev.ID); err != nil || !ok {
@@ -98,18 +113,23 @@ func refreshRounds(b *testing.B, web benchWeb, r *benchRelay) refreshFigures {
 	return f
 }
 
-// timedPass runs `sync --once` and measures it.
-func timedPass(b *testing.B, eng *Engine, what string) passCost {
+// timedPass runs `sync --once` and measures it; with DTP_BENCH_PROFILES=DIR
+// it writes the pass's CPU profile there.
+func timedPass(b *testing.B, eng *Engine, r *benchRelay, what string) passCost {
 	b.Helper()
 	before := relayTraffic(eng)
-	start := time.Now()
+	stop := profilePass(b, r.kind+" "+what)
+	start, cpu0, relayCPU0 := time.Now(), testutil.ProcessCPU(b), r.cpu()
 	cov, err := eng.SyncOnce(context.Background())
 	elapsed := time.Since(start)
+	clientCPU, relayCPU := testutil.ProcessCPU(b)-cpu0, r.cpu()-relayCPU0
+	stop()
 	if err != nil || cov.State != status.StateComplete {
 		b.Fatalf("%s: %+v %v; relays %+v", what, cov, err, eng.Status().Relays)
 	}
 	after := relayTraffic(eng)
-	return passCost{seconds: elapsed.Seconds(), reqs: after.reqs - before.reqs, negs: after.negs - before.negs, bytes: after.bytes - before.bytes}
+	return passCost{seconds: elapsed.Seconds(), clientCPU: clientCPU, relayCPU: relayCPU,
+		reqs: after.reqs - before.reqs, negs: after.negs - before.negs, bytes: after.bytes - before.bytes}
 }
 
 // relayTraffic is what the sync sent to and received from its relays so far.
@@ -177,4 +197,23 @@ func strfryPeerSync(b *testing.B, bin string, evs []*nostr.Event) float64 {
 		b.Fatalf("strfry sync: %v: %s", err, out)
 	}
 	return time.Since(start).Seconds()
+}
+
+// profilePass starts a CPU profile of the pass named what when
+// DTP_BENCH_PROFILES names a directory; stop ends it.
+func profilePass(b *testing.B, what string) (stop func()) {
+	dir := os.Getenv("DTP_BENCH_PROFILES")
+	if dir == "" {
+		return func() {}
+	}
+	f, err := os.Create(filepath.Join(dir, strings.NewReplacer(" ", "-", "%", "pc").Replace(what)+".prof"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		b.Logf("no profile of %s: %v", what, err)
+		f.Close()
+		return func() {}
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -32,7 +33,9 @@ import (
 // fixture.Network(N): about 12 events per author, 1.2 million at 100,000.
 // Webs of that size are signed once and kept, with the relay's seeded
 // database, in DTP_BENCH_CACHE (default: the user's cache directory).
-// DTP_BENCH_LOG=1 shows the client engine's log on stderr.
+// DTP_BENCH_LOG=1 shows the client engine's log on stderr; DTP_BENCH_PROFILES=DIR
+// writes a CPU profile of each timed pass there; DTP_BENCH_RELAYS=dtp,strfry
+// picks the relays measured.
 const (
 	benchRelayEnv   = "DTP_BENCH_RELAY_DIR"
 	benchAuthorsEnv = "DTP_BENCH_AUTHORS"
@@ -372,11 +375,24 @@ func importStrfry(b *testing.B, bin, conf string, evs []*nostr.Event) {
 // benchRelays are the relays a sync benchmark measures against: our own
 // server in a second process, and strfry when found; both hold the web.
 func benchRelays(b *testing.B, web benchWeb) []*benchRelay {
-	relays := []*benchRelay{startOurRelay(b, relayDataDir(b, web))}
-	if s := startStrfry(b, web.events); s != nil {
-		relays = append(relays, s)
+	var relays []*benchRelay
+	if benchKind("dtp") {
+		relays = append(relays, startOurRelay(b, relayDataDir(b, web)))
+	}
+	if benchKind("strfry") {
+		if s := startStrfry(b, web.events); s != nil {
+			relays = append(relays, s)
+		}
 	}
 	return relays
+}
+
+// benchKind reports whether relays of kind are measured: all unless
+// DTP_BENCH_RELAYS lists some ("dtp,strfry"; BenchmarkRefresh also knows
+// "dtp-paged", our server refusing NIP-77).
+func benchKind(kind string) bool {
+	list := os.Getenv("DTP_BENCH_RELAYS")
+	return list == "" || slices.Contains(strings.Split(list, ","), kind)
 }
 
 // openSyncClient opens an engine that syncs web from the relay at url.

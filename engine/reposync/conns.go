@@ -497,7 +497,7 @@ func timestamp(unix int64) *nostr.Timestamp {
 
 // reconcile fetches what f's history holds that we lack, found by NIP-77.
 func (c *relayConn) reconcile(ctx context.Context, conn *relay.Conn, f nostr.Filter, ingest func([]*nostr.Event) error, refresh *relay.RefreshTally) error {
-	_, rec, err := relay.ReconcileHeld(ctx, c.link, conn, f, func(max int) ([]store.Stamp, error) {
+	_, rec, err := relay.ReconcileHeld(ctx, c.link, conn, f, relay.PagedQuery, func(max int) ([]store.Stamp, error) {
 		return c.s.cfg.Store.Stamps(ctx, f, max)
 	}, store.StampPairs[store.Stamp], refresh)
 	if err != nil {

@@ -49,10 +49,23 @@ type passConn struct {
 	conn    *relay.Conn
 	failure error // set once the relay failed; later batches are skipped
 
-	mu      sync.Mutex
-	pending []store.Cursor // cursor writes not yet saved
+	mu          sync.Mutex
+	pending     []store.Cursor // cursor writes not yet saved
+	reconciling chan struct{}  // a token per reconciled batch reading its held events or reconciling
 
 	refresh relay.RefreshTally // reconciliations of this pass, for status
+}
+
+// reconcileSlots bounds the batches reconciling at once on the connection
+// to what it runs (relay.MaxReconcilesInFlight), so batches waiting for
+// their turn do not hold their held events in memory meanwhile.
+func (pc *passConn) reconcileSlots() chan struct{} {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	if pc.reconciling == nil {
+		pc.reconciling = make(chan struct{}, relay.MaxReconcilesInFlight)
+	}
+	return pc.reconciling
 }
 
 // cursorFlush is how many cursor writes are grouped in one transaction. A
@@ -320,7 +333,7 @@ func (p *pass) fetchRelay(ctx context.Context, pc *passConn, f *family, keys []s
 	if err != nil {
 		return err
 	}
-	batches, deferred := plan(keys, cursors, p.start, p.manual, p.floor)
+	batches, deferred := plan(keys, cursors, p.start, p.manual, p.floor, pc.link.NIP77() != relay.NIP77Unsupported)
 	if len(deferred) > 0 {
 		p.reason(status.RelayFailed(url))
 		progress(len(deferred))
@@ -357,12 +370,35 @@ func (p *pass) fetchRelay(ctx context.Context, pc *passConn, f *family, keys []s
 }
 
 // runBatch fetches one batch and moves its cursors: forward after EOSE on
-// an unsaturated final page, retry state otherwise.
+// an unsaturated final page (or a reconciliation and the fetch of what it
+// found missing), retry state otherwise. A batch to be reconciled that
+// cannot be is paged BatchSize keys at a time.
 func (p *pass) runBatch(ctx context.Context, pc *passConn, f *family, b batch, cursors map[string]store.Cursor) error {
-	url := pc.link.URL()
 	if p.relayFailed(pc) || p.capped(f, b.keys) {
 		return nil
 	}
+	if b.reconcile {
+		if done, err := p.fetchBatch(ctx, pc, f, b, cursors, true); done || err != nil {
+			return err
+		}
+		parts, _ := plan(b.keys, cursors, p.start, true, p.floor, false)
+		for _, part := range parts {
+			if err := p.runBatch(ctx, pc, f, part, cursors); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	_, err := p.fetchBatch(ctx, pc, f, b, cursors, false)
+	return err
+}
+
+// fetchBatch is runBatch's one filter. With reconcileOnly it asks nothing
+// when the batch cannot be reconciled and reports done false; a batch
+// without it is reconciled when it is a full fetch of what we hold, else
+// paged.
+func (p *pass) fetchBatch(ctx context.Context, pc *passConn, f *family, b batch, cursors map[string]store.Cursor, reconcileOnly bool) (done bool, err error) {
+	url := pc.link.URL()
 	filter := f.filter(b.keys)
 	filter.Since = b.since
 	reqStart := p.r.cfg.Clock.Now()
@@ -386,11 +422,16 @@ func (p *pass) runBatch(ctx context.Context, pc *passConn, f *family, b batch, c
 		}
 		return capErr
 	}
-	err := p.retryTimeouts(ctx, func() error {
-		if b.since == nil {
-			err := p.reconcile(ctx, pc, f, filter, held, onPage)
+	notReconciled := false
+	err = p.retryTimeouts(ctx, func() error {
+		if reconcileOnly || b.since == nil {
+			err := p.reconcile(ctx, pc, f, filter, held, onPage, reconcileOnly)
 			if !errors.Is(err, relay.ErrNotReconciled) && !relay.IsReconcileRefused(err) {
 				return err
+			}
+			if reconcileOnly {
+				notReconciled = true
+				return nil
 			}
 		}
 		st, err := pc.conn.Fetch(ctx, filter, onPage)
@@ -401,12 +442,14 @@ func (p *pass) runBatch(ctx context.Context, pc *passConn, f *family, b batch, c
 	now := p.r.cfg.Clock.Now()
 	switch {
 	case sinkErr != nil:
-		return fmt.Errorf("ingest from %s: %w", url, sinkErr)
+		return true, fmt.Errorf("ingest from %s: %w", url, sinkErr)
 	case ctx.Err() != nil:
-		return ctx.Err()
+		return true, ctx.Err()
+	case notReconciled:
+		return false, nil
 	case errors.Is(err, errCapReached):
 		p.capped(f, b.keys)
-		return nil
+		return true, nil
 	case err != nil:
 		p.r.cfg.Log.Warn("sync batch failed; its cursors stay and it is retried later",
 			"relay", url, "family", f.scope, "keys", len(b.keys), "err", err)
@@ -414,9 +457,9 @@ func (p *pass) runBatch(ctx context.Context, pc *passConn, f *family, b batch, c
 			p.failRelay(pc, err)
 		}
 		p.reason(status.RelayFailed(url))
-		return pc.saveCursors(p.r.cfg.Store, failed(url, f.scope, b.keys, cursors, now, err), false)
+		return true, pc.saveCursors(p.r.cfg.Store, failed(url, f.scope, b.keys, cursors, now, err), false)
 	}
-	return pc.saveCursors(p.r.cfg.Store, completed(url, f.scope, b.keys, cursors, seen, reqStart, now), false)
+	return true, pc.saveCursors(p.r.cfg.Store, completed(url, f.scope, b.keys, cursors, seen, reqStart, now), false)
 }
 
 // admit drops events already handed to the sink by another relay in this
