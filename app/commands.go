@@ -384,7 +384,11 @@ func printStatus(w io.Writer, s status.Snapshot) {
 	if s.Strategy == settings.FrontierInterval {
 		fmt.Fprintf(w, " (interval %d min)", s.IntervalMinutes)
 	}
-	fmt.Fprintf(w, "\nstate      %s\ncoverage   %s", s.State, s.Coverage.State)
+	fmt.Fprintf(w, "\nstate      %s", s.State)
+	if s.Progress.Total > 0 {
+		fmt.Fprintf(w, "\nprogress   %s", progressLine(s.Progress))
+	}
+	fmt.Fprintf(w, "\ncoverage   %s", s.Coverage.State)
 	if len(s.Coverage.Reasons) > 0 {
 		fmt.Fprintf(w, " (%s)", strings.Join(s.Coverage.Reasons, ", "))
 	}

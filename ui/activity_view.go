@@ -60,8 +60,8 @@ func (v *activityView) render(s status.Snapshot) {
 	p := s.Progress
 	switch {
 	case s.State == status.StateRunning && p.Total > 0:
-		setText(v.pass, fmt.Sprintf("%s pass: %s of %s done · %s stored so far", p.Pass, count(p.Done),
-			plural(p.Total, passKey(p.Pass)), plural(int(v.g.passStored.stored), "event")))
+		setText(v.pass, fmt.Sprintf("%s pass: %s of %s done · %s stored so far%s", p.Pass, count(p.Done),
+			plural(p.Total, passKey(p.Pass)), plural(int(v.g.passStored.stored), "event"), paceWords(p)))
 		setProgress(v.progress, float64(min(p.Done, p.Total)), float64(p.Total))
 		v.progress.Show()
 	case s.State == status.StateRunning:

@@ -138,6 +138,19 @@ func progressWords(p status.Progress) string {
 	return fmt.Sprintf(": %s of %s (%s pass)", count(p.Done), plural(p.Total, passKey(p.Pass)), p.Pass)
 }
 
+// paceWords are a running pass's pace and time left, as far as it knows
+// them: " · 8,120 events/s · about 2 min left".
+func paceWords(p status.Progress) string {
+	var out string
+	if p.EventsPerSecond >= 1 {
+		out += " · " + count(int64(p.EventsPerSecond)) + " events/s"
+	}
+	if p.SecondsLeft > 0 {
+		out += " · about " + roughDuration(time.Duration(p.SecondsLeft)*time.Second) + " left"
+	}
+	return out
+}
+
 // summaryLine is the one line a person reads first: "70 people in your web
 // of trust · 275 statements · live on 1 of 2 relays · updated 5 s ago".
 func summaryLine(s status.Snapshot, c clock) string {

@@ -129,7 +129,7 @@ func (v *statusView) render(s status.Snapshot) {
 	setText(v.summary, summaryLine(s, c))
 	state := stateLabel(s, c)
 	if v.g.passStored.running {
-		state += " · " + plural(int(v.g.passStored.stored), "event") + " stored so far"
+		state += " · " + plural(int(v.g.passStored.stored), "event") + " stored so far" + paceWords(s.Progress)
 	}
 	setText(v.state, state)
 	setText(v.coverage, s.Coverage.State)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -35,6 +36,11 @@ type pass struct {
 
 	seenMu sync.Mutex
 	seen   map[[32]byte]struct{} // event ids handed to the sink in this pass
+
+	// progress figures, read by Runner.Status while the pass runs
+	events   atomic.Int64 // events handed to ingest
+	keysDone atomic.Int64 // keys whose batch ended, every family and relay
+	ahead    atomic.Int64 // keys of families still to come that the walk knows of, every relay
 
 	mu      sync.Mutex
 	reasons map[string]bool
@@ -102,7 +108,9 @@ func (r *Runner) Pass(ctx context.Context, manual bool) (status.Coverage, error)
 	r.passMu.Lock()
 	defer r.passMu.Unlock()
 	p := newPass(r, manual)
-	r.setState(status.StateRunning)
+	r.mu.Lock()
+	r.st.State, r.running = status.StateRunning, p
+	r.mu.Unlock()
 	cov, err := p.run(ctx)
 	elapsed := r.cfg.Clock.Now().Sub(p.start)
 	r.metrics.passDone(elapsed)
@@ -218,10 +226,12 @@ func (p *pass) walk(ctx context.Context) error {
 	}
 	for {
 		for {
-			todo := fresh(&trustFamily, frontier.Authors())
+			authors := frontier.Authors()
+			todo := fresh(&trustFamily, authors)
 			if len(todo) == 0 {
 				break
 			}
+			p.expect(len(authors)) // their ratings, after the walk
 			if err := p.fetch(ctx, &trustFamily, todo); err != nil {
 				return err
 			}
@@ -251,7 +261,37 @@ func (p *pass) walk(ctx context.Context) error {
 			return err
 		}
 	}
+	p.expect(0)
 	return p.fetch(ctx, &ratingsFamily, ratingsFamily.normalizeKeys(frontier.Authors()))
+}
+
+// expect records that families after the current one will ask for about
+// keys keys of every usable relay (for the time left).
+func (p *pass) expect(keys int) {
+	relays := 0
+	for _, pc := range p.conns {
+		if p.relayFailure(pc) == nil {
+			relays++
+		}
+	}
+	p.ahead.Store(int64(keys * relays))
+}
+
+// progress fills in the pass's figures at now: events and their rate, and
+// the time left for the keys of the current family still to be asked
+// (cur) and of the families after it, at the pace of the keys done so far.
+func (p *pass) progress(cur status.Progress, now time.Time) status.Progress {
+	elapsed := now.Sub(p.start).Seconds()
+	cur.Events = p.events.Load()
+	if elapsed <= 0 {
+		return cur
+	}
+	cur.EventsPerSecond = float64(cur.Events) / elapsed
+	if done := p.keysDone.Load(); done > 0 {
+		left := max(cur.Total-cur.Done, 0) + int(p.ahead.Load())
+		cur.SecondsLeft = int64(math.Ceil(float64(left) * elapsed / float64(done)))
+	}
+	return cur
 }
 
 // dueToday are the keys whose f cursor on some usable relay is missing or
@@ -308,6 +348,7 @@ func (p *pass) fetch(ctx context.Context, f *family, keys []string) error {
 		var relayDone atomic.Int64
 		p.r.setRelayProgress(url, status.Progress{Pass: f.scope, Total: len(keys)})
 		progress := func(n int) {
+			p.keysDone.Add(int64(n))
 			p.r.setRelayProgress(url, status.Progress{Pass: f.scope, Done: int(relayDone.Add(int64(n))), Total: len(keys)})
 			p.r.setProgress(status.Progress{Pass: f.scope, Done: int(done.Add(int64(n))), Total: total})
 		}
@@ -413,6 +454,7 @@ func (p *pass) fetchBatch(ctx context.Context, pc *passConn, f *family, b batch,
 			if err := pages.add(evs); err != nil {
 				return err
 			}
+			p.events.Add(int64(len(evs)))
 			rc := p.r.metrics.relay(url)
 			if p.gap {
 				rc.gapFill.Add(int64(len(evs)))

@@ -50,6 +50,7 @@ type Runner struct {
 	links *relay.Links
 
 	mu         sync.Mutex
+	running    *pass // the pass running, nil between passes
 	relayState map[string]string
 	relayProg  map[string]status.Progress // per relay, during a pass
 	st         Status
@@ -266,6 +267,7 @@ func (r *Runner) setRelayProgress(url string, p status.Progress) {
 func (r *Runner) passFinished(cov status.Coverage, err error) {
 	r.mu.Lock()
 	clear(r.relayProg)
+	r.running = nil
 	r.st.Progress = status.Progress{} // progress is of a running pass only
 	if err != nil {
 		r.st.State = status.StateError
@@ -323,6 +325,9 @@ func (r *Runner) Status() Status {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	st := r.st
+	if r.running != nil {
+		st.Progress = r.running.progress(st.Progress, r.cfg.Clock.Now())
+	}
 	st.Coverage.Reasons = slices.Clone(st.Coverage.Reasons)
 	st.EventCaps = slices.Clone(st.EventCaps)
 	st.Relays = nil
