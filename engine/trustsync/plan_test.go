@@ -60,3 +60,25 @@ func TestPlanBatchesFetchedKeysWide(t *testing.T) {
 		t.Fatalf("without NIP-77: %d wide, %d paged, want 0 and 65", wide, paged)
 	}
 }
+
+// Live filters of a large frontier are consolidated into fuller filters,
+// but none names more than liveFilterKeys authors (strfry reads every event
+// of the authors past 1,000 × kinds, and a relay's 128 KiB message has room
+// for about 1,900 keys), and every author is followed.
+func TestLiveGroupsStayWithinTheRelaysIndex(t *testing.T) {
+	keys := make([]string, 100_000)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("%064x", i)
+	}
+	followed := map[*family]int{}
+	for _, g := range (&session{}).groups(keys, 0, time.Now()) {
+		ls := g.Label.(*liveSub)
+		if n := len(g.Filters[0].Authors); n > liveFilterKeys || n != len(ls.keys) {
+			t.Fatalf("a live filter of %d authors (label %d), want at most %d", n, len(ls.keys), liveFilterKeys)
+		}
+		followed[ls.fam] += len(ls.keys)
+	}
+	if followed[&trustFamily] != len(keys) || followed[&ratingsFamily] != len(keys) {
+		t.Fatalf("followed %d trust and %d ratings authors of %d", followed[&trustFamily], followed[&ratingsFamily], len(keys))
+	}
+}
