@@ -4,12 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime/pprof"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -40,7 +37,7 @@ func BenchmarkRefresh(b *testing.B) {
 		relays = append(relays, startOurPagedRelay(b, relayDataDir(b, web)))
 	}
 	if benchKind("strfry") {
-		if s := startStrfry(b, web.events); s != nil {
+		if s := startStrfry(b, web); s != nil {
 			relays = append(relays, s)
 		}
 	}
@@ -66,7 +63,7 @@ func BenchmarkRefresh(b *testing.B) {
 		}
 	}
 	if bin := strfryBinary(); bin != "" && benchKind("strfry") {
-		s := strfryPeerSync(b, bin, web.events)
+		s := strfryPeerSync(b, bin, web)
 		b.Logf("strfry sync between two strfry relays holding the same %d events: %.2f s", len(web.events), s)
 		b.ReportMetric(s, "strfry-peer-sync-s")
 		b.ReportMetric(got["dtp"].sameDay.seconds/s, "dtp-same-day/strfry-sync")
@@ -184,36 +181,15 @@ func publish(b *testing.B, url string, evs []*nostr.Event) {
 }
 
 // strfryPeerSync times `strfry sync --dir down` between two strfry relays
-// that both hold evs: what NIP-77 costs when there is nothing to move.
-func strfryPeerSync(b *testing.B, bin string, evs []*nostr.Event) float64 {
+// that both hold web: what NIP-77 costs when there is nothing to move.
+func strfryPeerSync(b *testing.B, bin string, web benchWeb) float64 {
 	b.Helper()
-	upstream := startStrfry(b, evs)
-	dir := b.TempDir()
-	conf, _ := strfryConfig(b, dir)
-	importStrfry(b, bin, conf, evs)
+	upstream := startStrfry(b, web)
+	conf, _ := strfryHolding(b, bin, web)
 	start := time.Now()
 	out, err := exec.Command(bin, "--config="+conf, "sync", upstream.url, "--dir", "down").CombinedOutput()
 	if err != nil {
 		b.Fatalf("strfry sync: %v: %s", err, out)
 	}
 	return time.Since(start).Seconds()
-}
-
-// profilePass starts a CPU profile of the pass named what when
-// DTP_BENCH_PROFILES names a directory; stop ends it.
-func profilePass(b *testing.B, what string) (stop func()) {
-	dir := os.Getenv("DTP_BENCH_PROFILES")
-	if dir == "" {
-		return func() {}
-	}
-	f, err := os.Create(filepath.Join(dir, strings.NewReplacer(" ", "-", "%", "pc").Replace(what)+".prof"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		b.Logf("no profile of %s: %v", what, err)
-		f.Close()
-		return func() {}
-	}
-	return func() { pprof.StopCPUProfile(); f.Close() }
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -312,18 +313,16 @@ func strfryConfig(b *testing.B, dir string) (path string, port int) {
 	return path, port
 }
 
-// startStrfry imports evs into a new strfry database and serves it; nil when
-// no strfry binary is found.
-func startStrfry(b *testing.B, evs []*nostr.Event) *benchRelay {
+// startStrfry serves a strfry database holding web; nil when no strfry
+// binary is found.
+func startStrfry(b *testing.B, web benchWeb) *benchRelay {
 	b.Helper()
 	bin := strfryBinary()
 	if bin == "" {
 		b.Log("no strfry binary (DTP_BENCH_STRFRY, /work/strfry/strfry, PATH): measured against our own server only")
 		return nil
 	}
-	dir := b.TempDir()
-	conf, port := strfryConfig(b, dir)
-	importStrfry(b, bin, conf, evs)
+	conf, port := strfryHolding(b, bin, web)
 	cmd := exec.Command(bin, "--config="+conf, "relay")
 	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
 	if err := cmd.Start(); err != nil {
@@ -342,6 +341,31 @@ func startStrfry(b *testing.B, evs []*nostr.Event) *benchRelay {
 		time.Sleep(50 * time.Millisecond)
 	}
 	return &benchRelay{kind: "strfry", url: "ws://" + addr, cmd: cmd}
+}
+
+// strfryHolding is the configuration of a new strfry database holding web:
+// imported, or for a Network web copied from the cache (imported there once).
+func strfryHolding(b *testing.B, bin string, web benchWeb) (conf string, port int) {
+	b.Helper()
+	dir := b.TempDir()
+	conf, port = strfryConfig(b, dir)
+	if !web.cached {
+		importStrfry(b, bin, conf, web.events)
+		return conf, port
+	}
+	seed := filepath.Join(benchCacheDir(b), web.name+".strfry")
+	if _, err := os.Stat(filepath.Join(seed, "complete")); err != nil {
+		if err := os.RemoveAll(seed); err != nil {
+			b.Fatal(err)
+		}
+		seedConf, _ := strfryConfig(b, seed)
+		importStrfry(b, bin, seedConf, web.events)
+		if err := os.WriteFile(filepath.Join(seed, "complete"), nil, 0o600); err != nil {
+			b.Fatal(err)
+		}
+	}
+	copyFile(b, filepath.Join(seed, "strfry-db", "data.mdb"), filepath.Join(dir, "strfry-db", "data.mdb"))
+	return conf, port
 }
 
 // importStrfry adds evs to the strfry database of conf.
@@ -380,7 +404,7 @@ func benchRelays(b *testing.B, web benchWeb) []*benchRelay {
 		relays = append(relays, startOurRelay(b, relayDataDir(b, web)))
 	}
 	if benchKind("strfry") {
-		if s := startStrfry(b, web.events); s != nil {
+		if s := startStrfry(b, web); s != nil {
 			relays = append(relays, s)
 		}
 	}
@@ -435,4 +459,23 @@ func copyFile(b *testing.B, from, to string) {
 	if err := dst.Close(); err != nil {
 		b.Fatal(err)
 	}
+}
+
+// profilePass starts a CPU profile of the pass named what when
+// DTP_BENCH_PROFILES names a directory; stop ends it.
+func profilePass(b *testing.B, what string) (stop func()) {
+	dir := os.Getenv("DTP_BENCH_PROFILES")
+	if dir == "" {
+		return func() {}
+	}
+	f, err := os.Create(filepath.Join(dir, strings.NewReplacer(" ", "-", "%", "pc").Replace(what)+".prof"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		b.Logf("no profile of %s: %v", what, err)
+		f.Close()
+		return func() {}
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }
 }
