@@ -216,15 +216,22 @@ func utcDay(unix int64) int64 { return unix / 86400 }
 // unsaturated final page: the newest created_at seen for each key, never past
 // the REQ's start (a future-dated event cannot push it ahead), 0 when nothing
 // was ever seen. Events published late with older timestamps are then still
-// above the next pass's since.
+// above the next pass's since. Only the UTC day of lastEoseAt is ever read
+// (the daily full refresh), so a cursor that this EOSE leaves as it was the
+// same day is not returned: a pass with nothing new writes no cursor again.
 func completed(relay, scope string, keys []string, prev map[string]store.Cursor, seen newestSeen, reqStart, now time.Time) []store.Cursor {
-	out := make([]store.Cursor, len(keys))
-	for i, k := range keys {
-		out[i] = store.Cursor{
+	out := make([]store.Cursor, 0, len(keys))
+	for _, k := range keys {
+		c := store.Cursor{
 			CursorKey:         store.CursorKey{Relay: relay, Scope: scope, Author: k},
 			LastSeenCreatedAt: min(max(prev[k].LastSeenCreatedAt, seen[k]), reqStart.Unix()),
 			LastEoseAt:        now.Unix(),
 		}
+		if p, ok := prev[k]; ok && p.LastEoseAt > 0 && utcDay(p.LastEoseAt) == utcDay(c.LastEoseAt) &&
+			p.LastSeenCreatedAt == c.LastSeenCreatedAt && p.Attempts == 0 && p.NextRetryAt == 0 && p.LastError == "" {
+			continue
+		}
+		out = append(out, c)
 	}
 	return out
 }
