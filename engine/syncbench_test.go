@@ -164,13 +164,7 @@ func writeJSONL(path string, evs []*nostr.Event) error {
 	if err != nil {
 		return err
 	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	for _, ev := range evs {
-		data, _ := json.Marshal(ev)
-		w.Write(data)
-		w.WriteByte('\n')
-	}
-	if err := w.Flush(); err != nil {
+	if err := writeEvents(f, evs); err != nil {
 		f.Close()
 		return err
 	}
@@ -178,6 +172,17 @@ func writeJSONL(path string, evs []*nostr.Event) error {
 		return err
 	}
 	return os.Rename(tmp, path)
+}
+
+// writeEvents writes evs to w as JSONL.
+func writeEvents(w io.Writer, evs []*nostr.Event) error {
+	bw := bufio.NewWriterSize(w, 1<<20)
+	for _, ev := range evs {
+		data, _ := json.Marshal(ev)
+		bw.Write(data)
+		bw.WriteByte('\n')
+	}
+	return bw.Flush()
 }
 
 // relayDataDir is a new data directory whose store holds the web, copied
@@ -381,13 +386,7 @@ func importStrfry(b *testing.B, bin, conf string, evs []*nostr.Event) {
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	w := bufio.NewWriterSize(stdin, 1<<20)
-	for _, ev := range evs {
-		data, _ := json.Marshal(ev)
-		w.Write(data)
-		w.WriteByte('\n')
-	}
-	if err := w.Flush(); err != nil {
+	if err := writeEvents(stdin, evs); err != nil {
 		b.Fatal(err)
 	}
 	stdin.Close()
