@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -50,8 +51,8 @@ func BenchmarkPullThroughput(b *testing.B) {
 	b.ReportMetric(save, "store-ev/s")
 	for _, r := range relays {
 		p := pulls[r.kind]
-		b.Logf("%s: first sync of %d events in %s: %.0f ev/s, %.2f of push; CPU per event: client %.1f µs, relay %.1f µs",
-			r.kind, p.events, p.elapsed.Round(time.Millisecond), p.rate(), p.rate()/push,
+		b.Logf("%s: first sync of %d events (%s) in %s: %.0f ev/s, %.2f of push; CPU per event: client %.1f µs, relay %.1f µs",
+			r.kind, p.events, p.outcome, p.elapsed.Round(time.Millisecond), p.rate(), p.rate()/push,
 			1e6*p.clientCPU.Seconds()/float64(p.events), 1e6*p.relayCPU.Seconds()/float64(p.events))
 		b.ReportMetric(p.rate(), r.kind+"-pull-ev/s")
 		b.ReportMetric(p.rate()/push, r.kind+"-pull/push")
@@ -61,6 +62,7 @@ func BenchmarkPullThroughput(b *testing.B) {
 // pullFigures are one first sync's.
 type pullFigures struct {
 	events              int64
+	outcome             string // "complete", or what fell short
 	elapsed             time.Duration
 	clientCPU, relayCPU time.Duration
 }
@@ -68,7 +70,8 @@ type pullFigures struct {
 func (p pullFigures) rate() float64 { return float64(p.events) / p.elapsed.Seconds() }
 
 // firstSync runs `sync --once` of web from r into a new data directory and
-// checks it stored every event.
+// checks it stored every event the frontier wants (web.wanted). A pass that
+// falls short is reported, not fatal: the code before issue 26 did.
 func firstSync(b *testing.B, web benchWeb, r *benchRelay) pullFigures {
 	b.Helper()
 	eng := openSyncClient(b, filepath.Join(b.TempDir(), "local"), web, r.url)
@@ -80,12 +83,15 @@ func firstSync(b *testing.B, web benchWeb, r *benchRelay) pullFigures {
 	p := pullFigures{elapsed: time.Since(start), clientCPU: testutil.ProcessCPU(b) - cpu0, relayCPU: r.cpu() - relayCPU0}
 	stopProfile()
 	stop()
-	if err != nil || cov.State != status.StateComplete {
-		b.Fatalf("%s: pass: %+v %v", r.kind, cov, err)
+	if err != nil {
+		b.Fatalf("%s: pass: %v", r.kind, err)
 	}
-	p.events = eng.Status().Ingest.Accepted
-	if p.events != int64(len(web.events)) {
-		b.Fatalf("%s: pulled %d events, want %d", r.kind, p.events, len(web.events))
+	p.events, p.outcome = eng.Status().Ingest.Accepted, cov.State
+	if cov.State != status.StateComplete {
+		p.outcome = fmt.Sprintf("partial: %v", cov.Reasons)
+	}
+	if p.events != int64(web.wanted) {
+		p.outcome += fmt.Sprintf(", %d of the %d wanted", p.events, web.wanted)
 	}
 	return p
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -55,8 +56,8 @@ func BenchmarkRefresh(b *testing.B) {
 			name string
 			cost passCost
 		}{{f.firstName, f.first}, {"same-day", f.sameDay}, {"daily", f.daily}, {"new1pc", f.changed}} {
-			b.Logf("%s %s pass: %.2f s (CPU: client %.2f s, relay %.2f s), %d REQs, %d reconciliations, %d bytes received",
-				r.kind, c.name, c.cost.seconds, c.cost.clientCPU.Seconds(), c.cost.relayCPU.Seconds(), c.cost.reqs, c.cost.negs, c.cost.bytes)
+			b.Logf("%s %s pass (%s): %.2f s (CPU: client %.2f s, relay %.2f s), %d REQs, %d reconciliations, %d bytes received",
+				r.kind, c.name, c.cost.outcome, c.cost.seconds, c.cost.clientCPU.Seconds(), c.cost.relayCPU.Seconds(), c.cost.reqs, c.cost.negs, c.cost.bytes)
 			b.ReportMetric(c.cost.seconds, r.kind+"-"+c.name+"-s")
 			if c.name != f.firstName {
 				b.ReportMetric(float64(c.cost.reqs), r.kind+"-"+c.name+"-REQs")
@@ -82,6 +83,7 @@ type refreshFigures struct {
 // passCost is one pass's wall time, CPU (this process, the relay's) and
 // traffic.
 type passCost struct {
+	outcome             string // "complete" or why not
 	seconds             float64
 	clientCPU, relayCPU time.Duration
 	reqs, negs, bytes   int64
@@ -114,7 +116,7 @@ func refreshRounds(b *testing.B, web benchWeb, r *benchRelay) refreshFigures {
 		}
 	}
 	if missing > 0 {
-		b.Fatalf("%s: the pass missed %d of the %d new events", r.kind, missing, len(fresh))
+		f.changed.outcome += fmt.Sprintf(", missed %d of the %d new events", missing, len(fresh))
 	}
 	return f
 }
@@ -130,11 +132,16 @@ func timedPass(b *testing.B, eng *Engine, r *benchRelay, what string) passCost {
 	elapsed := time.Since(start)
 	clientCPU, relayCPU := testutil.ProcessCPU(b)-cpu0, r.cpu()-relayCPU0
 	stop()
-	if err != nil || cov.State != status.StateComplete {
-		b.Fatalf("%s: %+v %v; relays %+v", what, cov, err, eng.Status().Relays)
+	if err != nil {
+		b.Fatalf("%s: %v", what, err)
+	}
+	outcome := cov.State
+	if cov.State != status.StateComplete {
+		// reported, not fatal: the code before issue 26 fell short at scale
+		outcome = fmt.Sprintf("partial: %v", cov.Reasons)
 	}
 	after := relayTraffic(eng)
-	return passCost{seconds: elapsed.Seconds(), clientCPU: clientCPU, relayCPU: relayCPU,
+	return passCost{outcome: outcome, seconds: elapsed.Seconds(), clientCPU: clientCPU, relayCPU: relayCPU,
 		reqs: after.reqs - before.reqs, negs: after.negs - before.negs, bytes: after.bytes - before.bytes}
 }
 

@@ -24,6 +24,7 @@ import (
 	"dtp-personal/engine/server"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/store"
+	"dtp-personal/engine/validation"
 )
 
 // The sync benchmarks (BenchmarkPullThroughput, BenchmarkRefresh) pull from
@@ -88,6 +89,7 @@ type benchWeb struct {
 	limits settings.Limits
 	cached bool                       // kept in the benchmark cache (a Network web)
 	author func(i int) fixture.Author // the i-th of some frontier authors, for new events
+	wanted int                        // events a first sync stores: all but the claims nobody asks for
 }
 
 func loadBenchWeb(b *testing.B) benchWeb {
@@ -101,7 +103,7 @@ func loadBenchWeb(b *testing.B) benchWeb {
 		limits := settings.DefaultLimits()
 		limits.MaxTotalAuthors = 2000
 		depth1 := func(i int) fixture.Author { return fixture.NewAuthor(1 + i%40) }
-		return benchWeb{name: "pull-fixture", root: root.Pubkey, events: evs, limits: limits, author: depth1}
+		return benchWeb{name: "pull-fixture", root: root.Pubkey, events: evs, limits: limits, author: depth1, wanted: len(evs)}
 	}
 	web := benchWeb{name: "network-" + strconv.Itoa(n), root: fixture.NewAuthor(2_000_000).Pubkey, cached: true,
 		author: func(i int) fixture.Author { return fixture.NewAuthor(2_000_000 + i%n) }}
@@ -115,12 +117,33 @@ func loadBenchWeb(b *testing.B) benchWeb {
 			b.Fatal(err)
 		}
 	}
-	web.events = evs
+	web.events, web.wanted = evs, wantedOf(evs)
 	limits := settings.DefaultLimits()
 	limits.MaxAuthorsPerLevel, limits.MaxTotalAuthors = n, n
 	limits.MaxEvents, limits.MaxRatingEvents, limits.MaxDiscoveryEvents = 30*n, 10*n, 10*n
 	web.limits = limits
 	return web
+}
+
+// wantedOf counts what a first sync of a Network web stores: every event
+// but the 10011 claims of authors whom no statement names as a hint (the
+// frontier asks only for the claims that can bind an X account).
+func wantedOf(evs []*nostr.Event) int {
+	hinted := map[string]bool{}
+	for _, ev := range evs {
+		if t := ev.Tags.Find("i"); ev.Kind == validation.KindTrust && len(t) > 2 {
+			if pk, err := validation.DecodeNpub(t[2]); err == nil {
+				hinted[pk] = true
+			}
+		}
+	}
+	n := 0
+	for _, ev := range evs {
+		if ev.Kind != validation.KindClaims || hinted[ev.PubKey] {
+			n++
+		}
+	}
+	return n
 }
 
 func benchCacheDir(b *testing.B) string {
