@@ -13,6 +13,7 @@ import (
 
 	"dtp-personal/engine"
 	"dtp-personal/engine/status"
+	"dtp-personal/ui/words"
 )
 
 // Exit codes of `sync --once` (SPEC §12).
@@ -78,22 +79,9 @@ func reportProgress(done <-chan struct{}, snapshot func() status.Snapshot) {
 func progressLine(p status.Progress) string {
 	line := fmt.Sprintf("%-9s %d/%d · %d events, %.0f/s", p.Pass, p.Done, p.Total, p.Events, p.EventsPerSecond)
 	if p.SecondsLeft > 0 {
-		line += " · about " + roughDuration(p.SecondsLeft) + " left"
+		line += " · " + words.TimeLeft(p.SecondsLeft)
 	}
 	return line
-}
-
-// roughDuration is s seconds as a person estimates it: "40 s", "12 min",
-// "2 h 5 min".
-func roughDuration(s int64) string {
-	switch {
-	case s < 90:
-		return fmt.Sprintf("%d s", s)
-	case s < 90*60:
-		return fmt.Sprintf("%d min", (s+30)/60)
-	}
-	m := (s + 30) / 60
-	return fmt.Sprintf("%d h %d min", m/60, m%60)
 }
 
 // syncRemote asks a running server for a pass and follows its progress
@@ -122,6 +110,11 @@ func syncRemote(ctx context.Context, base string) (status.Coverage, error) {
 		if err := getJSON(base+"/api/v1/status", &s); err != nil {
 			return status.Coverage{}, err
 		}
+		if len(s.Relays) == 0 && s.State != status.StateRunning {
+			// a pass with no relay syncs nothing, and the status does not
+			// count it as a sync (LastSync stays)
+			return status.NewCoverage(status.ReasonNoRelays), nil
+		}
 		if s.Progress.Total > 0 {
 			fmt.Fprintf(os.Stderr, "\r%-76s", progressLine(s.Progress))
 		}
@@ -134,9 +127,10 @@ func syncRemote(ctx context.Context, base string) (status.Coverage, error) {
 	}
 }
 
-// printAnswer prints an answer; authors whose display name is known show it
-// before their key.
-func printAnswer(w *os.File, a engine.Answer, known map[string]string) {
+// printAnswer prints an answer in the window's words: the sentence that
+// says who decided, then the figures; people by display name where the
+// window's cache knows it, else by short npub.
+func printAnswer(w *os.File, a engine.Answer, name words.Namer) {
 	fmt.Fprintf(w, "verdict    %s", a.Verdict)
 	if a.Degree > 0 {
 		d := a.Degrees[0]
@@ -145,7 +139,8 @@ func printAnswer(w *os.File, a engine.Answer, known map[string]string) {
 			fmt.Fprintf(w, " (%d%% trust)", *a.Percent)
 		}
 	}
-	fmt.Fprintf(w, "\nband       max degree %d, trusted from %d%%, distrusted below %d%%\n", a.Band.MaxDegree, a.Band.FollowThreshold, a.Band.Red)
+	fmt.Fprintf(w, "\nwhy        %s\n", words.Verdict(a, name))
+	fmt.Fprintf(w, "band       max degree %d, trusted from %d%%, distrusted below %d%%\n", a.Band.MaxDegree, a.Band.FollowThreshold, a.Band.Red)
 	fmt.Fprintf(w, "coverage   %s", a.Coverage.State)
 	if len(a.Coverage.Reasons) > 0 {
 		fmt.Fprintf(w, " (%s)", strings.Join(a.Coverage.Reasons, ", "))
@@ -156,11 +151,15 @@ func printAnswer(w *os.File, a engine.Answer, known map[string]string) {
 		if ctx == "" {
 			ctx = "global"
 		}
-		author := ev.Author
-		if name := known[ev.Author]; name != "" {
-			author = name + " (" + ev.Author + ")"
+		counted := ""
+		if !ev.Counted {
+			counted = ", not counted"
 		}
-		fmt.Fprintf(w, "  %+d by %s at depth %d (%s) %s\n", ev.Value, author, ev.Depth, ctx, ev.EventID)
+		fmt.Fprintf(w, "  %+d by %s, %s (%s%s) %s\n", ev.Value, name(ev.Author), words.Hops(ev.Depth), ctx, counted, ev.EventID)
+	}
+	said := words.Spoken(a)
+	for _, p := range a.Paths {
+		fmt.Fprintf(w, "path       %s\n", words.Path(p, said, a.Subject, name))
 	}
 	if a.Ratings.Count > 0 {
 		fmt.Fprintf(w, "ratings    %d, average %.1f\n", a.Ratings.Count, a.Ratings.Average)

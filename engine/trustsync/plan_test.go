@@ -71,7 +71,7 @@ func TestLiveGroupsStayWithinTheRelaysIndex(t *testing.T) {
 		keys[i] = fmt.Sprintf("%064x", i)
 	}
 	followed := map[*family]int{}
-	for _, g := range (&session{}).groups(keys, 0, time.Now()) {
+	for _, g := range (&liveRelay{}).groups(keys, 0, time.Now()) {
 		ls := g.Label.(*liveSub)
 		if n := len(g.Filters[0].Authors); n > liveFilterKeys || n != len(ls.keys) {
 			t.Fatalf("a live filter of %d authors (label %d), want at most %d", n, len(ls.keys), liveFilterKeys)
