@@ -73,3 +73,44 @@ func TestRatingsAndDiscoveryFiltersFetchWhatTheSpecKeeps(t *testing.T) {
 		t.Errorf("rejections %+v: want the other-scope rating fetched and refused by its rule", in.RecentRejections)
 	}
 }
+
+// A discovery batch whose X accounts hold more statements than one REQ
+// pages (20 pages: here 200, the relay capping pages at 10) is fetched
+// whole, and the ratings and claims after it too (issue 26: at W=100,000
+// twenty popular accounts saturated their batch, and the first sync ended
+// partial, relay-failed). A relay doing NIP-77 reconciles the batch instead
+// of paging it; one without pages it in parts, each under the limit.
+func TestSaturatedDiscoveryBatchIsFetchedWhole(t *testing.T) {
+	t.Parallel()
+	for _, neg := range []string{"", "NOTICE"} {
+		t.Run("NegRefusal="+neg, func(t *testing.T) {
+			t.Parallel()
+			root, alice, bob := fixture.NewAuthor(1), fixture.NewAuthor(2), fixture.NewAuthor(3)
+			bobNpub, _ := validation.EncodeNpub(bob.Pubkey)
+			evs := []*nostr.Event{
+				root.Trust(fixture.P(alice.Pubkey), "1", t0),
+				alice.Rating(fixture.XUser("555"), "80", t0, fixture.Scopes("x.com")),
+				bob.Claims("bob", "555", t0),
+			}
+			// two accounts of 150 statements each: 300 in one batch
+			for _, account := range []string{"555", "556"} {
+				evs = append(evs, alice.Trust(fixture.XUser(account, bobNpub), "1", t0, fixture.Scopes("x.com")))
+				for i := range 149 {
+					evs = append(evs, fixture.NewAuthor(1000+i).Trust(fixture.XUser(account), "1", t0-int64(i), fixture.Scopes("x.com")))
+				}
+			}
+			remote := faultrelay.StartForTest(t, faultrelay.Mode{CapLimit: 10, AdvertiseCap: true, NegRefusal: neg}, evs...)
+			eng := openFollowing(t, root.Pubkey, remote.URL)
+			cov, err := eng.SyncOnce(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cov.State != status.StateComplete {
+				t.Errorf("coverage %s %v, want complete", cov.State, cov.Reasons)
+			}
+			if got := len(storedIDs(t, eng)); got != len(evs) {
+				t.Errorf("%d of the relay's %d events stored", got, len(evs))
+			}
+		})
+	}
+}

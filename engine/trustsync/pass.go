@@ -433,14 +433,26 @@ func (p *pass) runBatch(ctx context.Context, pc *passConn, f *family, b batch, c
 		}
 		return nil
 	}
-	_, err := p.fetchBatch(ctx, pc, f, b, cursors, false)
-	return err
+	if done, err := p.fetchBatch(ctx, pc, f, b, cursors, false); done || err != nil {
+		return err
+	}
+	// saturated: its keys hold more than one REQ pages, each half maybe not
+	// (what the pages brought is not handed to the sink twice)
+	half := len(b.keys) / 2
+	for _, part := range [][]string{b.keys[:half], b.keys[half:]} {
+		if err := p.runBatch(ctx, pc, f, batch{keys: part, since: b.since}, cursors); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // fetchBatch is runBatch's one filter. With reconcileOnly it asks nothing
 // when the batch cannot be reconciled and reports done false; a batch
 // without it is reconciled when it is a full fetch of what we hold, else
-// paged.
+// paged. A paged batch that saturates (more than relay.MaxPages pages) is
+// reconciled, which has no page limit, where the relay does NIP-77; else a
+// batch of several keys reports done false, to be asked in parts.
 func (p *pass) fetchBatch(ctx context.Context, pc *passConn, f *family, b batch, cursors map[string]store.Cursor, reconcileOnly bool) (done bool, err error) {
 	url := pc.link.URL()
 	filter := f.filter(b.keys)
@@ -481,7 +493,18 @@ func (p *pass) fetchBatch(ctx context.Context, pc *passConn, f *family, b batch,
 		}
 		st, err := pc.conn.Fetch(ctx, filter, onPage)
 		pc.link.Fetched(st)
-		return err
+		if !errors.Is(err, relay.ErrSaturated) || reconcileOnly {
+			return err
+		}
+		// what the pages brought is then held, and not fetched again
+		if werr := pages.wait(); werr != nil {
+			return werr
+		}
+		rerr := p.reconcile(ctx, pc, f, filter, held, onPage, true)
+		if errors.Is(rerr, relay.ErrNotReconciled) || relay.IsReconcileRefused(rerr) {
+			return err
+		}
+		return rerr
 	})
 	sinkErr := pages.wait()
 	now := p.r.cfg.Clock.Now()
@@ -495,6 +518,9 @@ func (p *pass) fetchBatch(ctx context.Context, pc *passConn, f *family, b batch,
 	case errors.Is(err, errCapReached):
 		p.capped(f, b.keys)
 		return true, nil
+	case errors.Is(err, relay.ErrSaturated) && len(b.keys) > 1:
+		p.r.cfg.Log.Info("sync batch saturated; asking its keys in halves", "relay", url, "family", f.scope, "keys", len(b.keys))
+		return false, nil
 	case err != nil:
 		p.r.cfg.Log.Warn("sync batch failed; its cursors stay and it is retried later",
 			"relay", url, "family", f.scope, "keys", len(b.keys), "err", err)
