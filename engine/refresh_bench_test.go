@@ -21,7 +21,7 @@ import (
 // BenchmarkRefresh measures what passes cost once the client holds the
 // benchmark web (see syncbench_test.go), against each relay in a second
 // process: our own server with NIP-77, the same without it (paged REQs), and
-// strfry when found. After a first sync (for a Network web, whose first
+// strfry when found. After a first sync (for a ScaleWeb, whose first
 // sync BenchmarkPullThroughput measures: a first pass over a store seeded
 // with the web, which sets the cursors without moving events) it times a
 // second pass with nothing new the same UTC day, the daily full refresh with

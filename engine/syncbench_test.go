@@ -32,7 +32,8 @@ import (
 // again as TestBenchRelayProcess), and strfry too when its binary is found
 // (DTP_BENCH_STRFRY, else /work/strfry/strfry or strfry on PATH). The web
 // they pull is the 100,000-event pull fixture, or with DTP_BENCH_AUTHORS=N
-// fixture.Network(N): about 12 events per author, 1.2 million at 100,000.
+// fixture.ScaleWeb(N, seed 1): about 12 events per author, 1.2 million at
+// 100,000, the web `dtp-personal bench` syncs (and the same cache file).
 // Webs of that size are signed once and kept, with the relay's seeded
 // database, in DTP_BENCH_CACHE (default: the user's cache directory).
 // DTP_BENCH_LOG=1 shows the client engine's log on stderr; DTP_BENCH_PROFILES=DIR
@@ -83,11 +84,11 @@ func TestBenchRelayProcess(t *testing.T) {
 // benchWeb is what a sync benchmark pulls, and the client's caps that keep
 // all of it in the frontier.
 type benchWeb struct {
-	name   string // "pull-fixture" or "network-N"
+	name   string // "pull-fixture" or the ScaleWeb's cache name
 	root   string
 	events []*nostr.Event
 	limits settings.Limits
-	cached bool                       // kept in the benchmark cache (a Network web)
+	cached bool                       // kept in the benchmark cache (a ScaleWeb)
 	author func(i int) fixture.Author // the i-th of some frontier authors, for new events
 	wanted int                        // events a first sync stores: all but the claims nobody asks for
 }
@@ -105,27 +106,31 @@ func loadBenchWeb(b *testing.B) benchWeb {
 		depth1 := func(i int) fixture.Author { return fixture.NewAuthor(1 + i%40) }
 		return benchWeb{name: "pull-fixture", root: root.Pubkey, events: evs, limits: limits, author: depth1, wanted: len(evs)}
 	}
-	web := benchWeb{name: "network-" + strconv.Itoa(n), root: fixture.NewAuthor(2_000_000).Pubkey, cached: true,
-		author: func(i int) fixture.Author { return fixture.NewAuthor(2_000_000 + i%n) }}
-	path := filepath.Join(benchCacheDir(b), web.name+".jsonl")
+	scale := fixture.NewScaleWeb(n, 1)
+	web := benchWeb{name: strings.TrimSuffix(scale.CacheName(), ".jsonl"), root: scale.Pubkey(0), cached: true,
+		author: func(i int) fixture.Author { return scale.Author(i % n) }}
+	path := filepath.Join(benchCacheDir(b), scale.CacheName())
 	evs, err := readJSONL(path)
 	if err != nil {
 		start := time.Now()
-		_, evs = fixture.Network(n, time.Now().Unix())
-		b.Logf("signed %d events for %d authors in %s", len(evs), n, time.Since(start).Round(time.Second))
-		if err := writeJSONL(path, evs); err != nil {
+		if err := writeScaleWeb(path, scale); err != nil {
 			b.Fatal(err)
 		}
+		if evs, err = readJSONL(path); err != nil {
+			b.Fatal(err)
+		}
+		b.Logf("signed %d events for %d authors in %s", len(evs), n, time.Since(start).Round(time.Second))
 	}
 	web.events, web.wanted = evs, wantedOf(evs)
 	limits := settings.DefaultLimits()
 	limits.MaxAuthorsPerLevel, limits.MaxTotalAuthors = n, n
-	limits.MaxEvents, limits.MaxRatingEvents, limits.MaxDiscoveryEvents = 30*n, 10*n, 10*n
+	// a per-author cap (maxEvents / maxTotalAuthors) above any author's statements
+	limits.MaxEvents, limits.MaxRatingEvents, limits.MaxDiscoveryEvents = fixture.ScaleWebMaxStatements*n, 10*n, 10*n
 	web.limits = limits
 	return web
 }
 
-// wantedOf counts what a first sync of a Network web stores: every event
+// wantedOf counts what a first sync of a ScaleWeb stores: every event
 // but the 10011 claims of authors whom no statement names as a hint (the
 // frontier asks only for the claims that can bind an X account).
 func wantedOf(evs []*nostr.Event) int {
@@ -153,7 +158,7 @@ func benchCacheDir(b *testing.B) string {
 		if err != nil {
 			b.Fatal(err)
 		}
-		dir = filepath.Join(base, "dtp-personal-bench")
+		dir = filepath.Join(base, "dtp-personal", "bench") // `dtp-personal bench`'s
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		b.Fatal(err)
@@ -180,14 +185,14 @@ func readJSONL(path string) ([]*nostr.Event, error) {
 	return evs, sc.Err()
 }
 
-// writeJSONL writes evs to path, under its name only once complete.
-func writeJSONL(path string, evs []*nostr.Event) error {
-	tmp := path + ".tmp"
+// writeScaleWeb writes web's JSONL to path, under its name only once complete.
+func writeScaleWeb(path string, web *fixture.ScaleWeb) error {
+	tmp := path + ".partial"
 	f, err := os.Create(tmp)
 	if err != nil {
 		return err
 	}
-	if err := writeEvents(f, evs); err != nil {
+	if _, err := web.WriteJSONL(f, nil); err != nil {
 		f.Close()
 		return err
 	}
@@ -209,7 +214,7 @@ func writeEvents(w io.Writer, evs []*nostr.Event) error {
 }
 
 // relayDataDir is a new data directory whose store holds the web, copied
-// from the cache for a Network web (seeded there once).
+// from the cache for a ScaleWeb (seeded there once).
 func relayDataDir(b *testing.B, web benchWeb) string {
 	b.Helper()
 	if !web.cached {
@@ -372,7 +377,7 @@ func startStrfry(b *testing.B, web benchWeb) *benchRelay {
 }
 
 // strfryHolding is the configuration of a new strfry database holding web:
-// imported, or for a Network web copied from the cache (imported there once).
+// imported, or for a ScaleWeb copied from the cache (imported there once).
 func strfryHolding(b *testing.B, bin string, web benchWeb) (conf string, port int) {
 	b.Helper()
 	dir := b.TempDir()
