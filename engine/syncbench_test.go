@@ -334,13 +334,7 @@ func strfryConfig(b *testing.B, dir string) (path string, port int) {
 	}
 	port = ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
-	db := filepath.Join(dir, "strfry-db")
-	if err := os.MkdirAll(db, 0o700); err != nil {
-		b.Fatal(err)
-	}
-	path = filepath.Join(dir, "strfry.conf")
-	conf := fmt.Sprintf("db = %q\ndbParams {\n  mapsize = 10995116277760\n}\nrelay {\n  bind = \"127.0.0.1\"\n  port = %d\n  nofiles = 0\n}\n", db+"/", port)
-	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
+	if path, err = fixture.StrfryConf(dir, port); err != nil {
 		b.Fatal(err)
 	}
 	return path, port
@@ -397,29 +391,17 @@ func strfryHolding(b *testing.B, bin string, web benchWeb) (conf string, port in
 			b.Fatal(err)
 		}
 	}
-	copyFile(b, filepath.Join(seed, "strfry-db", "data.mdb"), filepath.Join(dir, "strfry-db", "data.mdb"))
+	copyFile(b, filepath.Join(seed, "db", "data.mdb"), filepath.Join(dir, "db", "data.mdb"))
 	return conf, port
 }
 
 // importStrfry adds evs to the strfry database of conf.
 func importStrfry(b *testing.B, bin, conf string, evs []*nostr.Event) {
 	b.Helper()
-	cmd := exec.Command(bin, "--config="+conf, "import", "--no-verify")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
+	r, w := io.Pipe()
+	go func() { w.CloseWithError(writeEvents(w, evs)) }()
+	if err := fixture.StrfryImport(context.Background(), bin, conf, r); err != nil {
 		b.Fatal(err)
-	}
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	if err := writeEvents(stdin, evs); err != nil {
-		b.Fatal(err)
-	}
-	stdin.Close()
-	if err := cmd.Wait(); err != nil {
-		b.Fatalf("strfry import: %v: %s", err, out.String())
 	}
 }
 
