@@ -188,7 +188,13 @@ func TestRemovedLiveRelayLeavesNoHealth(t *testing.T) {
 	testutil.EventuallyWithin(t, 10*time.Second, "live on A and B", func() bool {
 		return relayState(eng, a.URL) == status.StateLive && relayState(eng, b.URL) == status.StateLive
 	})
-	reqs := b.Reqs()
+	// a session is live once its REQs are written, maybe before B read them
+	var reqs int64
+	testutil.EventuallyWithin(t, 10*time.Second, "B's REQs all read", func() bool {
+		reqs = b.Reqs()
+		time.Sleep(100 * time.Millisecond)
+		return b.Reqs() == reqs
+	})
 	if err := eng.Modify(settings.RemoveRelay(a.URL)); err != nil {
 		t.Fatal(err)
 	}
