@@ -153,6 +153,10 @@ func Open(opts Options) (*Engine, error) {
 		e.closeStore()
 		return nil, err
 	}
+	if err := st.SetWALLimit(walLimit(e.settings.Limits)); err != nil {
+		e.closeStore()
+		return nil, err
+	}
 	e.stats = newIngestStats(e.metrics)
 	if e.authKey, err = loadAuthKey(st); err != nil {
 		e.closeStore()

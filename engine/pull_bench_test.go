@@ -61,7 +61,7 @@ func BenchmarkPullThroughput(b *testing.B) {
 }
 
 // seededDataDir is a new data directory whose store holds evs.
-func seededDataDir(b *testing.B, evs []*nostr.Event) string {
+func seededDataDir(b testing.TB, evs []*nostr.Event) string {
 	b.Helper()
 	dir := b.TempDir()
 	seed, err := store.Open(DatabasePath(dir))

@@ -19,6 +19,9 @@ func (e *Engine) commitSettings(from, to settings.Settings) {
 		e.trust.heap.SetLimits(to.Limits)
 		e.trust.frontier.SetLimits(to.Limits)
 		e.server.SetLimits(e.serverLimits(to.Limits))
+		if err := e.store.SetWALLimit(walLimit(to.Limits)); err != nil {
+			e.log.Warn("write-ahead log limit", "err", err)
+		}
 	}
 	if !slices.Equal(from.Relays, to.Relays) {
 		e.sync.TrackRelays()
@@ -52,3 +55,6 @@ func (e *Engine) serverLimits(l settings.Limits) server.Limits {
 	sl.MaxTagBytes = cmp.Or(o.MaxTagBytes, l.MaxTagKiB<<10)
 	return sl
 }
+
+// walLimit is the write-ahead log's bound in bytes under the user's limits.
+func walLimit(l settings.Limits) int64 { return int64(l.MaxWALMiB) << 20 }
