@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"dtp-personal/engine/heap"
 )
@@ -38,22 +39,29 @@ type reach struct {
 // 0..maxDegree-1, as the extension's loop (degree < maxDepth) takes it.
 //
 // The walk does not depend on the subject, so one walk answers every query
-// with its parameters until the heap changes (or an opinion's window opens
-// or closes, at nextChange).
+// with its parameters until the heap changes what it read (or an opinion's
+// window opens or closes, at nextChange): see carriesTo.
 type walk struct {
 	nodes      []reach
 	threshold  int
-	nextChange int64 // unix time after which the walk may differ; 0 = never
+	maxDegree  int
+	nextChange int64    // unix time after which the walk may differ; 0 = never
+	absent     []string // roots that had no node
 }
 
 func newWalk(v heap.View, rootKeys []string, p walkParams, now int64) *walk {
-	w := &walk{nodes: make([]reach, v.NumNodes()), threshold: p.threshold}
+	w := &walk{nodes: make([]reach, v.NumNodes()), threshold: p.threshold, maxDegree: p.maxDegree}
 	for i := range w.nodes {
 		w.nodes[i].depth = -1
 	}
 	var level []heap.NodeID
 	for _, pk := range rootKeys {
-		if n, ok := v.Pubkey(pk); ok && w.nodes[n].depth < 0 {
+		n, ok := v.Pubkey(pk)
+		if !ok {
+			w.absent = append(w.absent, pk)
+			continue
+		}
+		if w.nodes[n].depth < 0 {
 			w.nodes[n] = reach{depth: 0, followed: true, parent: heap.NoNode}
 			level = append(level, n)
 		}
@@ -112,6 +120,31 @@ func (w *walk) follows(n heap.NodeID) bool {
 	return r.followed && ok && p >= w.threshold
 }
 
+// reads reports whether the walk read n's opinions: n is followed at a
+// depth from which the walk goes on.
+func (w *walk) reads(n heap.NodeID) bool {
+	return int(n) < len(w.nodes) && w.nodes[n].depth >= 0 && int(w.nodes[n].depth)+1 < w.maxDegree && w.follows(n)
+}
+
+// carriesTo reports whether the walk, exact for the heap at version since,
+// is still exact for view v: no author it read has opinions that may have
+// changed since (heap.View.OpinionsChangedSince), and no root it missed has
+// a node now. Nothing else a walk reads changes with the heap: a node is
+// reached only through the opinions of authors it read.
+func (w *walk) carriesTo(v heap.View, since uint64) bool {
+	for _, pk := range w.absent {
+		if _, ok := v.Pubkey(pk); ok {
+			return false
+		}
+	}
+	read := false
+	complete := v.OpinionsChangedSince(since, func(author heap.NodeID) bool {
+		read = w.reads(author)
+		return !read
+	})
+	return complete && !read
+}
+
 // depthOf is n's depth when the walk follows n (its statements count).
 func (w *walk) depthOf(n heap.NodeID) (int, bool) {
 	if int(n) >= len(w.nodes) || w.nodes[n].depth < 0 || !w.follows(n) {
@@ -157,22 +190,26 @@ func earliestChange(a, b int64) int64 {
 	return a
 }
 
-// walkCache keeps the walks of the current heap version: queries with the
-// same parameters share one, and a walk is computed once even when several
-// queries ask for it at the same moment.
+// walkCache keeps one walk per set of parameters: queries with the same
+// parameters share it, a walk is computed once even when several queries ask
+// for it at the same moment, and a commit that changed nothing it read
+// leaves it in place (walk.carriesTo), so a question after such a commit
+// pays no walk. Every answer is computed from one heap version: its walk is
+// exact for that version.
 type walkCache struct {
 	mu    sync.Mutex
-	walks map[walkKey]*cachedWalk
-}
-
-type walkKey struct {
-	version uint64
-	walkParams
+	walks map[walkParams]*cachedWalk
+	// computed and carried count walks computed and walks kept across a
+	// commit (for tests and benchmarks)
+	computed, carried atomic.Int64
 }
 
 type cachedWalk struct {
 	once sync.Once
 	w    *walk
+	// version is the heap version w is exact for, moved on (under the
+	// cache's lock) by commits that did not change what w read.
+	version uint64
 }
 
 // maxCachedWalks bounds the cache: parameters come from clients (contexts,
@@ -180,35 +217,43 @@ type cachedWalk struct {
 const maxCachedWalks = 16
 
 // get returns the walk for p over view v at now, computing it if needed.
+// A walk is computed inside a view, so while one is being computed the heap
+// cannot move: an entry found at another version is complete.
 func (c *walkCache) get(v heap.View, p walkParams, now int64) *walk {
-	key := walkKey{v.Version(), p}
+	version := v.Version()
 	for {
 		c.mu.Lock()
-		entry := c.walks[key]
+		entry := c.walks[p]
+		if entry != nil && entry.version != version {
+			if entry.w.carriesTo(v, entry.version) {
+				entry.version = version
+				c.carried.Add(1)
+			} else {
+				entry = nil
+			}
+		}
 		if entry == nil {
 			if len(c.walks) >= maxCachedWalks {
 				clear(c.walks)
 			}
 			if c.walks == nil {
-				c.walks = make(map[walkKey]*cachedWalk)
+				c.walks = make(map[walkParams]*cachedWalk)
 			}
-			for k := range c.walks {
-				if k.version != key.version {
-					delete(c.walks, k)
-				}
-			}
-			entry = &cachedWalk{}
-			c.walks[key] = entry
+			entry = &cachedWalk{version: version}
+			c.walks[p] = entry
 		}
 		c.mu.Unlock()
-		entry.once.Do(func() { entry.w = newWalk(v, strings.Split(p.roots, ","), p, now) })
+		entry.once.Do(func() {
+			entry.w = newWalk(v, strings.Split(p.roots, ","), p, now)
+			c.computed.Add(1)
+		})
 		if entry.w.nextChange == 0 || now < entry.w.nextChange {
 			return entry.w
 		}
 		// An opinion entered or left its window since this walk: drop it.
 		c.mu.Lock()
-		if c.walks[key] == entry {
-			delete(c.walks, key)
+		if c.walks[p] == entry {
+			delete(c.walks, p)
 		}
 		c.mu.Unlock()
 	}
