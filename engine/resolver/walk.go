@@ -45,14 +45,29 @@ type walk struct {
 	nodes      []reach
 	threshold  int
 	maxDegree  int
+	context    string
+	scope      string
 	nextChange int64    // unix time after which the walk may differ; 0 = never
 	absent     []string // roots that had no node
+	rootRank   map[heap.NodeID]int
+	// read holds, for every author whose opinions the walk read, those
+	// opinions as it counted them: what a commit that changes the author
+	// takes back (catchUp).
+	read map[heap.NodeID]readOpinions
+}
+
+// readOpinions are an author's opinions as a walk counted them, at depth
+// level (the author's depth + 1), sorted by subject.
+type readOpinions struct {
+	level int8
+	ops   []heap.Opinion
 }
 
 func newWalk(v heap.View, rootKeys []string, p walkParams, now int64) *walk {
-	w := &walk{nodes: make([]reach, v.NumNodes()), threshold: p.threshold, maxDegree: p.maxDegree}
+	w := &walk{nodes: make([]reach, v.NumNodes()), threshold: p.threshold, maxDegree: p.maxDegree,
+		context: p.context, scope: p.scope, rootRank: map[heap.NodeID]int{}, read: map[heap.NodeID]readOpinions{}}
 	for i := range w.nodes {
-		w.nodes[i].depth = -1
+		w.nodes[i] = reach{depth: -1, parent: heap.NoNode}
 	}
 	var level []heap.NodeID
 	for _, pk := range rootKeys {
@@ -63,6 +78,7 @@ func newWalk(v heap.View, rootKeys []string, p walkParams, now int64) *walk {
 		}
 		if w.nodes[n].depth < 0 {
 			w.nodes[n] = reach{depth: 0, followed: true, parent: heap.NoNode}
+			w.rootRank[n] = len(level)
 			level = append(level, n)
 		}
 	}
@@ -80,6 +96,7 @@ func newWalk(v heap.View, rootKeys []string, p walkParams, now int64) *walk {
 			var change int64
 			opinions, change = v.Opinions(n, p.context, p.scope, now, trusted, opinions[:0])
 			w.nextChange = earliestChange(w.nextChange, change)
+			w.read[n] = readOpinions{level: int8(depth + 1), ops: sortedOpinions(slices.Clone(opinions))}
 			for _, o := range opinions {
 				r := &w.nodes[o.Subject]
 				switch {
@@ -109,6 +126,11 @@ func newWalk(v heap.View, rootKeys []string, p walkParams, now int64) *walk {
 	return w
 }
 
+func sortedOpinions(ops []heap.Opinion) []heap.Opinion {
+	slices.SortFunc(ops, func(x, y heap.Opinion) int { return cmp.Compare(x.Subject, y.Subject) })
+	return ops
+}
+
 // follows reports whether the walk follows n: a root, or a node whose trust
 // percentage at its depth reaches the threshold.
 func (w *walk) follows(n heap.NodeID) bool {
@@ -120,29 +142,10 @@ func (w *walk) follows(n heap.NodeID) bool {
 	return r.followed && ok && p >= w.threshold
 }
 
-// reads reports whether the walk read n's opinions: n is followed at a
+// reading reports whether the walk reads n's opinions: n is followed at a
 // depth from which the walk goes on.
-func (w *walk) reads(n heap.NodeID) bool {
-	return int(n) < len(w.nodes) && w.nodes[n].depth >= 0 && int(w.nodes[n].depth)+1 < w.maxDegree && w.follows(n)
-}
-
-// carriesTo reports whether the walk, exact for the heap at version since,
-// is still exact for view v: no author it read has opinions that may have
-// changed since (heap.View.OpinionsChangedSince), and no root it missed has
-// a node now. Nothing else a walk reads changes with the heap: a node is
-// reached only through the opinions of authors it read.
-func (w *walk) carriesTo(v heap.View, since uint64) bool {
-	for _, pk := range w.absent {
-		if _, ok := v.Pubkey(pk); ok {
-			return false
-		}
-	}
-	read := false
-	complete := v.OpinionsChangedSince(since, func(author heap.NodeID) bool {
-		read = w.reads(author)
-		return !read
-	})
-	return complete && !read
+func (w *walk) reading(n heap.NodeID) bool {
+	return w.nodes[n].depth >= 0 && int(w.nodes[n].depth)+1 < w.maxDegree && w.follows(n)
 }
 
 // depthOf is n's depth when the walk follows n (its statements count).
@@ -191,70 +194,61 @@ func earliestChange(a, b int64) int64 {
 }
 
 // walkCache keeps one walk per set of parameters: queries with the same
-// parameters share it, a walk is computed once even when several queries ask
-// for it at the same moment, and a commit that changed nothing it read
-// leaves it in place (walk.carriesTo), so a question after such a commit
-// pays no walk. Every answer is computed from one heap version: its walk is
-// exact for that version.
+// parameters share it, and a commit makes the next query bring it up to date
+// (walk.catchUp) rather than walk again, so a question after a commit pays
+// for what the commit changed. Every answer is computed from one heap
+// version: its walk is exact for that version.
 type walkCache struct {
 	mu    sync.Mutex
 	walks map[walkParams]*cachedWalk
-	// computed and carried count walks computed and walks kept across a
-	// commit (for tests and benchmarks)
-	computed, carried atomic.Int64
+	// computed and caughtUp count walks computed and walks brought up to a
+	// newer version (for tests and benchmarks)
+	computed, caughtUp atomic.Int64
 }
 
 type cachedWalk struct {
-	once sync.Once
-	w    *walk
-	// version is the heap version w is exact for, moved on (under the
-	// cache's lock) by commits that did not change what w read.
-	version uint64
+	mu      sync.Mutex // held while the walk is computed or brought up to date
+	w       *walk
+	version uint64 // the heap version w is exact for
 }
 
 // maxCachedWalks bounds the cache: parameters come from clients (contexts,
 // session roots), so their variety is not ours to bound.
 const maxCachedWalks = 16
 
-// get returns the walk for p over view v at now, computing it if needed.
-// A walk is computed inside a view, so while one is being computed the heap
-// cannot move: an entry found at another version is complete.
+// get returns the walk for p over view v at now. Walks are computed and
+// updated inside a view, so the heap does not move meanwhile, and a walk
+// handed out is not changed while its view lasts: only a query at a newer
+// version changes it, and the heap moves only when every view has ended.
 func (c *walkCache) get(v heap.View, p walkParams, now int64) *walk {
-	version := v.Version()
-	for {
-		c.mu.Lock()
-		entry := c.walks[p]
-		if entry != nil && entry.version != version {
-			if entry.w.carriesTo(v, entry.version) {
-				entry.version = version
-				c.carried.Add(1)
-			} else {
-				entry = nil
-			}
+	c.mu.Lock()
+	entry := c.walks[p]
+	if entry == nil {
+		if len(c.walks) >= maxCachedWalks {
+			clear(c.walks)
 		}
-		if entry == nil {
-			if len(c.walks) >= maxCachedWalks {
-				clear(c.walks)
-			}
-			if c.walks == nil {
-				c.walks = make(map[walkParams]*cachedWalk)
-			}
-			entry = &cachedWalk{version: version}
-			c.walks[p] = entry
+		if c.walks == nil {
+			c.walks = make(map[walkParams]*cachedWalk)
 		}
-		c.mu.Unlock()
-		entry.once.Do(func() {
-			entry.w = newWalk(v, strings.Split(p.roots, ","), p, now)
-			c.computed.Add(1)
-		})
-		if entry.w.nextChange == 0 || now < entry.w.nextChange {
-			return entry.w
-		}
-		// An opinion entered or left its window since this walk: drop it.
-		c.mu.Lock()
-		if c.walks[p] == entry {
-			delete(c.walks, p)
-		}
-		c.mu.Unlock()
+		entry = &cachedWalk{}
+		c.walks[p] = entry
 	}
+	c.mu.Unlock()
+	entry.mu.Lock()
+	defer entry.mu.Unlock()
+	version := v.Version()
+	switch {
+	case entry.w != nil && entry.version == version:
+	case entry.w != nil && entry.w.catchUp(v, entry.version, now):
+		c.caughtUp.Add(1)
+	default:
+		entry.w = nil
+	}
+	// an opinion entered or left its window since the walk
+	if entry.w == nil || entry.w.nextChange != 0 && now >= entry.w.nextChange {
+		entry.w = newWalk(v, strings.Split(p.roots, ","), p, now)
+		c.computed.Add(1)
+	}
+	entry.version = version
+	return entry.w
 }
