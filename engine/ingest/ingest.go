@@ -80,6 +80,9 @@ type Config struct {
 	// still being verified (with none on its way it is committed at once);
 	// default 20ms
 	MaxBatchWait time.Duration
+	// SeenFilter is the held-ids filter a pipeline on the same store state
+	// gave (Pipeline.SeenFilter); nil reads the ids from the store.
+	SeenFilter []byte
 }
 
 // ErrClosed is returned by Submit after Close.
@@ -132,8 +135,8 @@ type Pipeline struct {
 	cores chan struct{}
 }
 
-// New loads the ids the store holds and starts the pipeline's workers and
-// writer.
+// New starts the pipeline's workers and writer, and loads the ids the store
+// holds in the background (loadSeen).
 func New(st Store, checker Checker, verify Verifier, cfg Config) (*Pipeline, error) {
 	if cfg.Workers <= 0 {
 		cfg.Workers = runtime.NumCPU()
@@ -154,11 +157,8 @@ func New(st Store, checker Checker, verify Verifier, cfg Config) (*Pipeline, err
 		stop:     make(chan struct{}),
 		inflight: make(map[string]*job),
 		drained:  make(chan struct{}, 1),
-		seen:     new(seenFilter),
+		seen:     loadSeen(st, cfg.SeenFilter),
 		cores:    make(chan struct{}, runtime.GOMAXPROCS(0)),
-	}
-	if err := st.EachID(context.Background(), p.seen.add); err != nil {
-		return nil, err
 	}
 	for range cfg.Workers {
 		p.wg.Add(1)
@@ -269,6 +269,7 @@ func (p *Pipeline) Close() {
 	p.wg.Wait()
 	close(p.writeQ)
 	p.writerWG.Wait()
+	p.seen.close()
 }
 
 func (p *Pipeline) forget(j *job) {

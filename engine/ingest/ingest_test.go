@@ -14,6 +14,7 @@ import (
 	"dtp-personal/engine/fixture"
 	"dtp-personal/engine/store"
 	"dtp-personal/engine/validation"
+	"dtp-personal/internal/testutil"
 )
 
 // faultyStore is the real store with fault injection: it can hold commits
@@ -232,6 +233,7 @@ func TestHeldIdsSkipSignatureWork(t *testing.T) {
 
 func TestSeenFilter(t *testing.T) {
 	var f seenFilter
+	f.loaded.Store(true)
 	evs := statements(200)
 	for _, ev := range evs[:100] {
 		f.add(ev.ID)
@@ -252,6 +254,102 @@ func TestSeenFilter(t *testing.T) {
 	}
 	if !f.mayHold("not hex") {
 		t.Fatal("an id the filter cannot hash must fall back to the database check")
+	}
+}
+
+// slowIDs is a store whose held ids are read only when release is closed.
+type slowIDs struct {
+	*store.Store
+	release chan struct{}
+}
+
+func (s slowIDs) EachID(ctx context.Context, fn func(string)) error {
+	select {
+	case <-s.release:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return s.Store.EachID(ctx, fn)
+}
+
+// The pipeline starts without waiting for the held ids (a million take
+// seconds): until they are read, a held event is still answered as a
+// duplicate (from the database), and new events are stored.
+func TestStartsBeforeTheHeldIdsAreRead(t *testing.T) {
+	st, err := store.Open(filepath.Join(t.TempDir(), "dtp.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	evs := statements(20)
+	if _, err := st.SaveBatch(evs[:10]); err != nil {
+		t.Fatal(err)
+	}
+	slow := slowIDs{Store: st, release: make(chan struct{})}
+	p, err := New(slow, validation.DefaultProfile(), validation.VerifyEvent, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	results, err := p.SubmitAll(context.Background(), evs, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range results {
+		if want := map[bool]Outcome{true: Duplicate, false: Stored}[i < 10]; r.Outcome != want {
+			t.Fatalf("event %d answered %+v while the ids load, want %v", i, r, want)
+		}
+	}
+	if p.seen.loaded.Load() {
+		t.Fatal("the filter says it holds ids it has not read")
+	}
+	close(slow.release)
+	testutil.Eventually(t, "the held ids read", p.seen.loaded.Load)
+	for _, ev := range evs {
+		if !p.seen.mayHold(ev.ID) {
+			t.Fatalf("held id %s certainly new once loaded", ev.ID)
+		}
+	}
+	p.Close()
+	// Close ends a load still running
+	stuck, err := New(slowIDs{Store: st, release: make(chan struct{})}, validation.DefaultProfile(), validation.VerifyEvent, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stuck.Close()
+}
+
+// A pipeline given the filter an earlier one held (Config.SeenFilter, kept
+// in the heap snapshot) starts with it whole and reads no ids.
+func TestSeenFilterCarriedOver(t *testing.T) {
+	p, st := newPipeline(t, Config{})
+	evs := statements(20)
+	if _, err := p.SubmitAll(context.Background(), evs[:10], "test"); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Eventually(t, "the held ids read", p.seen.loaded.Load)
+	saved := p.SeenFilter()
+	never := slowIDs{Store: st.Store, release: make(chan struct{})}
+	var verified atomic.Int64
+	verify := func(ev *nostr.Event) error { verified.Add(1); return validation.VerifyEvent(ev) }
+	next, err := New(never, validation.DefaultProfile(), verify, Config{SeenFilter: saved})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer next.Close()
+	if !next.seen.loaded.Load() {
+		t.Fatal("a carried-over filter is not whole at once")
+	}
+	results, err := next.SubmitAll(context.Background(), evs, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range results {
+		if want := map[bool]Outcome{true: Duplicate, false: Stored}[i < 10]; r.Outcome != want {
+			t.Fatalf("event %d answered %+v, want %v", i, r, want)
+		}
+	}
+	if verified.Load() != 10 {
+		t.Fatalf("%d signature checks for 10 new and 10 held events, want 10", verified.Load())
 	}
 }
 

@@ -31,6 +31,10 @@ type Store struct {
 	ckpt  *checkpointer
 	path  string
 	full  atomic.Bool // the last write failed with SQLITE_FULL (see Full)
+	// checked is closed once StartCheck's check ended, with checkErr its
+	// finding; nil when no check was started
+	checked  chan struct{}
+	checkErr error
 }
 
 // Open opens (creating if needed) the database at path and applies pending
@@ -92,8 +96,12 @@ func (s *Store) Close() error {
 }
 
 // writeTx runs fn inside one write transaction, committing when fn returns
-// nil. The log is kept under its bound first (checkpointer.guard).
+// nil, once the start-up check passed (StartCheck). The log is kept under
+// its bound first (checkpointer.guard).
 func (s *Store) writeTx(fn func(tx *sql.Tx) error) error {
+	if err := s.Checked(); err != nil {
+		return err
+	}
 	s.ckpt.guard()
 	tx, err := s.w.Begin()
 	if err != nil {
