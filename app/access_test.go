@@ -28,9 +28,10 @@ func TestAccessRulesReachARunningServer(t *testing.T) {
 		{[]string{"access", "allow-origin", page}, "added https://app.example\n"},
 		{[]string{"access", "allow-origin", "http://localhost:3000"}, "added http://localhost:3000\n"},
 		{[]string{"access", "disallow-origin", "http://localhost:3000/"}, "removed http://localhost:3000\n"},
-		{[]string{"access", "list"}, "hosts    localhost, loopback and listen addresses, relay.example.com\n" +
+		{[]string{"access", "list"}, "peers    loopback\n" +
+			"hosts    localhost, loopback and listen addresses, relay.example.com\n" +
 			"origins  no Origin (native clients), browser extensions, https://app.example\n"},
-		{[]string{"access", "list", "--json"}, "{\n  \"allowedHosts\": [\n    \"relay.example.com\"\n  ],\n" +
+		{[]string{"access", "list", "--json"}, "{\n  \"allowLan\": false,\n  \"allowedHosts\": [\n    \"relay.example.com\"\n  ],\n" +
 			"  \"allowedOrigins\": [\n    \"https://app.example\"\n  ]\n}\n"},
 	} {
 		out, err := cliRun(t, data, step.args...)

@@ -24,6 +24,7 @@ import (
 	"dtp-personal/engine/names"
 	"dtp-personal/engine/names/namestest"
 	"dtp-personal/engine/store"
+	"dtp-personal/ui/words"
 )
 
 var binary string
@@ -358,7 +359,7 @@ func TestImportResolveExportOffline(t *testing.T) {
 	if err != nil {
 		t.Fatalf("import: %v %s", err, stderr.String())
 	}
-	if string(out) != "2 stored, 0 duplicates, 2 rejected of 4 lines\n" {
+	if string(out) != "2 stored, 0 duplicates, 2 rejected of 4 lines\nrefused: 1 × invalid: bad signature; 1 × invalid: line N is not a JSON event\n" {
 		t.Fatalf("import printed %q", out)
 	}
 	if !strings.Contains(stderr.String(), "rejected: invalid: bad signature") || !strings.Contains(stderr.String(), "rejected: invalid: line 4 is not a JSON event") {
@@ -385,8 +386,12 @@ func TestImportResolveExportOffline(t *testing.T) {
 		!strings.Contains(out, "verdict    none\n") || !strings.Contains(out, "band       max degree 1, trusted from 75%, distrusted below 10%") {
 		t.Fatalf("resolve --max-degree 1 --red 10: %v\n%s", err, out)
 	}
+	// in the window's words (issue 31), people by short npub while no name is known
 	if out, err := cliRun(t, data, "resolve", "user:id:5"); err != nil ||
-		!strings.Contains(out, "verdict    distrusted at degree 2: 0 trust, 1 distrust, 0 neutral (0% trust)") {
+		!strings.Contains(out, "verdict    distrusted at degree 2: 0 trust, 1 distrust, 0 neutral (0% trust)") ||
+		!strings.Contains(out, "why        "+words.ShortKey(alice.Pubkey)+", whom you trust, distrusts this account\n") ||
+		!strings.Contains(out, "  -1 by "+words.ShortKey(alice.Pubkey)+", 1 hop from you (global) ") ||
+		!strings.Contains(out, "path       you → "+words.ShortKey(alice.Pubkey)+" distrusts user:id:5\n") {
 		t.Fatalf("resolve: %v\n%s", err, out)
 	}
 	if out, err := cliRun(t, data, "resolve", "user:id:5", "--follow-threshold", "101"); err == nil || !strings.Contains(err.Error(), "followThreshold must be from 0 to 100") {
@@ -405,7 +410,8 @@ func TestImportResolveExportOffline(t *testing.T) {
 	if err != nil || found != 1 {
 		t.Fatalf("names cache: %d found, %v", found, err)
 	}
-	if out, err := cliRun(t, data, "resolve", "user:id:5"); err != nil || !strings.Contains(out, "  -1 by Alice ("+alice.Pubkey+") at depth 1") {
+	if out, err := cliRun(t, data, "resolve", "user:id:5"); err != nil || !strings.Contains(out, "  -1 by Alice, 1 hop from you") ||
+		!strings.Contains(out, "why        Alice, whom you trust, distrusts this account\n") {
 		t.Fatalf("resolve with alice's name known: %v\n%s", err, out)
 	}
 

@@ -3,13 +3,17 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nbd-wtf/go-nostr/nip19"
 
 	"dtp-personal/engine/fixture"
+	"dtp-personal/internal/testutil"
 )
 
 // cliResult is one CLI run as a person sees it: both streams and the exit code.
@@ -152,5 +156,60 @@ func TestStatusSaysWhetherAServerRuns(t *testing.T) {
 	}
 	if r := cliRunAll(t, data, "status"); !strings.Contains(r.stdout, "running on "+s.addr) || strings.Contains(r.stdout, "start the server") {
 		t.Errorf("status with a server:\n%s", r.stdout)
+	}
+}
+
+// `status` says what the window says, from the same facts, also when it
+// reads a running server's status (issue 31: it asked for a root while one
+// existed, since a server's status JSON carries no settings lists, and
+// printed the raw dial error).
+func TestStatusSpeaksTheWindowsWords(t *testing.T) {
+	data := t.TempDir()
+	refused := freeAddr(t) // nobody listens
+	for _, args := range [][]string{{"roots", "add", fixture.NewAuthor(1).Pubkey}, {"relays", "add", "ws://" + refused}} {
+		if _, err := cliRun(t, data, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	startServer(t, data)
+	testutil.EventuallyWithin(t, 30*time.Second, "the first pass", func() bool {
+		var st struct{ LastSync int64 }
+		return json.Unmarshal([]byte(cliRunAll(t, data, "status", "--json").stdout), &st) == nil && st.LastSync != 0
+	})
+	out := cliRunAll(t, data, "status").stdout
+	for _, want := range []string{
+		"summary    1 person in your web of trust · 0 statements · partial · updated ",
+		"  • relay ws://" + refused + ": unreachable: connection refused — retrying with the ",
+		"  ws://" + refused + "  unreachable: connection refused — retrying with the ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("status lacks %q:\n%s", want, out)
+		}
+	}
+	for _, wrong := range []string{"next: add your public key", "next: add a relay", "dial tcp", "set-up"} {
+		if strings.Contains(out, wrong) {
+			t.Errorf("status says %q:\n%s", wrong, out)
+		}
+	}
+}
+
+// Every build says the release FyneApp.toml states (issue 31: a build
+// without packaging's -ldflags, which is also what Fyne's packaging tool
+// and a cross build make, said "devel").
+func TestVersionIsFyneAppsVersion(t *testing.T) {
+	toml, err := os.ReadFile("../FyneApp.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^\s*Version\s*=\s*"([^"]+)"`).FindSubmatch(toml)
+	if m == nil {
+		t.Fatal("FyneApp.toml states no Version")
+	}
+	if release != string(m[1]) {
+		t.Errorf("the program's release is %q, FyneApp.toml's %q", release, m[1])
+	}
+	// the test binary is a plain go build, without packaging's -ldflags
+	if out := cliRunAll(t, t.TempDir(), "version").stdout; !strings.HasPrefix(out, "dtp-personal "+string(m[1])+" ") {
+		t.Errorf("version printed %q", out)
 	}
 }

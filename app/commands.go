@@ -20,12 +20,15 @@ import (
 	"time"
 
 	"dtp-personal/engine"
+	"dtp-personal/engine/importer"
 	"dtp-personal/engine/ingest"
 	"dtp-personal/engine/names"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
 	"dtp-personal/engine/validation"
+	"dtp-personal/internal/owneronly"
+	"dtp-personal/ui/words"
 )
 
 func cmdServe(c *cli) error {
@@ -55,7 +58,7 @@ func cmdServe(c *cli) error {
 // works while a server runs on the same directory: the server notices the
 // change through the store's revision within a second.
 func openStore(c *cli) (*store.Store, error) {
-	if err := os.MkdirAll(c.data(), 0o700); err != nil {
+	if err := owneronly.MkdirAll(c.data()); err != nil {
 		return nil, err
 	}
 	return store.Open(engine.DatabasePath(c.data()))
@@ -282,10 +285,27 @@ func modifySettings(c *cli, change func(*settings.Settings) error) (settings.Set
 // HTTP API of a running server when there is one, else an engine opened in
 // this process for the duration of the call.
 func withEngine(c *cli, remote func(engine.Running) error, local func(*engine.Engine) error) error {
+	return onEngine(c, engine.Options{}, remote, local)
+}
+
+// readEngine is withEngine for commands that only read (status, resolve):
+// the engine it opens takes no lock, so it never keeps a server from
+// starting on the data directory (SPEC §9).
+func readEngine(c *cli, remote func(engine.Running) error, local func(*engine.Engine) error) error {
+	return onEngine(c, engine.Options{ReadOnly: true}, remote, local)
+}
+
+func onEngine(c *cli, opts engine.Options, remote func(engine.Running) error, local func(*engine.Engine) error) error {
 	if r, ok := engine.FindRunning(c.data()); ok {
-		return remote(r)
+		// a server that is stopping closes its listener and connections
+		// before it gives up the directory: a reader then reads the
+		// database itself
+		if err := remote(r); err == nil || !opts.ReadOnly || !isTransportError(err) {
+			return err
+		}
 	}
-	eng, err := engine.Open(engine.Options{DataDir: c.data(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	opts.DataDir, opts.Logger = c.data(), slog.New(slog.NewTextHandler(io.Discard, nil))
+	eng, err := engine.Open(opts)
 	if errors.Is(err, engine.ErrAlreadyRunning) {
 		return fmt.Errorf("an engine holds %s but its address is unknown; try again in a moment", c.data())
 	}
@@ -296,17 +316,30 @@ func withEngine(c *cli, remote func(engine.Running) error, local func(*engine.En
 	return local(eng)
 }
 
+// isTransportError reports whether an HTTP request failed for its
+// connection (refused, closed before the answer) rather than by an answer.
+func isTransportError(err error) bool {
+	var ue *url.Error
+	return errors.As(err, &ue)
+}
+
 func getJSON(u string, v any) error {
 	client := &http.Client{Timeout: 30 * time.Second}
 	resp, err := client.Get(u)
 	if err != nil {
 		return err
 	}
+	return readAnswer(resp, v)
+}
+
+// readAnswer decodes a server's JSON answer into v, or returns its
+// {"error": …} with the request's URL and status.
+func readAnswer(resp *http.Response, v any) error {
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		var e struct{ Error string }
 		_ = json.NewDecoder(resp.Body).Decode(&e)
-		return fmt.Errorf("%s: %s %s", u, resp.Status, e.Error)
+		return fmt.Errorf("%s: %s %s", resp.Request.URL, resp.Status, e.Error)
 	}
 	return json.NewDecoder(resp.Body).Decode(v)
 }
@@ -333,7 +366,7 @@ func cmdStatus(c *cli) error {
 	} else {
 		fmt.Println("server     not running on this data directory (what follows is what it holds)")
 	}
-	printStatus(os.Stdout, snap)
+	printStatus(os.Stdout, snap, knownNames(c, snap.Frontier.Roots))
 	for _, step := range nextSteps(snap, running) {
 		fmt.Println("next:", step)
 	}
@@ -353,18 +386,24 @@ type serverJSON struct {
 	Listen string `json:"listen"`
 }
 
-// nextSteps are what a person should do next, most needed first: a set-up
-// that is missing a part, or a server that is not running.
+// nextSteps are what a person should do next, most needed first: the
+// set-up steps not done yet, from the same facts as the window's
+// Get-started card (words.Setup: the snapshot's roots and relay rows, which
+// a running server's status carries too), or a server that is not running.
 func nextSteps(s status.Snapshot, running bool) []string {
 	var steps []string
-	if len(s.Settings.Roots) == 0 {
+	setup := words.SetupOf(s, func(string) string { return "" })
+	if !setup.Root.Done {
 		steps = append(steps, "add your public key as a root: dtp-personal roots add npub1…")
 	}
-	if len(s.Settings.Relays) == 0 {
+	if !setup.Relays.Done {
 		steps = append(steps, "add a relay to sync from: dtp-personal relays add wss://relay.example.com")
 	}
 	if !running {
 		steps = append(steps, "start the server: dtp-personal (window and tray) or dtp-personal serve --headless")
+	}
+	if running && setup.Root.Done && setup.Relays.Done && !setup.FirstPass.Done && s.State != status.StateRunning {
+		steps = append(steps, "sync now: dtp-personal sync --once")
 	}
 	return steps
 }
@@ -373,22 +412,38 @@ func nextSteps(s status.Snapshot, running bool) []string {
 // when none runs.
 func currentStatus(c *cli) (status.Snapshot, error) {
 	var snap status.Snapshot
-	err := withEngine(c,
+	err := readEngine(c,
 		func(r engine.Running) error { return getJSON(r.Base()+"/api/v1/status", &snap) },
 		func(eng *engine.Engine) error { snap = eng.Status(); return nil })
 	return snap, err
 }
 
-func printStatus(w io.Writer, s status.Snapshot) {
+// printStatus prints the status in the window's words (package words):
+// the summary line, the set-up, coverage reasons and each relay's trouble
+// and retry as the Status and Relays tabs say them; the raw relay errors
+// are in --json and the server's log.
+func printStatus(w io.Writer, s status.Snapshot, known map[string]string) {
+	clock := words.SystemClock()
+	facts := words.FactsOf(s, clock)
+	fmt.Fprintf(w, "summary    %s\n", words.Summary(s, clock))
+	setup := words.SetupOf(s, func(hexKey string) string { return known[hexKey] })
+	if !setup.Done() {
+		fmt.Fprintf(w, "set-up     %s\n", strings.Join([]string{setup.Root.Tick(), setup.Relays.Tick(), setup.FirstPass.Tick()}, "\n           "))
+	}
 	fmt.Fprintf(w, "strategy   %s", s.Strategy)
 	if s.Strategy == settings.FrontierInterval {
 		fmt.Fprintf(w, " (interval %d min)", s.IntervalMinutes)
 	}
-	fmt.Fprintf(w, "\nstate      %s\ncoverage   %s", s.State, s.Coverage.State)
+	fmt.Fprintf(w, "\nstate      %s\ncoverage   %s\n", s.State, s.Coverage.State)
 	if len(s.Coverage.Reasons) > 0 {
-		fmt.Fprintf(w, " (%s)", strings.Join(s.Coverage.Reasons, ", "))
+		fmt.Fprintln(w, indent(facts.Reasons(s.Coverage.Reasons)))
 	}
-	fmt.Fprintf(w, "\nheap       %d nodes, %d edges, graphVersion %d", s.Heap.Nodes, s.Heap.Edges, s.Heap.GraphVersion)
+	last := "never"
+	if s.LastSync != 0 {
+		last = clock.Relative(s.LastSync, "") + " (" + clock.At(s.LastSync) + ")"
+	}
+	fmt.Fprintf(w, "last sync  %s\nnext sync  %s\n", last, facts.Next())
+	fmt.Fprintf(w, "heap       %d nodes, %d edges, graphVersion %d", s.Heap.Nodes, s.Heap.Edges, s.Heap.GraphVersion)
 	if s.Heap.LimitReason != "" {
 		fmt.Fprintf(w, " (%s)", s.Heap.LimitReason)
 	}
@@ -399,22 +454,20 @@ func printStatus(w io.Writer, s status.Snapshot) {
 	fmt.Fprintf(w, "ingest     %d stored, %d duplicates, %d rejected\n", s.Ingest.Accepted, s.Ingest.Duplicates, s.Ingest.Rejected)
 	fmt.Fprintf(w, "relays     %d\n", len(s.Relays))
 	for _, r := range s.Relays {
-		conn := "disconnected"
-		if r.Connected {
-			conn = "connected"
-		}
-		fmt.Fprintf(w, "  %s  %s, %s, %d events", r.URL, r.Health, conn, r.EventsFetched)
+		fmt.Fprintf(w, "  %s  %s; health %s; %d events", r.URL, facts.RelayDoing(r), words.Health(r.Health), r.EventsFetched)
 		switch r.NIP77 {
 		case status.NIP77Used:
 			fmt.Fprintf(w, ", refresh by NIP-77 (%d ids, %d bytes)", r.IDsReconciled, r.ReconcileBytes)
 		case status.NIP77Unsupported:
 			fmt.Fprint(w, ", refresh paged (no NIP-77)")
 		}
-		if r.LastError != "" {
-			fmt.Fprintf(w, ", last error: %s", r.LastError)
-		}
 		fmt.Fprintln(w)
 	}
+}
+
+// indent is lines indented under a status line's heading.
+func indent(lines string) string {
+	return "  " + strings.ReplaceAll(lines, "\n", "\n  ")
 }
 
 func cmdResolve(c *cli) error {
@@ -447,7 +500,7 @@ func cmdResolve(c *cli) error {
 		}
 	}
 	var ans engine.Answer
-	err := withEngine(c,
+	err := readEngine(c,
 		func(r engine.Running) error {
 			return getJSON(r.Base()+"/api/v1/resolve?"+params.Encode(), &ans)
 		},
@@ -461,13 +514,22 @@ func cmdResolve(c *cli) error {
 	if *asJSON {
 		return printJSON(ans)
 	}
-	printAnswer(os.Stdout, ans, knownNames(c, ans))
+	// every path starts at a root: "you"
+	people, roots := []string{ans.Subject}, []string{}
+	for _, ev := range ans.Evidence {
+		people = append(people, ev.Author)
+	}
+	for _, p := range ans.Paths {
+		people = append(people, p...)
+		roots = append(roots, p[0])
+	}
+	printAnswer(os.Stdout, ans, words.NamerOf(roots, knownNames(c, people)))
 	return nil
 }
 
 // knownNames are the display names the window's cache holds for the
-// answer's evidence authors; none when it has never run.
-func knownNames(c *cli, a engine.Answer) map[string]string {
+// people; none when it has never run.
+func knownNames(c *cli, people []string) map[string]string {
 	path := filepath.Join(c.data(), names.FileName)
 	if _, err := os.Stat(path); err != nil {
 		return nil
@@ -477,11 +539,7 @@ func knownNames(c *cli, a engine.Answer) map[string]string {
 		return nil
 	}
 	defer cache.Close()
-	authors := make([]string, len(a.Evidence))
-	for i, ev := range a.Evidence {
-		authors[i] = ev.Author
-	}
-	known, _ := cache.Names(authors)
+	known, _ := cache.Names(people)
 	return known
 }
 
@@ -491,7 +549,7 @@ func cmdImport(c *cli) error {
 	}
 	path := c.positional(0)
 	if path == "" {
-		return fmt.Errorf("%w: import needs a FILE.jsonl (or - for standard input)", errUsage)
+		return fmt.Errorf("%w: import needs a FILE: JSONL, the extension's attentionx-export (zip or events.json), or - for standard input", errUsage)
 	}
 	in := io.Reader(os.Stdin)
 	if path != "-" {
@@ -503,7 +561,7 @@ func cmdImport(c *cli) error {
 		in = f
 	}
 	progress := func(s ingest.Tally) {
-		fmt.Fprintf(os.Stderr, "\rimported %d lines: %d stored, %d duplicates, %d rejected", s.Lines, s.Stored, s.Duplicates, s.Rejected)
+		fmt.Fprintf(os.Stderr, "\rimported %s: %d stored, %d duplicates, %d rejected", importedCount(s), s.Stored, s.Duplicates, s.Rejected)
 	}
 	var stats ingest.Tally
 	err := withEngine(c,
@@ -522,8 +580,24 @@ func cmdImport(c *cli) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("%d stored, %d duplicates, %d rejected of %d lines\n", stats.Stored, stats.Duplicates, stats.Rejected, stats.Lines)
+	fmt.Printf("%d stored, %d duplicates, %d rejected of %s\n", stats.Stored, stats.Duplicates, stats.Rejected, importedCount(stats))
+	if rules := stats.Rules(); len(rules) > 0 {
+		parts := make([]string, len(rules))
+		for i, r := range rules {
+			parts[i] = fmt.Sprintf("%d × %s", r.Count, r.Rule)
+		}
+		fmt.Printf("refused: %s\n", strings.Join(parts, "; "))
+	}
 	return nil
+}
+
+// importedCount says how much an import read: lines of JSONL, or the events
+// of the extension's export.
+func importedCount(t ingest.Tally) string {
+	if t.Format == importer.FormatJSONL || t.Format == "" {
+		return fmt.Sprintf("%d lines", t.Lines)
+	}
+	return fmt.Sprintf("%d events (%s)", t.Lines, t.Format)
 }
 
 func cmdExport(c *cli) error {

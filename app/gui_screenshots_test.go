@@ -12,9 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nbd-wtf/go-nostr"
 	"github.com/nbd-wtf/go-nostr/nip19"
 
 	"dtp-personal/engine/fixture"
+	"dtp-personal/engine/names/namestest"
 	"dtp-personal/engine/status"
 	"dtp-personal/internal/testutil"
 )
@@ -25,12 +27,17 @@ var windowTabs = []string{"status", "look-up", "relays", "frontier", "activity",
 
 // TestWindowScreenshots writes docs/screenshots/TAB.png, one per tab, from
 // the real window on Xvfb: the app syncs a 20,000-event web of trust from a
-// second (headless) instance, plus a relay that refuses connections. The
-// Relays tab is captured during that start-up pass (its bars show), the
-// others after it, each selected with Alt+N (on Relays, the first relay is
-// selected for its details); settings-access.png is the
-// Settings tab scrolled to its end, and the Look-up tab shows an author at
-// depth 2. Run by packaging/screenshots.sh.
+// second (headless) instance, plus a relay that refuses connections and one
+// that holds kind-0 profiles for most of the authors, so people show by
+// name (namedWebOfTrust). The Relays tab is captured during that start-up
+// pass (its bars show), the others after it, each selected with Alt+N (on
+// My network, a person is selected and their npub copied); relays-details.png
+// is the Relays tab after the pass with the refused relay selected,
+// status-first-pass.png the Status tab as the first pass starts;
+// settings-access.png is the
+// Settings tab scrolled to its end, and the Look-up tab shows an account
+// one person you trust distrusts and two further out agree.
+// Run by packaging/screenshots.sh.
 func TestWindowScreenshots(t *testing.T) {
 	if os.Getenv("DTP_SCREENSHOTS") != "1" {
 		t.Skip("set DTP_SCREENSHOTS=1 (packaging/screenshots.sh) to write docs/screenshots")
@@ -40,8 +47,8 @@ func TestWindowScreenshots(t *testing.T) {
 	defer cancel()
 	work := t.TempDir()
 
-	const total, fanout = 20_000, 20
-	root, evs := fixture.WebOfTrust(total, fanout, time.Now().Unix()-3600)
+	root, evs, profiles, subject := namedWebOfTrust(time.Now().Unix() - 3600)
+	total := int64(len(evs))
 	events := filepath.Join(work, "events.jsonl")
 	writeJSONL(t, events, evs)
 	remoteDir := filepath.Join(work, "remote")
@@ -51,10 +58,12 @@ func TestWindowScreenshots(t *testing.T) {
 	remote := startServer(t, remoteDir)
 
 	local := filepath.Join(work, "local")
+	refused := "ws://" + freeAddr(t)
 	for _, args := range [][]string{
 		{"roots", "add", root.Pubkey},
 		{"relays", "add", "ws://" + remote.addr},
-		{"relays", "add", "ws://" + freeAddr(t)}, // nobody listens: a relay in backoff, with its error
+		{"relays", "add", refused},                         // nobody listens: a relay in backoff, with its error
+		{"relays", "add", namestest.Relay(t, profiles...)}, // the people's names (and no trust events)
 		wholeWebOfTrust,
 	} {
 		if out, err := cliRun(t, local, args...); err != nil {
@@ -82,8 +91,12 @@ func TestWindowScreenshots(t *testing.T) {
 		return snap
 	}
 
+	// The Status tab as the first pass starts: never synced yet, or the
+	// pass's progress and what it stored so far.
+	shot("status-first-pass")
 	// The Relays tab during the start-up pass, with its bar per relay.
-	xdotool(ctx, t, display, "key", "alt+"+strconv.Itoa(slices.Index(windowTabs, "relays")+1))
+	relaysTab := "alt+" + strconv.Itoa(slices.Index(windowTabs, "relays")+1)
+	xdotool(ctx, t, display, "key", relaysTab)
 	testutil.EventuallyWithin(t, 2*time.Minute, "a relay's share of the start-up pass", func() bool {
 		for _, r := range snapshot().Relays {
 			if r.Progress != nil && r.Progress.Done > 0 {
@@ -92,11 +105,10 @@ func TestWindowScreenshots(t *testing.T) {
 		}
 		return false
 	})
-	time.Sleep(500 * time.Millisecond) // the window shows the snapshots a few times a second
-	// the first relay selected: its details in the pane under the table
+	// again: a busy machine's window may not have taken the first key yet
+	xdotool(ctx, t, display, "key", relaysTab)
+	time.Sleep(time.Second) // the window shows the snapshots a few times a second
 	window := windowID(ctx, t, display)
-	xdotool(ctx, t, display, "mousemove", "--window", window, "60", "141", "click", "1")
-	time.Sleep(500 * time.Millisecond)
 	shot("relays")
 
 	testutil.EventuallyWithin(t, 4*time.Minute, "the start-up pass to store the fixture", func() bool {
@@ -104,19 +116,28 @@ func TestWindowScreenshots(t *testing.T) {
 		return snap.Ingest.Accepted == total && snap.LastSync > 0 && snap.State != status.StateRunning
 	})
 
-	// the last author WebOfTrust puts at depth 2
-	subject, err := nip19.EncodePublicKey(fixture.NewAuthor(1000 + fanout*fanout - 1).Pubkey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	settle := func() { time.Sleep(2 * time.Second) } // the next snapshot, or the look-up's answer
+	settle := func() { time.Sleep(3 * time.Second) } // the next snapshot, the look-up's answer, the names
 	for i, name := range windowTabs {
 		if name != "look-up" && name != "relays" {
 			xdotool(ctx, t, display, "key", "alt+"+strconv.Itoa(i+1))
 			settle()
+			if name == "frontier" { // a person chosen: their buttons appear; Copy says so
+				xdotool(ctx, t, display, "mousemove", "--window", window, "40", "525", "click", "1")
+				time.Sleep(time.Second)
+				xdotool(ctx, t, display, "mousemove", "--window", window, "130", "697", "click", "1")
+				time.Sleep(time.Second)
+			}
 			shot(name)
 		}
 	}
+	// The Relays tab after the pass, the refused relay selected: its details
+	// in the pane under the table, in words, with when it is retried.
+	xdotool(ctx, t, display, "key", relaysTab)
+	settle()
+	row := slices.IndexFunc(snapshot().Relays, func(r status.Relay) bool { return r.URL == refused })
+	xdotool(ctx, t, display, "mousemove", "--window", window, "60", strconv.Itoa(141+39*row), "click", "1")
+	settle()
+	shot("relays-details")
 	// The Settings tab scrolled to its end, where the access rules are.
 	xdotool(ctx, t, display, "key", "alt+"+strconv.Itoa(slices.Index(windowTabs, "settings")+1))
 	// The wheel scrolls the innermost scrollable under the pointer, and
@@ -135,6 +156,11 @@ func TestWindowScreenshots(t *testing.T) {
 	xdotool(ctx, t, display, "key", "Return")
 	settle()
 	shot("look-up")
+	// the wheel over the evidence table scrolls the page down to the paths
+	xdotool(ctx, t, display, "mousemove", "--window", window, "300", "570", "sleep", "0.2",
+		"click", "--repeat", "8", "--delay", "150", "5")
+	settle()
+	shot("look-up-paths")
 }
 
 // windowID is the X window id of the app's window.
@@ -158,4 +184,43 @@ func windowShot(ctx context.Context, t *testing.T, display, path string) {
 		t.Fatalf("capture %s: %v\n%s", path, err, out)
 	}
 	t.Logf("screenshot %s", path)
+}
+
+// namedWebOfTrust is fixture.WebOfTrust's 20,000 events (a root, 20 people
+// it trusts, 400 they trust) with kind-0 profiles for the root and all but
+// every tenth of the others, so the pictures show names and short npubs
+// side by side; and a stranger, Yusuf, whom one person the root trusts
+// (Dave) distrusts and two people further out distrust too: the look-up's
+// subject (its npub).
+func namedWebOfTrust(now int64) (root fixture.Author, events, profiles []*nostr.Event, subject string) {
+	const total, fanout = 20_000, 20
+	root, events = fixture.WebOfTrust(total-3, fanout, now)
+	first := []string{"Dave", "Maria", "Kofi", "Lena", "Tomás", "Aiko", "Priya", "Jonas", "Fatima", "Noah",
+		"Chen", "Sofia", "Omar", "Ingrid", "Ravi", "Zoe", "Mateo", "Hana", "Liam", "Amara"}
+	last := []string{"Okafor", "Novak", "Silva", "Berg", "Tanaka", "Haddad", "Kowalski", "Reyes", "Lindqvist",
+		"Mensah", "Duval", "Petrov", "Nguyen", "Costa", "Weber", "Park", "Moreau", "Ali", "Jensen", "Rossi", "Kaur"}
+	profile := func(a fixture.Author, name string) *nostr.Event {
+		content, _ := json.Marshal(map[string]string{"name": name, "display_name": name})
+		return a.Sign(&nostr.Event{Kind: 0, CreatedAt: nostr.Timestamp(now), Content: string(content), Tags: nostr.Tags{}})
+	}
+	profiles = append(profiles, profile(root, "Alice"))
+	for i := range fanout {
+		profiles = append(profiles, profile(fixture.NewAuthor(1+i), first[i]))
+		for j := range fanout {
+			if j%10 != 9 {
+				profiles = append(profiles, profile(fixture.NewAuthor(1000+i*fanout+j), first[j]+" "+last[i]))
+			}
+		}
+	}
+	yusuf := fixture.NewAuthor(5000)
+	profiles = append(profiles, profile(yusuf, "Yusuf"))
+	dave, farther1, farther2 := fixture.NewAuthor(1), fixture.NewAuthor(1000+3*fanout+4), fixture.NewAuthor(1000+7*fanout+2)
+	for _, a := range []fixture.Author{dave, farther1, farther2} {
+		events = append(events, a.Trust(fixture.P(yusuf.Pubkey), "-1", now, fixture.Content("sells followers")))
+	}
+	subject, err := nip19.EncodePublicKey(yusuf.Pubkey)
+	if err != nil {
+		panic(err)
+	}
+	return root, events, profiles, subject
 }

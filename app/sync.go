@@ -13,6 +13,7 @@ import (
 
 	"dtp-personal/engine"
 	"dtp-personal/engine/status"
+	"dtp-personal/ui/words"
 )
 
 // Exit codes of `sync --once` (SPEC §12).
@@ -99,6 +100,11 @@ func syncRemote(ctx context.Context, base string) (status.Coverage, error) {
 		if err := getJSON(base+"/api/v1/status", &s); err != nil {
 			return status.Coverage{}, err
 		}
+		if len(s.Relays) == 0 && s.State != status.StateRunning {
+			// a pass with no relay syncs nothing, and the status does not
+			// count it as a sync (LastSync stays)
+			return status.NewCoverage(status.ReasonNoRelays), nil
+		}
 		if s.Progress.Total > 0 {
 			fmt.Fprintf(os.Stderr, "\r%-10s %d/%d", s.Progress.Pass, s.Progress.Done, s.Progress.Total)
 		}
@@ -111,9 +117,10 @@ func syncRemote(ctx context.Context, base string) (status.Coverage, error) {
 	}
 }
 
-// printAnswer prints an answer; authors whose display name is known show it
-// before their key.
-func printAnswer(w *os.File, a engine.Answer, known map[string]string) {
+// printAnswer prints an answer in the window's words: the sentence that
+// says who decided, then the figures; people by display name where the
+// window's cache knows it, else by short npub.
+func printAnswer(w *os.File, a engine.Answer, name words.Namer) {
 	fmt.Fprintf(w, "verdict    %s", a.Verdict)
 	if a.Degree > 0 {
 		d := a.Degrees[0]
@@ -122,7 +129,8 @@ func printAnswer(w *os.File, a engine.Answer, known map[string]string) {
 			fmt.Fprintf(w, " (%d%% trust)", *a.Percent)
 		}
 	}
-	fmt.Fprintf(w, "\nband       max degree %d, trusted from %d%%, distrusted below %d%%\n", a.Band.MaxDegree, a.Band.FollowThreshold, a.Band.Red)
+	fmt.Fprintf(w, "\nwhy        %s\n", words.Verdict(a, name))
+	fmt.Fprintf(w, "band       max degree %d, trusted from %d%%, distrusted below %d%%\n", a.Band.MaxDegree, a.Band.FollowThreshold, a.Band.Red)
 	fmt.Fprintf(w, "coverage   %s", a.Coverage.State)
 	if len(a.Coverage.Reasons) > 0 {
 		fmt.Fprintf(w, " (%s)", strings.Join(a.Coverage.Reasons, ", "))
@@ -133,11 +141,15 @@ func printAnswer(w *os.File, a engine.Answer, known map[string]string) {
 		if ctx == "" {
 			ctx = "global"
 		}
-		author := ev.Author
-		if name := known[ev.Author]; name != "" {
-			author = name + " (" + ev.Author + ")"
+		counted := ""
+		if !ev.Counted {
+			counted = ", not counted"
 		}
-		fmt.Fprintf(w, "  %+d by %s at depth %d (%s) %s\n", ev.Value, author, ev.Depth, ctx, ev.EventID)
+		fmt.Fprintf(w, "  %+d by %s, %s (%s%s) %s\n", ev.Value, name(ev.Author), words.Hops(ev.Depth), ctx, counted, ev.EventID)
+	}
+	said := words.Spoken(a)
+	for _, p := range a.Paths {
+		fmt.Fprintf(w, "path       %s\n", words.Path(p, said, a.Subject, name))
 	}
 	if a.Ratings.Count > 0 {
 		fmt.Fprintf(w, "ratings    %d, average %.1f\n", a.Ratings.Count, a.Ratings.Average)

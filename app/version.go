@@ -6,22 +6,33 @@ import (
 	"runtime/debug"
 )
 
-// version is the release, set by packaging/Makefile from FyneApp.toml
-// (-ldflags "-X main.version=…"); a plain go build says devel.
-var version = "devel"
+// release is this program's version as FyneApp.toml states it, which
+// packaging reads too (TestVersionIsFyneAppsVersion keeps the two equal):
+// every build says it, however built (go build, run.sh, Fyne's packaging
+// tool, a cross build), where a version set only by the packaging's
+// -ldflags left the others saying "devel".
+const release = "0.1.0"
 
-// versionLine is what --version prints: the release, and for a build from a
-// git checkout the commit it was built from.
-func versionLine() string {
-	line := "dtp-personal " + version
+// version is the release; packaging/Makefile sets it from FyneApp.toml
+// (-ldflags "-X main.version=…").
+var version = release
+
+// versionName is the version with, for a build from a git checkout, the
+// commit it was built from: "0.1.0 (0123456789ab)".
+func versionName() string {
 	if info, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range info.Settings {
 			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-				line += " (" + s.Value[:12] + ")"
+				return version + " (" + s.Value[:12] + ")"
 			}
 		}
 	}
-	return line + " " + runtime.Version()
+	return version
+}
+
+// versionLine is what --version prints: the version and the Go release.
+func versionLine() string {
+	return "dtp-personal " + versionName() + " " + runtime.Version()
 }
 
 func cmdVersion(c *cli) error {

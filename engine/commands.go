@@ -21,12 +21,28 @@ import (
 // Modify is the one way to change settings: change edits a copy of them
 // (settings' edits such as settings.AddRelay, or a func of the caller's),
 // the changed values are checked and written in one transaction, and the
-// engine applies them at once.
+// engine applies them at once. A change of a setting the engine takes only
+// at its start is saved, and Modify says so with a *RestartNeeded.
 func (e *Engine) Modify(change func(*settings.Settings) error) error {
-	if err := settings.Modify(e.store, change); err != nil {
+	var later []string
+	err := settings.Modify(e.store, func(s *settings.Settings) error {
+		was := *s
+		if err := change(s); err != nil {
+			return err
+		}
+		later = e.atNextStart(was, *s)
+		return nil
+	})
+	if err != nil {
 		return err
 	}
-	return e.reloadSettings()
+	if err := e.reloadSettings(); err != nil {
+		return err
+	}
+	if len(later) > 0 {
+		return &RestartNeeded{Settings: later}
+	}
+	return nil
 }
 
 // Import reads one JSON event per line and sends each through the ingest
@@ -35,6 +51,9 @@ func (e *Engine) Modify(change func(*settings.Settings) error) error {
 // every thousand answers. Submit blocks while the pipeline is full, so
 // memory stays bounded for any file size.
 func (e *Engine) Import(ctx context.Context, r io.Reader, progress func(ingest.Tally)) (ingest.Tally, error) {
+	if e.opts.ReadOnly {
+		return ingest.Tally{}, ErrReadOnly
+	}
 	return importer.Run(ctx, r, pipelineTransport{e}, progress)
 }
 

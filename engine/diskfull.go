@@ -22,7 +22,7 @@ func (e *Engine) watchStorage(ctx context.Context) {
 		} else {
 			e.log.Info("disk has room again: sync resumes")
 		}
-		e.wakeSync()
+		e.sync.Pause(full)
 		e.repos.Pause(full)
 		e.notify()
 	})

@@ -19,7 +19,8 @@ import (
 // is built from the database. Close writes the heap again, or moves the
 // loaded file back when nothing changed. A run that does not close leaves
 // heap.snap.open behind, which the next start removes unread: the database
-// may have changed since.
+// may have changed since. A read-only engine (Options.ReadOnly) loads
+// heap.snap where it lies and never moves or writes it.
 
 func heapSnapshotPath(dataDir string) string { return filepath.Join(dataDir, "heap.snap") }
 
@@ -74,8 +75,14 @@ func (e *Engine) openHeap(limits settings.Limits, clock *startClock) (h *heap.He
 func (e *Engine) loadOrBuildHeap(limits settings.Limits) (h *heap.Heap, seen []byte, loaded bool, err error) {
 	path := heapSnapshotPath(e.opts.DataDir)
 	open := path + ".open"
-	os.Remove(open) // a run that did not close: the database may have moved on
-	if err := os.Rename(path, open); err == nil {
+	var moved error
+	if e.opts.ReadOnly {
+		open = path // a reader moves nothing: it loads the file where it lies, or builds
+	} else {
+		os.Remove(open) // a run that did not close: the database may have moved on
+		moved = os.Rename(path, open)
+	}
+	if _, found := os.Stat(open); moved == nil && found == nil {
 		key, err := e.heapKey(limits)
 		if err == nil {
 			if h, seen, err = heap.LoadSnapshot(open, []byte(key), limits); err == nil {
@@ -88,7 +95,9 @@ func (e *Engine) loadOrBuildHeap(limits settings.Limits) (h *heap.Heap, seen []b
 		} else {
 			e.log.Warn("heap snapshot unusable; rebuilding the heap from the database", "err", err)
 		}
-		os.Remove(open)
+		if !e.opts.ReadOnly {
+			os.Remove(open)
+		}
 	}
 	h = heap.New(limits)
 	res, err := h.Build(e.ctx, e.store)
@@ -108,7 +117,7 @@ func (e *Engine) loadOrBuildHeap(limits settings.Limits) (h *heap.Heap, seen []b
 // that refused statements at guardrails since changed is not what a build
 // under the new ones would hold, and is not kept.
 func (e *Engine) saveHeap() {
-	if e.trust.heap == nil || e.store.Checked() != nil {
+	if e.trust.heap == nil || e.opts.ReadOnly || e.store.Checked() != nil {
 		return
 	}
 	path := heapSnapshotPath(e.opts.DataDir)

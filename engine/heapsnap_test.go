@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"io"
+	"log/slog"
 	"os"
 	"testing"
 
@@ -103,4 +105,48 @@ func TestHeapSnapshotIsTheDatabases(t *testing.T) {
 		t.Fatal(err)
 	}
 	reopen("after a run that did not close", false).Close()
+}
+
+// A read-only engine (status, resolve with no server) loads the snapshot
+// where it lies and leaves it there: beside a running server it moves
+// nothing, and after it the next start still loads the snapshot.
+func TestReadOnlyEngineLeavesTheSnapshot(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	root, alice := fixture.NewAuthor(1), fixture.NewAuthor(2)
+	eng := openQuiet(t, dir)
+	if err := eng.Modify(settings.AddRoot(root.Pubkey)); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := eng.Submit(context.Background(), root.Trust(fixture.P(alice.Pubkey), "1", t0), "test"); err != nil || !r.OK() {
+		t.Fatalf("submit: %+v %v", r, err)
+	}
+	eng.Close()
+	snapshot := heapSnapshotPath(dir)
+	before, err := os.Stat(snapshot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		ro, err := Open(Options{DataDir: dir, ReadOnly: true, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ro.heapLoaded == "" {
+			t.Fatal("the read-only engine built the heap beside a snapshot of its database")
+		}
+		if _, err := os.Stat(snapshot + ".open"); err == nil {
+			t.Fatal("the read-only engine set the snapshot aside")
+		}
+		ro.Close()
+	}
+	after, err := os.Stat(snapshot)
+	if err != nil || !after.ModTime().Equal(before.ModTime()) {
+		t.Fatalf("the snapshot after read-only engines: %v, %v (was %v)", after, err, before.ModTime())
+	}
+	eng = openQuiet(t, dir)
+	defer eng.Close()
+	if eng.heapLoaded == "" {
+		t.Fatal("the start after read-only engines built the heap")
+	}
 }

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"slices"
 
 	"github.com/nbd-wtf/go-nostr"
 
@@ -17,15 +16,15 @@ import (
 // openRepoSync loads the repository-sync profile from the database. It
 // exists before the ingest pipeline, whose checker it is part of.
 func (e *Engine) openRepoSync() error {
-	s := e.settings
 	rs, err := reposync.New(e.ctx, reposync.Config{
 		Store:     e.store,
 		Sink:      repoSink{e},
 		Normalize: settings.NormalizeRelayURL,
+		Settings:  e.settings,
+		AuthKey:   e.authKey,
 		Log:       e.log.With("part", "reposync"),
 		Window:    reposync.WindowConfig{Length: e.opts.RepoWindow},
-		Conn:      reposync.ConnConfig{AuthKey: e.authKey},
-	}, s.RepoSyncServices, s.RepoSyncBootstrap)
+	})
 	if err != nil {
 		return err
 	}
@@ -63,17 +62,6 @@ type repoSink struct{ e *Engine }
 
 func (s repoSink) Ingest(ctx context.Context, relay string, evs []*nostr.Event) (int, error) {
 	return ingest.RelaySink{Pipeline: s.e.ingest, Prefix: reposync.SourcePrefix}.Ingest(ctx, relay, evs)
-}
-
-// commitRepoSettings restarts the profile when its service URLs or its
-// bootstrap relay changed.
-func (e *Engine) commitRepoSettings(from, to settings.Settings) {
-	if slices.Equal(from.RepoSyncServices, to.RepoSyncServices) && from.RepoSyncBootstrap == to.RepoSyncBootstrap {
-		return
-	}
-	if err := e.repos.Reconfigure(e.ctx, to.RepoSyncServices, to.RepoSyncBootstrap); err != nil {
-		e.log.Warn("apply repository sync settings", "err", err)
-	}
 }
 
 // RepoSyncStatus is the repository profile's status (`repo-sync status`).

@@ -70,7 +70,7 @@ func TestFinishedPassKeepsSettingsRevision(t *testing.T) {
 	if _, err := eng.SyncOnce(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if eng.Status().LastSync == 0 {
+	if eng.sync.Status().LastSync == 0 { // the runner's record: with no relays the status says never synced
 		t.Fatal("the pass did not finish")
 	}
 	if after, err := eng.store.Revision(); err != nil || after != before {

@@ -26,27 +26,19 @@ import (
 )
 
 // scaleDataDir is a data directory holding the ScaleWeb of authors people,
-// written straight into its store (nothing re-verifies stored events),
-// rooted at its root with caps that cover it. Signed, it is what a relay
-// serves to a verifying sync; unsigned, what a start loads. Filling a
+// written straight into its store (nothing re-verifies stored events, so
+// they are Unsigned), rooted at its root with caps that cover it. Filling a
 // million events takes minutes, so it is kept for later runs under
 // $DTP_SCALE_DIR (default: dtp-scale in the temporary directory), outside
 // the repository.
-func scaleDataDir(tb testing.TB, authors int, signed bool) (dir string, web fixture.ScaleWeb) {
+func scaleDataDir(tb testing.TB, authors int) (dir string, web *fixture.ScaleWeb) {
 	tb.Helper()
 	base := os.Getenv("DTP_SCALE_DIR")
 	if base == "" {
 		base = filepath.Join(os.TempDir(), "dtp-scale")
 	}
-	dir = filepath.Join(base, fmt.Sprintf("stored-%d", authors))
-	if signed {
-		dir = filepath.Join(base, fmt.Sprintf("signed-%d", authors))
-	}
-	// events dated a day ago: a relay refuses none as ahead of its clock
-	web = fixture.ScaleWeb{Authors: authors, Signed: signed, Now: 1_790_000_000}
-	if signed {
-		web.Now = time.Now().Unix() - 24*3600
-	}
+	dir = filepath.Join(base, fmt.Sprintf("scaleweb-%d", authors))
+	web = fixture.NewScaleWeb(authors, 1)
 	complete := filepath.Join(dir, "complete")
 	if _, err := os.Stat(complete); err == nil {
 		return dir, web
@@ -62,7 +54,7 @@ func scaleDataDir(tb testing.TB, authors int, signed bool) (dir string, web fixt
 		tb.Fatal(err)
 	}
 	start, stored := time.Now(), 0
-	err = web.Events(func(evs []*nostr.Event) error {
+	err = web.EachUnsigned(func(evs []*nostr.Event) error {
 		for i := 0; i < len(evs); i += 1000 {
 			if _, err := st.SaveBatch(evs[i:min(i+1000, len(evs))]); err != nil {
 				return err
@@ -74,7 +66,7 @@ func scaleDataDir(tb testing.TB, authors int, signed bool) (dir string, web fixt
 	if err == nil {
 		err = settings.Modify(st, func(s *settings.Settings) error {
 			s.Limits = coveringLimits(authors)
-			return settings.AddRoot(web.Root().Pubkey)(s)
+			return settings.AddRoot(web.Pubkey(0))(s)
 		})
 	}
 	if err = errors.Join(err, st.Close()); err != nil {
@@ -88,12 +80,12 @@ func scaleDataDir(tb testing.TB, authors int, signed bool) (dir string, web fixt
 }
 
 // coveringLimits are caps raised so that a ScaleWeb of authors is one
-// frontier (depth five), as issue 26 measured it.
+// frontier, as issue 26 measured it.
 func coveringLimits(authors int) settings.Limits {
 	l := settings.DefaultLimits()
 	l.MaxDepth = settings.MaxDepthHardCap
 	l.MaxAuthorsPerLevel, l.MaxTotalAuthors = authors, authors
-	l.MaxEvents, l.MaxRatingEvents = 20*authors, 20*authors
+	l.MaxEvents, l.MaxRatingEvents = authors*fixture.ScaleWebMaxStatements, 20*authors
 	return l
 }
 
@@ -126,8 +118,8 @@ type restartFigures struct {
 }
 
 func benchRestart(b *testing.B, authors int) {
-	dir, web := scaleDataDir(b, authors, false)
-	subject := web.Author(authors - 1).Pubkey
+	dir, web := scaleDataDir(b, authors)
+	subject := web.Pubkey(authors - 1)
 	if err := os.Remove(heapSnapshotPath(dir)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		b.Fatal(err)
 	}

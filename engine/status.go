@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"dtp-personal/engine/status"
+	"dtp-personal/engine/trustsync"
 )
 
 // statusDocument serves the status snapshot as GET /api/v1/status.
@@ -21,7 +22,7 @@ func (e *Engine) Status() status.Snapshot {
 		Paused:          s.Paused,
 		State:           sy.State,
 		Coverage:        e.coverage(e.SyncCoverage()),
-		LastSync:        sy.LastSync,
+		LastSync:        lastSync(sy),
 		NextSync:        sy.NextSync,
 		Relays:          sy.Relays,
 		Frontier:        e.frontierStatus(),
@@ -31,7 +32,11 @@ func (e *Engine) Status() status.Snapshot {
 		Ingest:          e.stats.snapshot(e.ingest.Duplicates()),
 		Listen:          e.ListenAddr(),
 		Settings:        s,
+		RestartNeeded:   e.pendingRestart(),
 		RepoSync:        e.repos.Status(),
+	}
+	if sy.State == status.StateRunning {
+		snap.Progress.Stored = e.stats.passStored()
 	}
 	switch {
 	case e.diskFull.Load():
@@ -40,6 +45,16 @@ func (e *Engine) Status() status.Snapshot {
 		snap.State = status.StateStopped
 	}
 	return snap
+}
+
+// lastSync is when the last pass that could sync ran: a pass with no relay
+// to sync from fetched nothing, so until one ran with a relay the status
+// says never (the runner counts it as a pass: it settles the coverage).
+func lastSync(sy trustsync.Status) int64 {
+	if slices.Equal(sy.Coverage.Reasons, []string{status.ReasonNoRelays}) {
+		return 0
+	}
+	return sy.LastSync
 }
 
 // coverage is the overall coverage: the sync's reasons plus what the trust

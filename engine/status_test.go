@@ -1,11 +1,19 @@
 package engine
 
 import (
+	"net"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/nbd-wtf/go-nostr"
+
+	"dtp-personal/engine/ingest"
+	"dtp-personal/engine/metrics"
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
+	"dtp-personal/internal/testutil"
 )
 
 // TestSubscribeCoalescesBursts: the engine is the one status coalescer, so a
@@ -32,5 +40,56 @@ func TestSubscribeCoalescesBursts(t *testing.T) {
 	time.Sleep(1500 * time.Millisecond) // past the once-a-second snapshot
 	if n := got.Load(); n != after {
 		t.Fatalf("%d snapshots after cancel", n-after)
+	}
+}
+
+// TestNoRelayPassIsNoSync: a pass with no relay to sync from fetched
+// nothing, so the status keeps saying never synced (issue 31: "Last sync
+// 7 s ago" before any sync); a pass that tried a relay is a sync, failed
+// or not.
+func TestNoRelayPassIsNoSync(t *testing.T) {
+	t.Parallel()
+	eng, _ := startEngine(t, Options{})
+	testutil.Eventually(t, "the pass with no relays", func() bool {
+		return slices.Contains(eng.sync.Status().Coverage.Reasons, status.ReasonNoRelays)
+	})
+	if s := eng.Status(); s.LastSync != 0 || eng.sync.Status().LastSync == 0 {
+		t.Fatalf("status last sync %d after a pass with no relays (runner's %d), want 0", s.LastSync, eng.sync.Status().LastSync)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := l.Addr().String() // nobody listens: the pass tries and fails
+	l.Close()
+	if err := eng.Modify(settings.AddRelay("ws://" + closed)); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Eventually(t, "a pass that tried the relay", func() bool { return eng.Status().LastSync != 0 })
+}
+
+// TestPassStoredCountsTheRunningPass: the status's count of a pass is what
+// sync stored since the pass began, not pushes, not earlier passes: the one
+// figure every line of the window counts a pass in (issue 31: "0 events
+// stored so far" beside 71 statements).
+func TestPassStoredCountsTheRunningPass(t *testing.T) {
+	s := newIngestStats(metrics.New())
+	batch := func(sources ...string) ingest.Committed {
+		c := ingest.Committed{Sources: sources}
+		for range sources {
+			c.Stored = append(c.Stored, &nostr.Event{})
+		}
+		return c
+	}
+	s.committed(batch(syncSource+"wss://a", syncSource+"wss://a")) // an earlier pass
+	s.passStarted()
+	s.committed(batch(syncSource+"wss://a", "push:127.0.0.1", syncSource+"wss://b"))
+	s.committed(batch("import"))
+	if got := s.passStored(); got != 2 {
+		t.Fatalf("pass stored %d, want the 2 events sync stored since the pass began", got)
+	}
+	s.passStarted()
+	if got := s.passStored(); got != 0 {
+		t.Fatalf("a new pass starts at %d", got)
 	}
 }

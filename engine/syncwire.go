@@ -9,7 +9,6 @@ import (
 
 	"dtp-personal/engine/heap"
 	"dtp-personal/engine/ingest"
-	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
 	"dtp-personal/engine/trustsync"
@@ -35,12 +34,14 @@ func (e *Engine) newSyncRunner() *trustsync.Runner {
 		}
 	}
 	return trustsync.New(trustsync.Config{
-		Store:    e.store,
-		Sink:     ingest.RelaySink{Pipeline: e.ingest, Prefix: "sync:"},
-		Frontier: syncFrontier{e},
-		Settings: syncSettings{e},
-		Log:      e.log.With("part", "sync"),
-		LastPass: last,
+		Store:         e.store,
+		Sink:          ingest.RelaySink{Pipeline: e.ingest, Prefix: syncSource},
+		Frontier:      syncFrontier{e},
+		Settings:      e.Settings(),
+		AuthKey:       e.authKey,
+		Log:           e.log.With("part", "sync"),
+		LastPass:      last,
+		OnPassStarted: e.stats.passStarted,
 		OnPassFinished: func(o trustsync.PassOutcome) {
 			b, _ := json.Marshal(o)
 			if err := e.store.SetState(stateLastPass, string(b)); err != nil {
@@ -51,10 +52,10 @@ func (e *Engine) newSyncRunner() *trustsync.Runner {
 }
 
 // loadAuthKey returns the data directory's NIP-42 key, generating it on
-// first use. The server has no identity of its own: this key only answers
+// first use when create is set (a read-only engine syncs nothing). The server has no identity of its own: this key only answers
 // relays that ask for AUTH before serving reads.
-func loadAuthKey(st *store.Store) (string, error) {
-	if k, ok, err := st.State(stateAuthKey); err != nil || ok {
+func loadAuthKey(st *store.Store, create bool) (string, error) {
+	if k, ok, err := st.State(stateAuthKey); err != nil || ok || !create {
 		return k, err
 	}
 	k := nostr.GeneratePrivateKey()
@@ -94,18 +95,6 @@ func (f syncFrontier) Refresh(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// syncSettings reads the settings the sync acts on.
-type syncSettings struct{ e *Engine }
-
-func (s syncSettings) Strategy() (string, int) {
-	st := s.e.Settings()
-	return st.Strategy, st.IntervalMinutes
-}
-func (s syncSettings) Paused() bool                     { return s.e.Settings().Paused || s.e.diskFull.Load() }
-func (s syncSettings) Limits() settings.Limits          { return s.e.Settings().Limits }
-func (s syncSettings) AuthKey() string                  { return s.e.authKey }
-func (s syncSettings) SettingsChanged() <-chan struct{} { return s.e.settingsChanged }
-
 // SyncCoverage is what the sync knows about coverage, for the resolver.
 func (e *Engine) SyncCoverage() []string {
 	st := e.sync.Status()
@@ -128,6 +117,9 @@ func (e *Engine) SyncNow() error {
 // SyncOnce runs one frontier pass in this process and returns the coverage
 // it reached, including a frontier cut by its caps.
 func (e *Engine) SyncOnce(ctx context.Context) (status.Coverage, error) {
+	if e.opts.ReadOnly {
+		return status.Coverage{}, ErrReadOnly
+	}
 	cov, err := e.sync.RunOnce(ctx)
 	if err != nil {
 		return cov, err

@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"dtp-personal/engine/status"
+	"dtp-personal/ui/words"
 )
 
 // activityView is the Activity tab: the running pass's progress, what the
@@ -31,13 +32,13 @@ type activityView struct {
 func newActivityView(g *GUI) *activityView {
 	v := &activityView{
 		pass:       widget.NewLabel(""),
-		progress:   widget.NewProgressBar(),
+		progress:   newTextlessBar(), // the line above it says how far
 		accepted:   widget.NewLabel(""),
 		rate:       widget.NewLabel(""),
 		duplicates: widget.NewLabel(""),
 		rejected:   widget.NewLabel(""),
 		chart:      newRateChart(),
-		rejections: newTextTable("Time", "Event", "Source", "Rule"),
+		rejections: newTextTable("Time", "Event", "Source", "Rule").whenEmpty("No rejections: every event received was kept or already here."),
 		g:          g,
 	}
 	ingest := widget.NewForm(
@@ -60,22 +61,22 @@ func (v *activityView) render(s status.Snapshot) {
 	p := s.Progress
 	switch {
 	case s.State == status.StateRunning && p.Total > 0:
-		setText(v.pass, fmt.Sprintf("%s pass: %s of %s done · %s stored so far", p.Pass, count(p.Done),
-			plural(p.Total, passKey(p.Pass)), plural(int(v.g.passStored.stored), "event")))
+		setText(v.pass, fmt.Sprintf("%s pass: %s of %s done · %s stored so far", p.Pass, words.Count(p.Done),
+			words.Plural(p.Total, passKey(p.Pass)), words.Plural(int(p.Stored), "event")))
 		setProgress(v.progress, float64(min(p.Done, p.Total)), float64(p.Total))
 		v.progress.Show()
 	case s.State == status.StateRunning:
-		setText(v.pass, "Starting a pass · "+plural(int(v.g.passStored.stored), "event")+" stored so far")
+		setText(v.pass, "Starting a pass · "+words.Plural(int(p.Stored), "event")+" stored so far")
 		v.progress.Hide()
 	default:
 		setText(v.pass, "No pass running")
 		v.progress.Hide() // a bar at 0 would read as a pass that is stuck
 	}
 	in := s.Ingest
-	setText(v.accepted, count(in.Accepted))
+	setText(v.accepted, words.Count(in.Accepted))
 	setText(v.rate, fmt.Sprintf("%.1f events/s", in.AcceptedPerSec))
-	setText(v.duplicates, count(in.Duplicates))
-	setText(v.rejected, count(in.Rejected))
+	setText(v.duplicates, words.Count(in.Duplicates))
+	setText(v.rejected, words.Count(in.Rejected))
 	if v.g.rates.steps != v.chartSteps {
 		v.chartSteps = v.g.rates.steps
 		v.chart.show(v.g.rates.points())
@@ -87,26 +88,7 @@ func (v *activityView) render(s status.Snapshot) {
 		if len(id) > 16 {
 			id = id[:16] + "…"
 		}
-		rows[i] = []string{v.g.clock.stamp(r.At, "—"), id, r.Source, r.Reason}
+		rows[i] = []string{v.g.clock.Stamp(r.At, "—"), id, r.Source, r.Reason}
 	}
 	v.rejections.setRows(rows)
-}
-
-// passCounter counts the events stored since the running pass began, from
-// the ingest pipeline's running total.
-type passCounter struct {
-	running bool
-	from    int64
-	stored  int64
-}
-
-func (p *passCounter) observe(s status.Snapshot) {
-	running := s.State == status.StateRunning
-	if running && !p.running {
-		p.from = s.Ingest.Accepted
-	}
-	p.running, p.stored = running, 0
-	if running {
-		p.stored = s.Ingest.Accepted - p.from
-	}
 }

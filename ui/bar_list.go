@@ -15,14 +15,24 @@ type bar struct {
 	text       string
 }
 
-// barList shows labelled bars in two columns (label, bar), one row per
-// bar; rows are kept across updates and only what changed is redrawn.
+// barList shows labelled bars in two columns (label, then the bar with its
+// text beside it), one row per bar; rows are kept across updates and only
+// what changed is redrawn. The text is not drawn on the bar: there it
+// would cross from the bar's colour to its faded ground, and no one text
+// colour reads on both.
 type barList struct {
 	root *fyne.Container
 
 	labels []*widget.Label
 	bars   []*widget.ProgressBar
-	texts  []string // what each bar's text shows
+	texts  []*widget.Label
+}
+
+// newTextlessBar is a progress bar without its text (see barList).
+func newTextlessBar() *widget.ProgressBar {
+	b := widget.NewProgressBar()
+	b.TextFormatter = func() string { return "" }
+	return b
 }
 
 func newBarList() *barList {
@@ -36,21 +46,17 @@ func (l *barList) show(rows []bar) {
 		l.root.Refresh()
 	}
 	for len(l.bars) < len(rows) {
-		i := len(l.bars)
-		b := widget.NewProgressBar()
-		b.TextFormatter = func() string { return l.texts[i] }
+		b := newTextlessBar()
+		text := widget.NewLabel("")
 		l.labels = append(l.labels, widget.NewLabel(""))
 		l.bars = append(l.bars, b)
-		l.texts = append(l.texts, "")
-		l.root.Add(l.labels[i])
-		l.root.Add(b)
+		l.texts = append(l.texts, text)
+		l.root.Add(l.labels[len(l.labels)-1])
+		l.root.Add(container.NewBorder(nil, nil, nil, text, b))
 	}
 	for i, r := range rows {
 		setText(l.labels[i], r.label)
-		b := l.bars[i]
-		if b.Value != r.value || b.Max != r.max || l.texts[i] != r.text {
-			b.Value, b.Max, l.texts[i] = r.value, r.max, r.text
-			b.Refresh()
-		}
+		setText(l.texts[i], r.text)
+		setProgress(l.bars[i], r.value, r.max)
 	}
 }

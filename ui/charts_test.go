@@ -17,7 +17,7 @@ func feed(g *GUI, start time.Time, secs int, base status.Snapshot, accepted, dup
 	now := start
 	for i := range secs {
 		now = start.Add(time.Duration(i) * time.Second)
-		g.clock.now = func() time.Time { return now }
+		g.clock.Now = func() time.Time { return now }
 		s := base
 		s.Ingest.Accepted += int64(i) * accepted
 		s.Ingest.Duplicates += int64(i) * duplicates

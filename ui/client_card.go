@@ -2,7 +2,6 @@ package ui
 
 import (
 	"net"
-	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -26,9 +25,9 @@ func newClientCard(g *GUI) *clientCard {
 	c := &clientCard{g: g, url: widget.NewLabel("")}
 	c.url.TextStyle.Monospace = true
 	c.copy = widget.NewButton("Copy", func() { g.copyServerURL() })
-	what := widget.NewLabel("A Nostr client or the AttentionX browser extension connected here can push trust " +
-		"events (trust statements, ratings, identity claims) and ask RESOLVE questions, answered from this " +
-		"computer. This app never publishes anywhere: what you push stays here.")
+	what := widget.NewLabel("A Nostr client or the AttentionX browser extension connected here can send it trust " +
+		"statements, ratings and identity claims, and ask it whom to trust, answered from this computer. This app " +
+		"never publishes anywhere: what you send it stays here.")
 	what.Wrapping = fyne.TextWrapWord
 	c.root = widget.NewCard("Use it with your client", "",
 		container.NewVBox(container.NewBorder(nil, nil, nil, c.copy, c.url), what))
@@ -57,9 +56,10 @@ func (g *GUI) serverURL(s status.Snapshot) string {
 	return "ws://" + net.JoinHostPort(host, port)
 }
 
-// copyServerURL puts the WebSocket URL on the clipboard.
+// copyServerURL puts the WebSocket URL on the clipboard, and says so.
 func (g *GUI) copyServerURL() {
-	g.app.Clipboard().SetContent(g.serverURL(g.last))
+	url := g.serverURL(g.last)
+	g.copyText(url, url)
 }
 
 // lanAddress is this machine's first private IPv4 address, or 127.0.0.1.
@@ -86,13 +86,4 @@ func strategyHelp(id string) string {
 		return "takes in every trust event the relays carry, from anyone: more data, more disk"
 	}
 	return ""
-}
-
-// strategiesHelp is one line per strategy: "Interval (trusted network): …".
-func strategiesHelp() string {
-	lines := make([]string, len(settings.Strategies))
-	for i, id := range settings.Strategies {
-		lines[i] = settings.StrategyLabel(id) + ": " + strategyHelp(id)
-	}
-	return strings.Join(lines, "\n")
 }

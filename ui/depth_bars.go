@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"fmt"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -9,6 +8,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"dtp-personal/engine/status"
+	"dtp-personal/ui/words"
 )
 
 // depthBars shows the frontier's authors per depth as bars scaled to the
@@ -35,14 +35,11 @@ func (b *depthBars) show(f status.Frontier) {
 	}
 	rows := make([]bar, len(f.ByDepth))
 	for i, n := range f.ByDepth {
-		label := fmt.Sprintf("depth %d", i)
-		if i == 0 {
-			label = "roots"
-		}
+		label := words.Hops(i)
 		if i == len(f.ByDepth)-1 && len(f.Truncation) > 0 {
 			label += " (cut)"
 		}
-		rows[i] = bar{label: label, value: float64(n), max: float64(top), text: plural(n, "author")}
+		rows[i] = bar{label: label, value: float64(n), max: float64(top), text: words.People(n)}
 	}
 	b.rows.show(rows)
 	if len(f.Truncation) == 0 {
@@ -51,8 +48,8 @@ func (b *depthBars) show(f status.Frontier) {
 	}
 	cuts := make([]string, len(f.Truncation))
 	for i, t := range f.Truncation {
-		cuts[i] = truncationWords(t)
+		cuts[i] = words.Truncation(t)
 	}
-	setText(b.cut, "The deepest level is cut by "+strings.Join(cuts, ", "))
+	setText(b.cut, "The farthest people are cut by "+strings.Join(cuts, ", "))
 	b.cut.Show()
 }

@@ -21,6 +21,7 @@ import (
 	"dtp-personal/engine/resolver"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
+	"dtp-personal/ui/words"
 )
 
 // fakeEngine records the commands it is given; err, if set, fails them all.
@@ -186,7 +187,7 @@ func fixture() status.Snapshot {
 		},
 		Heap:     status.Heap{Nodes: 1234, Edges: 98765, GraphVersion: 77, NodeLimit: limits.HeapNodeLimit, EdgeLimit: limits.HeapEdgeLimit},
 		Store:    status.Store{DatabaseBytes: 1_234_000_000, WALBytes: 3_100_000, WALPeakBytes: 40_000_000, WALLimitBytes: 64 << 20},
-		Progress: status.Progress{Pass: "trust", Done: 420, Total: 1000},
+		Progress: status.Progress{Pass: "trust", Done: 420, Total: 1000, Stored: 900},
 		Ingest: status.Ingest{Accepted: 5000, Duplicates: 700, Rejected: 2, AcceptedPerSec: 12.5,
 			RecentRejections: []status.Rejection{
 				{At: now - 30, EventID: "ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12", Source: "wss://relay.damus.io", Reason: "signature: invalid schnorr signature"},
@@ -229,7 +230,7 @@ func newTestGUI(t *testing.T, tab int) (*GUI, *fakeEngine) {
 	app := test.NewTempApp(t)
 	eng := &fakeEngine{snap: fixture()}
 	g := New(app, eng, nil)
-	g.clock = clock{now: func() time.Time { return fixtureNow }, zone: time.UTC}
+	g.clock = clock{Now: func() time.Time { return fixtureNow }, Zone: time.UTC}
 	g.onUI = uiQueue.post
 	g.win.Resize(fyne.NewSize(1200, 800))
 	g.tabs.SelectIndex(tab)
@@ -357,7 +358,7 @@ func fyneCell(row int) widget.TableCellID { return widget.TableCellID{Row: row, 
 
 // displayKeyOK is displayKey that also says whether the key converted.
 func displayKeyOK(hexKey string) (string, bool) {
-	k := displayKey(hexKey)
+	k := words.Npub(hexKey)
 	return k, k != hexKey
 }
 

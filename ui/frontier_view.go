@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"dtp-personal/engine/status"
+	"dtp-personal/ui/words"
 )
 
 // frontierView is the My network tab: the roots, how many authors the walk
@@ -23,8 +24,11 @@ type frontierView struct {
 	size         *widget.Label
 	byDepth      *depthBars
 	truncation   *textTable
-	notCut       *widget.Label
 }
+
+// maxLimitsReached is room for every limit that can stop the walk or a
+// pass (status.Reason… of the caps and the heap).
+const maxLimitsReached = 9
 
 func newFrontierView(g *GUI) *frontierView {
 	v := &frontierView{
@@ -34,54 +38,55 @@ func newFrontierView(g *GUI) *frontierView {
 		sessionRoots: widget.NewLabel(""),
 		size:         widget.NewLabel(""),
 		byDepth:      newDepthBars(),
-		truncation:   newTextTable("What cut it", "Left out"),
-		notCut:       widget.NewLabel("The walk was not cut by any cap."),
+		truncation: newTextTable("What stopped it", "Left out").
+			whenEmpty("No limit stopped it: everyone your network trusts is followed."),
 	}
 	v.roots.TextStyle.Monospace = true
 	summary := widget.NewForm(
-		widget.NewFormItem("Roots", v.roots),
-		widget.NewFormItem("Client session roots", v.sessionRoots),
-		widget.NewFormItem("Frontier size", v.size),
+		widget.NewFormItem("You", v.roots),
+		widget.NewFormItem("Added by apps", v.sessionRoots),
+		widget.NewFormItem("People followed", v.size),
 	)
+	// the counts and limits as tall as they are; the people get the rest
 	tables := container.NewGridWithColumns(2,
-		widget.NewCard("Size per depth", "", container.NewVScroll(v.byDepth.root)),
-		widget.NewCard("Caps that cut", "", container.NewBorder(v.notCut, nil, nil, nil, v.truncation.root)),
+		widget.NewCard("People at each distance", "", v.byDepth.root),
+		widget.NewCard("Limits reached", "", v.truncation.fitted(maxLimitsReached)),
 	)
-	v.root = container.NewBorder(summary, nil, nil, nil, container.NewGridWithRows(2, tables, v.people.root))
+	v.root = container.NewBorder(container.NewVBox(summary, tables), nil, nil, nil, v.people.root)
 	return v
 }
 
 func (v *frontierView) render(s status.Snapshot) {
 	f := s.Frontier
 	if len(f.Roots) == 0 {
-		setText(v.roots, "none configured (add one in Settings)")
+		setText(v.roots, "no root yet (add your npub in Settings)")
 	} else {
 		text := ""
 		for i, r := range f.Roots {
 			if i > 0 {
 				text += "\n"
 			}
-			text += v.g.rootLabel(r) + ": " + displayKey(r) // a root is the user's own key
+			if name := v.g.known[r]; name != "" { // a root is the user's own key
+				text += name + ": "
+			}
+			text += words.Npub(r)
 		}
 		setText(v.roots, text)
 	}
-	setText(v.sessionRoots, fmt.Sprintf("%d from connected clients", len(f.SessionRoots)))
-	setText(v.size, count(f.Size)+" authors")
+	if n := len(f.SessionRoots); n == 0 {
+		setText(v.sessionRoots, "nobody: no connected app asks from its own people now")
+	} else {
+		setText(v.sessionRoots, fmt.Sprintf("%s whose networks connected apps asked for (while they stay connected)", words.People(n)))
+	}
+	setText(v.size, words.People(f.Size))
 
 	v.byDepth.show(f)
 	v.people.render(s)
 
 	cuts := make([][]string, len(f.Truncation))
 	for i, t := range f.Truncation {
-		what, left := capCut(t, s.Settings.Limits)
+		what, left := words.CapCut(t, s.Settings.Limits)
 		cuts[i] = []string{what, left}
 	}
 	v.truncation.setRows(cuts)
-	if len(cuts) == 0 {
-		v.notCut.Show()
-		v.truncation.root.Hide() // a table only when something was cut
-	} else {
-		v.notCut.Hide()
-		v.truncation.root.Show()
-	}
 }

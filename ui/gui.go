@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"dtp-personal/engine/status"
+	"dtp-personal/ui/words"
 )
 
 // The tabs, in order.
@@ -41,6 +42,7 @@ type GUI struct {
 
 	win    fyne.Window
 	notice *inlineError        // failures of commands given from the tray or tabs
+	info   *infoLine           // what a command did that shows nowhere else ("Copied …")
 	tabs   *container.AppTabs  // the tab bar
 	pages  *fyne.Container     // the tabs' pages built so far, the selected one shown
 	roots  []fyne.CanvasObject // every tab's page, in tab order (see buildPage)
@@ -54,10 +56,14 @@ type GUI struct {
 	repos    *reposView
 	tray     *tray
 	notifier *notifier
-	names    Names             // display names; nil: people show as short npubs
-	version  string            // the program's version, for the About line
-	known    map[string]string // display names read so far, by hex key; UI thread only
-	views    []view            // the tabs' views, in tab order
+	names    Names // display names; nil: people show as short npubs
+	// notifications reports whether the desktop shows notifications (a
+	// notification service runs); when not, what one would say goes to the
+	// window instead.
+	notifications func() bool
+	version       string            // the program's version, for the About line
+	known         map[string]string // display names read so far, by hex key; UI thread only
+	views         []view            // the tabs' views, in tab order
 	// shortcuts are the window's shortcuts by name, for entries to pass on
 	shortcuts map[string]func()
 
@@ -67,7 +73,6 @@ type GUI struct {
 	renderedAt time.Time        // when follow's last snapshot was rendered
 	stopped    bool             // Stop was called
 	rates      rateHistory      // ingest counters of the last 15 min, for the Activity chart; UI thread only
-	passStored passCounter      // events stored since the running pass began; UI thread only
 	calls      sync.WaitGroup   // engine commands queued or running
 	queueMu    sync.Mutex
 	queue      []func() // engine commands waiting, run one at a time in order
@@ -80,11 +85,13 @@ type GUI struct {
 // until Start. quit, if not nil, is called once when the user chooses Quit,
 // before the app stops.
 func New(a fyne.App, eng Engine, quit func()) *GUI {
-	g := &GUI{app: a, eng: eng, quit: quit, clock: systemClock(), onUI: fyne.Do, shortcuts: map[string]func(){},
-		known: map[string]string{}, version: "devel"}
+	g := &GUI{app: a, eng: eng, quit: quit, clock: words.SystemClock(), onUI: fyne.Do, shortcuts: map[string]func(){},
+		known: map[string]string{}, version: "devel", notifications: func() bool { return true }}
+	a.Settings().SetTheme(appTheme{})
 	g.win = a.NewWindow("DTP Personal Server")
 	g.notifier = newNotifier(a.SendNotification, time.Now)
 	g.notice = newInlineError()
+	g.info = newInfoLine(g)
 	g.status = newStatusView(g)
 	g.lookup = newLookupView(g)
 	g.relays = newRelaysView(g)
@@ -105,7 +112,7 @@ func New(a fyne.App, eng Engine, quit func()) *GUI {
 	}
 	g.tabs.OnSelected = func(*container.TabItem) { g.showPage(g.tabs.SelectedIndex()) }
 	g.showPage(tabStatus)
-	g.win.SetContent(container.NewBorder(g.tabs, g.notice.label, nil, nil, g.pages))
+	g.win.SetContent(container.NewBorder(g.tabs, container.NewVBox(g.notice.label, g.info.label), nil, nil, g.pages))
 	g.addShortcut(lookupShortcut, g.focusLookup)
 	for i := range g.tabs.Items {
 		g.addShortcut(tabShortcut(i), func() { g.tabs.SelectIndex(i) })
@@ -289,16 +296,30 @@ func (g *GUI) ShowWindow() {
 const trayToldKey = "toldStaysInTray"
 
 // hideToTray hides the window on close; the first time ever it says that
-// the app keeps running in the tray (a closed window is not a stopped app).
+// the app keeps running in the tray (a closed window is not a stopped app):
+// in a notification, or, where no notification service would show one, in
+// the window, which stays up that once to be read.
 func (g *GUI) hideToTray() {
-	g.win.Hide()
 	prefs := g.app.Preferences()
 	if prefs.Bool(trayToldKey) {
+		g.win.Hide()
 		return
 	}
 	prefs.SetBool(trayToldKey, true)
+	if !g.notifications() {
+		g.info.hold("DTP Personal keeps running in the tray after its window is closed: open the window again from " +
+			"the tray icon; Quit there stops it. Close the window again to hide it.")
+		return
+	}
+	g.win.Hide()
 	g.app.SendNotification(fyne.NewNotification("DTP Personal keeps running",
 		"It goes on syncing in the tray. Open the window again from the tray icon; Quit there stops it."))
+}
+
+// copyText puts text on the clipboard and says so: "Copied Alice's npub".
+func (g *GUI) copyText(text, what string) {
+	g.app.Clipboard().SetContent(text)
+	g.info.show("Copied " + what)
 }
 
 // Quit stops the subscription, calls the quit callback off the UI thread,
@@ -320,10 +341,9 @@ func (g *GUI) Quit() {
 // cost the UI thread layout work and a repaint of the window for nothing.
 func (g *GUI) render(s status.Snapshot) {
 	s.Coverage.Reasons = heldReasons(s)
-	g.passStored.observe(s)
 	g.last = s
 	g.notifier.observe(s, g.clock)
-	g.rates.add(g.clock.now(), s.Ingest)
+	g.rates.add(g.clock.Now(), s.Ingest)
 	g.views[g.tabs.SelectedIndex()].render(s)
 	if g.tray != nil {
 		g.tray.render(s)
@@ -400,6 +420,54 @@ func (e *inlineError) set(msg string) {
 }
 
 func (e *inlineError) clear() { e.set("") }
+
+// infoShown is how long an info line stays.
+const infoShown = 4 * time.Second
+
+// infoLine is a line at the window's foot saying what a command did where
+// nothing else shows it ("Copied …"); it goes after infoShown, unless held.
+type infoLine struct {
+	g     *GUI
+	label *widget.Label
+	shown int // counts the lines shown, so that a timer clears only its own
+}
+
+func newInfoLine(g *GUI) *infoLine {
+	l := widget.NewLabel("")
+	l.Wrapping = fyne.TextWrapWord
+	l.Hide()
+	return &infoLine{g: g, label: l}
+}
+
+// show says text for infoShown; UI thread only.
+func (l *infoLine) show(text string) {
+	l.hold(text)
+	shown := l.shown
+	time.AfterFunc(infoShown, func() {
+		if !l.g.isStopped() {
+			l.g.onUI(func() {
+				if l.shown == shown {
+					l.label.Hide()
+				}
+			})
+		}
+	})
+}
+
+// hold says text until the next line replaces it; UI thread only.
+func (l *infoLine) hold(text string) {
+	l.shown++
+	setText(l.label, text)
+	l.label.Show()
+}
+
+// text is the line shown, "" when none.
+func (l *infoLine) text() string {
+	if !l.label.Visible() {
+		return ""
+	}
+	return l.label.Text
+}
 
 // setErr shows err, or clears the line when err is nil.
 func (e *inlineError) setErr(err error) {

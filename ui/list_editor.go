@@ -22,7 +22,7 @@ type listEditor struct {
 func newListEditor(g *GUI, item, column, placeholder string, parse func(string) (string, error), add, remove func(string) error) *listEditor {
 	e := &listEditor{
 		form:  newAddForm(g, "Add "+item, placeholder, "Add "+item, parse, add),
-		table: newTextTable(column),
+		table: newTextTable(column).whenEmpty("None"),
 	}
 	e.remove = selectionButton(e.table, "Remove selected "+item, func(row []string) {
 		g.call("Remove "+row[0], func() error { return remove(row[0]) }, nil)
@@ -41,21 +41,15 @@ func (e *listEditor) show(items []string) {
 	e.table.setRows(rows)
 }
 
-// selectionButton is a button that acts on the table's selected row,
-// enabled only while a row is selected.
+// selectionButton is a button that acts on the table's selected row; it
+// appears with a selection.
 func selectionButton(t *textTable, label string, act func(row []string)) *widget.Button {
 	b := widget.NewButton(label, func() {
 		if row := t.selectedRow(); row != nil {
 			act(row)
 		}
 	})
-	b.Disable()
-	t.onSelect = func(key string) {
-		if key == "" {
-			b.Disable()
-		} else {
-			b.Enable()
-		}
-	}
+	b.Hide()
+	t.onSelect = func(key string) { showIf(b, key != "") }
 	return b
 }

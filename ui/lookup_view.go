@@ -14,6 +14,7 @@ import (
 	"dtp-personal/engine/heap"
 	"dtp-personal/engine/resolver"
 	"dtp-personal/engine/status"
+	"dtp-personal/ui/words"
 )
 
 // maxRecent bounds the recent look-ups kept for one click.
@@ -28,6 +29,7 @@ const lookupTimeout = 10 * time.Second
 type lookupView struct {
 	g    *GUI
 	root fyne.CanvasObject
+	page *container.Scroll
 
 	subject, context *entry
 	ask              *widget.Button
@@ -35,18 +37,23 @@ type lookupView struct {
 	recent           []string // subjects as typed, newest first
 	recentBox        *fyne.Container
 
-	badge                        *verdictBadge
-	asked, why, reason, computed *widget.Label
-	coverage, reasons            *widget.Label
-	ratings, evidenceMissing     *widget.Label
-	evidence                     *textTable
-	authors                      []string       // the evidence rows' authors, hex
-	author                       *personButtons // act on the selected evidence row's author
-	picture                      *pathPicture
-	paths                        *pathList // every path in words, the picture's people and those past its cap
-	answer                       *fyne.Container
-	shown                        resolver.Answer // the answer on screen, drawn again when names arrive
+	badge                    *verdictBadge
+	about                    *fyne.Container // "About" and the subject, a link when it is a person
+	why, reason, computed    *widget.Label
+	coverage, reasons        *widget.Label
+	ratings, evidenceMissing *widget.Label
+	evidence                 *textTable
+	authors                  []string       // the evidence rows' authors, hex
+	author                   *personButtons // act on the selected evidence row's author
+	picture                  *pathPicture
+	paths                    *pathList // every path in words, the picture's people and those past its cap
+	answer                   *fyne.Container
+	shown                    resolver.Answer // the answer on screen, drawn again when names arrive
 }
+
+// evidenceRows is the most rows the evidence table shows at once: it is as
+// tall as its rows up to there, so the wheel scrolls the page over it.
+const evidenceRows = 100
 
 func newLookupView(g *GUI) *lookupView {
 	v := &lookupView{g: g, err: newInlineError(), badge: newVerdictBadge(), picture: newPathPicture(g.personMenu), paths: newPathList(g.personMenu)}
@@ -59,23 +66,23 @@ func newLookupView(g *GUI) *lookupView {
 	v.ask = widget.NewButton("Look up", v.lookUp)
 	v.recentBox = container.NewHBox()
 
-	for _, l := range []**widget.Label{&v.asked, &v.why, &v.reason, &v.computed, &v.coverage, &v.reasons, &v.ratings, &v.evidenceMissing} {
+	for _, l := range []**widget.Label{&v.why, &v.reason, &v.computed, &v.coverage, &v.reasons, &v.ratings, &v.evidenceMissing} {
 		*l = widget.NewLabel("")
 		(*l).Wrapping = fyne.TextWrapWord
 	}
-	v.asked.Wrapping = fyne.TextWrapOff // beside the badge
-	v.evidence = newTextTable("Author", "Says", "Context", "Depth", "Reason")
+	v.about = container.NewHBox()
+	v.evidence = newTextTable("Author", "Says", "Context", "Hops from you", "Counted", "Reason")
 	v.author = g.newPersonButtons("Look up this author")
 	v.evidence.onSelect = v.chooseAuthor
 	v.chooseAuthor("")
 	v.answer = container.NewVBox(
-		container.NewHBox(v.badge.root, v.asked),
+		container.NewHBox(v.badge.root, v.about),
 		v.why,
 		v.reason,
 		widget.NewCard("Coverage", "", container.NewVBox(v.coverage, v.reasons)),
-		widget.NewCard("Evidence", "", container.NewVBox(v.evidenceMissing, v.evidence.fitted(8), v.author.root)),
+		widget.NewCard("Evidence", "", container.NewVBox(v.evidenceMissing, v.evidence.fitted(evidenceRows), v.author.root)),
 		widget.NewCard("Paths from you", "Click a person to look them up or copy their npub",
-			container.NewVBox(container.NewHScroll(v.picture.root), v.paths.root)),
+			container.NewVBox(v.picture.root, v.paths.root)),
 		widget.NewCard("Ratings", "", v.ratings),
 		widget.NewAccordion(widget.NewAccordionItem("Diagnostics", v.computed)), // the engine's figures
 	)
@@ -83,13 +90,13 @@ func newLookupView(g *GUI) *lookupView {
 
 	contextBox := container.NewGridWrap(fyne.NewSize(200, v.context.MinSize().Height), v.context)
 	input := container.NewBorder(nil, nil, nil, container.NewHBox(contextBox, v.ask), v.subject)
-	page := container.NewVScroll(container.NewVBox(
+	v.page = container.NewVScroll(container.NewVBox(
 		input, v.err.label,
 		container.NewHBox(widget.NewLabel("Recent:"), v.recentBox),
 		v.answer,
 	))
-	v.evidence.scrollsIn(page)
-	v.root = page
+	v.evidence.scrollsIn(v.page)
+	v.root = v.page
 	return v
 }
 
@@ -121,6 +128,7 @@ func (v *lookupView) lookUp() {
 		}
 		v.remember(typed)
 		v.show(a)
+		v.page.ScrollToTop() // a new answer is read from its verdict down
 	})
 }
 
@@ -135,7 +143,7 @@ func (v *lookupView) lookUpKey(hexKey string) {
 	if hexKey == "" {
 		return
 	}
-	v.subject.SetText(displayKey(hexKey))
+	v.subject.SetText(words.Npub(hexKey))
 	v.context.SetText("")
 	v.lookUp()
 }
@@ -145,9 +153,14 @@ func (v *lookupView) remember(typed string) {
 	v.recent = slices.DeleteFunc(v.recent, func(s string) bool { return s == typed })
 	v.recent = append([]string{typed}, v.recent...)
 	v.recent = v.recent[:min(len(v.recent), maxRecent)]
+	v.showRecent()
+}
+
+// showRecent draws the recent look-ups, people by name.
+func (v *lookupView) showRecent() {
 	buttons := make([]fyne.CanvasObject, len(v.recent))
 	for i, s := range v.recent {
-		b := widget.NewButton(shortSubject(s), func() {
+		b := widget.NewButton(v.recentLabel(s), func() {
 			v.subject.SetText(s)
 			v.lookUp()
 		})
@@ -158,36 +171,41 @@ func (v *lookupView) remember(typed string) {
 	v.recentBox.Refresh()
 }
 
+// recentLabel names a recent look-up: a person by name (else a short npub),
+// anything else as typed, shortened.
+func (v *lookupView) recentLabel(typed string) string {
+	if subject, err := lookupSubject(typed); err == nil && len(subject) == 64 {
+		return words.Cut(v.g.person(subject), 24)
+	}
+	return shortSubject(typed)
+}
+
 // show renders an answer.
 func (v *lookupView) show(a resolver.Answer) {
 	v.shown = a
 	v.g.learnNames(answerPeople(a), func() { v.show(v.shown) })
+	v.showRecent()
 	v.badge.show(a.Verdict)
-	asked := "About " + displayKey(a.Subject)
-	if len(a.Subject) == 64 && v.g.person(a.Subject) != shortKey(a.Subject) {
-		asked = "About " + v.g.person(a.Subject) + " (" + shortKey(a.Subject) + ")"
-	}
-	if a.Context != "" {
-		asked += " in context " + a.Context
-	}
-	setText(v.asked, asked)
-	setText(v.why, verdictSentence(a, v.g.person))
+	v.showAbout(a)
+	setText(v.why, words.Verdict(a, v.g.person))
 	setText(v.reason, verdictReason(a))
 	setText(v.computed, fmt.Sprintf("graph version %d, answered in %d µs", a.GraphVersion, a.ComputeMicros))
 
-	facts := coverageFacts{clock: v.g.clock, truncation: a.Truncation, relays: v.g.last.Relays, pending: pendingClaims(a.Bindings)}
+	facts := words.FactsOf(v.g.last, v.g.clock)
+	facts.Truncation, facts.Pending = a.Truncation, pendingClaims(a.Bindings)
 	if a.Coverage.State == status.StateComplete {
 		setText(v.coverage, "Complete: every author of your web of trust is synced")
 		setText(v.reasons, "")
 	} else {
 		setText(v.coverage, "Partial: the answer may miss statements, because")
-		setText(v.reasons, facts.all(a.Coverage.Reasons))
+		setText(v.reasons, facts.Reasons(a.Coverage.Reasons))
 	}
 
 	rows := make([][]string, len(a.Evidence))
 	v.authors = make([]string, len(a.Evidence))
 	for i, e := range a.Evidence {
-		rows[i] = []string{v.g.person(e.Author), valueWords(e.Value), orDash(e.Context), fmt.Sprint(e.Depth), orDash(e.Content)}
+		rows[i] = []string{v.g.person(e.Author), words.Value(e.Value), orDash(e.Context), fmt.Sprint(e.Depth),
+			countedWords(e), orDash(e.Content)}
 		v.authors[i] = e.Author
 	}
 	v.evidence.setRows(rows)
@@ -195,92 +213,48 @@ func (v *lookupView) show(a resolver.Answer) {
 	if len(rows) == 0 {
 		setText(v.evidenceMissing, "Nobody in your web of trust made a statement about this subject.")
 	} else {
-		setText(v.evidenceMissing, plural(len(rows), "statement")+", nearest first:")
+		setText(v.evidenceMissing, words.Plural(len(rows), "statement")+", nearest first:")
 	}
-	v.paths.show(a.Paths, v.g.person)
+	v.paths.show(a, v.g.person)
 	v.picture.show(a, v.g.person)
 	if a.Ratings.Count == 0 {
 		setText(v.ratings, "No ratings")
 	} else {
-		setText(v.ratings, fmt.Sprintf("%s, average %.1f of 100", plural(a.Ratings.Count, "rating"), a.Ratings.Average))
+		setText(v.ratings, fmt.Sprintf("%s, average %.1f of 100", words.Plural(a.Ratings.Count, "rating"), a.Ratings.Average))
 	}
 	v.answer.Show()
 }
 
-// verdictSentence says in one sentence why the verdict is what it is, from
-// the evidence of the nearest depth that spoke (which decides, SPEC §7):
-// "Trusted: Alice, whom you trust, trusts this account".
-func verdictSentence(a resolver.Answer, person func(string) string) string {
-	var trust, distrust []resolver.Evidence
-	nearest := -1
-	for _, e := range a.Evidence {
-		if !e.Counted { // neutral, or farther than the degree that decided
-			continue
+// showAbout names the subject beside the badge: a person by name, with
+// their short npub, as a link to their menu (look up, copy npub).
+func (v *lookupView) showAbout(a resolver.Answer) {
+	objects := []fyne.CanvasObject{widget.NewLabel("About")}
+	if len(a.Subject) == 64 {
+		name := v.g.person(a.Subject)
+		objects = append(objects, newPersonLink(name, a.Subject, v.g.personMenu))
+		if short := words.ShortKey(a.Subject); name != short {
+			objects = append(objects, widget.NewLabel("("+short+")"))
 		}
-		nearest = e.Depth
-		if e.Value > 0 {
-			trust = append(trust, e)
-		} else {
-			distrust = append(distrust, e)
-		}
+	} else {
+		objects = append(objects, widget.NewLabel(a.Subject))
 	}
+	if a.Context != "" {
+		objects = append(objects, widget.NewLabel("in context "+a.Context))
+	}
+	v.about.Objects = objects
+	v.about.Refresh()
+}
+
+// countedWords says whether a statement counted for the verdict, and why
+// not: only the nearest distance with trust or distrust counts.
+func countedWords(e resolver.Evidence) string {
 	switch {
-	case a.Verdict == resolver.VerdictTrusted && len(trust) > 0:
-		return "Trusted: " + speakers(trust, person) + " this account"
-	case a.Verdict == resolver.VerdictDistrusted && len(distrust) > 0:
-		return fmt.Sprintf("%s in your network %s this key, the nearest %s", people(len(distrust)),
-			verb(len(distrust), "distrusts", "distrust"), hopsFromYou(nearest))
-	case a.Verdict == resolver.VerdictMixed:
-		return fmt.Sprintf("Mixed: %s in your network %s this and %d %s it, the nearest %s", people(len(trust)),
-			verb(len(trust), "trusts", "trust"), len(distrust), verb(len(distrust), "distrusts", "distrust"), hopsFromYou(nearest))
-	case len(a.Evidence) == 0:
-		return "Nobody in your network has said anything about this"
+	case e.Counted:
+		return "yes"
+	case e.Value == 0:
+		return "no: neutral"
 	}
-	return "Nobody in your network trusts or distrusts this: the nearest statements below are neutral"
-}
-
-// speakers is who trusts, nearest first: "you trust", "Alice, whom you
-// trust, trusts", "Bob, 2 hops from you, and 3 others trust".
-func speakers(es []resolver.Evidence, person func(string) string) string {
-	first := es[0]
-	if first.Depth == 0 && len(es) == 1 {
-		return "you trust"
-	}
-	who := person(first.Author)
-	switch first.Depth {
-	case 0:
-		who = "you"
-	case 1:
-		who += ", whom you trust,"
-	default:
-		who += ", " + hopsFromYou(first.Depth) + ","
-	}
-	if len(es) == 1 {
-		return who + " trusts"
-	}
-	return fmt.Sprintf("%s and %s trust", who, plural(len(es)-1, "other"))
-}
-
-func people(n int) string {
-	if n == 1 {
-		return "1 person"
-	}
-	return count(n) + " people"
-}
-
-func verb(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
-// hopsFromYou is a depth in words: "1 hop from you".
-func hopsFromYou(depth int) string {
-	if depth == 0 {
-		return "is you"
-	}
-	return plural(depth, "hop") + " from you"
+	return "no: further out"
 }
 
 func pendingClaims(bs []heap.Binding) int {
@@ -291,17 +265,6 @@ func pendingClaims(bs []heap.Binding) int {
 		}
 	}
 	return n
-}
-
-// valueWords says a statement's value.
-func valueWords(value int) string {
-	switch {
-	case value > 0:
-		return "trusts"
-	case value < 0:
-		return "distrusts"
-	}
-	return "neutral"
 }
 
 // answerPeople are the people an answer shows: the subject when it is a
@@ -319,15 +282,6 @@ func answerPeople(a resolver.Answer) []string {
 	}
 	slices.Sort(keys)
 	return slices.Compact(keys)
-}
-
-// shortKey is a hex pubkey as a short npub: "npub1abcdef…uvwxyz".
-func shortKey(hexKey string) string {
-	k := displayKey(hexKey)
-	if len(k) <= 20 {
-		return k
-	}
-	return k[:11] + "…" + k[len(k)-6:]
 }
 
 // shortSubject shortens a long pasted subject for a recent-look-up button.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 	"github.com/nbd-wtf/go-nostr"
@@ -20,6 +21,7 @@ import (
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/internal/testutil"
+	"dtp-personal/ui/words"
 )
 
 // wotEngine is a real engine (SQLite, served on 127.0.0.1) holding a small
@@ -101,29 +103,29 @@ func (g *GUI) lookUp(subject string) {
 func TestLookupShowsTheEnginesAnswers(t *testing.T) {
 	eng, root, alice := wotEngine(t)
 	g := newEngineGUI(t, eng, tabLookup)
-	via := shortKey(root.Pubkey) + " → " + shortKey(alice.Pubkey)
+	via := words.ShortKey(root.Pubkey) + " → " + words.ShortKey(alice.Pubkey)
 
 	g.lookUp("https://x.com/i/user/1")
-	assertShows(t, g.win.Content(), "Trusted", "About user:id:1", shortKey(alice.Pubkey), "trusts",
+	assertShows(t, g.win.Content(), "Trusted", "About", "user:id:1", words.ShortKey(alice.Pubkey), "trusts",
 		"known them for years", "1", "1 rating, average 80.0 of 100",
 		"People 1 hop from you: 1 trust, 0 distrust (100% trust; trusted from 75%, distrusted below 25%).",
 		"Partial: the answer may miss statements, because",
-		"Trusted: "+shortKey(alice.Pubkey)+", whom you trust, trusts this account")
+		words.ShortKey(alice.Pubkey)+", whom you trust, trusts this account")
 	assertHides(t, g.win.Content(), "graph version") // the engine's figures are under Diagnostics
 	if g.lookup.err.text() != "" {
 		t.Fatalf("inline error %q after a good look-up", g.lookup.err.text())
 	}
-	assertPaths(t, g.lookup.paths, via)
+	assertPaths(t, g.lookup.paths, via+" trusts user:id:1")
 
 	g.lookUp("user:id:2")
 	assertShows(t, g.win.Content(), "Distrusted", "distrusts", "scam links", "No ratings",
-		"1 person in your network distrusts this key, the nearest 1 hop from you")
-	assertPaths(t, g.lookup.paths, via)
+		words.ShortKey(alice.Pubkey)+", whom you trust, distrusts this account")
+	assertPaths(t, g.lookup.paths, via+" distrusts user:id:2")
 
 	g.lookUp("user:id:3")
 	assertShows(t, g.win.Content(), "No evidence in your web of trust",
 		"Nobody in your web of trust made a statement about this subject.", "—",
-		"Nobody in your network has said anything about this")
+		"Nobody in your network has said anything about this account")
 
 	// the recent look-ups are kept, newest first
 	if want := []string{"user:id:3", "user:id:2", "https://x.com/i/user/1"}; !slices.Equal(g.lookup.recent, want) {
@@ -142,7 +144,7 @@ func TestLookupSaysWhyCoverageIsPartial(t *testing.T) {
 		return len(eng.Status().Frontier.Truncation) > 0
 	})
 	g := newEngineGUI(t, eng, tabLookup)
-	g.lookUp("nostr:" + displayKey(wot.NewAuthor(3).Pubkey))
+	g.lookUp("nostr:" + words.Npub(wot.NewAuthor(3).Pubkey))
 	g.lookUp("user:id:4")
 	a, err := eng.Resolve(context.Background(), resolver.Query{Subject: "user:id:4"})
 	if err != nil {
@@ -151,14 +153,15 @@ func TestLookupSaysWhyCoverageIsPartial(t *testing.T) {
 	if a.Coverage.State != status.StatePartial || len(a.Truncation) == 0 {
 		t.Fatalf("engine answer %+v, want partial and truncated", a.Coverage)
 	}
-	facts := coverageFacts{truncation: a.Truncation}
+	facts := words.FactsOf(g.last, g.clock)
+	facts.Truncation = a.Truncation
 	// bob is no longer synced, but his statement is held: the answer's own
 	// walk still counts it (issue 18), and says the data may be incomplete
 	assertShows(t, g.win.Content(), "Trusted",
-		"Partial: the answer may miss statements, because", facts.all(a.Coverage.Reasons))
-	for _, want := range []string{"• frontier cut by maxTotalAuthors (1 not followed)", "• no sync relays configured"} {
-		if !strings.Contains(facts.all(a.Coverage.Reasons), want) {
-			t.Errorf("reasons %q lack %q", facts.all(a.Coverage.Reasons), want)
+		"Partial: the answer may miss statements, because", facts.Reasons(a.Coverage.Reasons))
+	for _, want := range []string{"• your network cut by maxTotalAuthors (1 not followed)", "• no sync relays configured"} {
+		if !strings.Contains(facts.Reasons(a.Coverage.Reasons), want) {
+			t.Errorf("reasons %q lack %q", facts.Reasons(a.Coverage.Reasons), want)
 		}
 	}
 }
@@ -235,8 +238,8 @@ func TestLookupNamesPeople(t *testing.T) {
 	g.SetNames(names)
 
 	g.lookUp("user:id:1")
-	assertShows(t, g.win.Content(), shortKey(alice.Pubkey))
-	assertPaths(t, g.lookup.paths, "you → "+shortKey(alice.Pubkey))
+	assertShows(t, g.win.Content(), words.ShortKey(alice.Pubkey))
+	assertPaths(t, g.lookup.paths, "you → "+words.ShortKey(alice.Pubkey)+" trusts user:id:1")
 	if len(names.wanted) == 0 || !slices.Contains(names.wanted[0], alice.Pubkey) || !slices.Contains(names.wanted[0], root.Pubkey) {
 		t.Fatalf("names asked for %q, want alice and the root", names.wanted)
 	}
@@ -246,19 +249,19 @@ func TestLookupNamesPeople(t *testing.T) {
 	g.settle()
 	g.showTab(tabLookup, 1200, 901)
 	assertShows(t, g.win.Content(), "Alice")
-	assertPaths(t, g.lookup.paths, "you → Alice")
+	assertPaths(t, g.lookup.paths, "you → Alice trusts user:id:1")
 
 	// Every person on the path picture is a click away from the same.
 	g.app.Clipboard().SetContent("")
 	menu := tapPerson(t, g, g.lookup.picture, "you")
 	assertShows(t, menu, "Look up you", "Copy npub")
 	tapItem(t, menu, "Copy npub")
-	if got := g.app.Clipboard().Content(); got != displayKey(root.Pubkey) {
+	if got := g.app.Clipboard().Content(); got != words.Npub(root.Pubkey) {
 		t.Errorf("copied %q from the picture's root, want the root's npub", got)
 	}
 	tapItem(t, tapPerson(t, g, g.lookup.picture, "Alice"), "Look up Alice")
 	g.settle()
-	if g.lookup.subject.Text != displayKey(alice.Pubkey) {
+	if g.lookup.subject.Text != words.Npub(alice.Pubkey) {
 		t.Errorf("looking Alice up from the picture asked about %q", g.lookup.subject.Text)
 	}
 	// and every person on the paths in words
@@ -266,7 +269,7 @@ func TestLookupNamesPeople(t *testing.T) {
 	g.lookUp("user:id:1")
 	g.app.Clipboard().SetContent("")
 	tapItem(t, tapLink(t, g, g.lookup.paths, "Alice"), "Copy npub")
-	if got := g.app.Clipboard().Content(); got != displayKey(alice.Pubkey) {
+	if got := g.app.Clipboard().Content(); got != words.Npub(alice.Pubkey) {
 		t.Errorf("copied %q from the paths in words, want Alice's npub", got)
 	}
 
@@ -274,13 +277,18 @@ func TestLookupNamesPeople(t *testing.T) {
 	g.lookUp("user:id:1")
 	g.lookup.evidence.table.Select(fyneCell(0))
 	test.Tap(g.lookup.author.copy)
-	if got := g.app.Clipboard().Content(); got != displayKey(alice.Pubkey) {
+	if got := g.app.Clipboard().Content(); got != words.Npub(alice.Pubkey) {
 		t.Errorf("copied %q, want alice's npub", got)
 	}
 	test.Tap(g.lookup.author.lookUp)
 	g.settle()
 	g.showTab(tabLookup, 1200, 902)
-	assertShows(t, g.win.Content(), "About Alice ("+shortKey(alice.Pubkey)+")", "Trusted")
+	assertShows(t, g.win.Content(), "About", "("+words.ShortKey(alice.Pubkey)+")", "Trusted")
+	assertPaths(t, &pathList{root: container.NewVBox(g.lookup.about)}, "About Alice ("+words.ShortKey(alice.Pubkey)+")")
+	// the recent look-ups name the people asked about
+	if got := g.lookup.recentBox.Objects[0].(*widget.Button).Text; got != "Alice" {
+		t.Errorf("recent look-up of Alice shows %q", got)
+	}
 }
 
 // tapPerson clicks the node labelled label on a path picture and returns
@@ -365,32 +373,37 @@ func tapItem(t *testing.T, o fyne.CanvasObject, text string) {
 	test.Tap(tap)
 }
 
-func TestVerdictSentence(t *testing.T) {
-	name := func(k string) string { return map[string]string{"a": "Alice", "b": "Bob", "c": "Carol"}[k] }
-	ev := func(author string, value, depth int) resolver.Evidence { // at the degree that decided
-		return resolver.Evidence{Author: author, Value: value, Depth: depth, Counted: value != 0}
+// A new look-up shows its answer from the top, however far the page was
+// scrolled for the last one; nothing in the answer takes the wheel from
+// the page: the evidence table shows all its rows and the path picture is
+// as wide as the page (issue 31: the verdict was hidden, the wheel was
+// swallowed).
+func TestLookupShowsEachAnswerFromTheTop(t *testing.T) {
+	eng, _, _ := wotEngine(t)
+	g := newEngineGUI(t, eng, tabLookup)
+	g.lookUp("user:id:1")
+	page := g.lookup.page
+	g.showTab(tabLookup, 1040, 500)
+	page.Scrolled(&fyne.ScrollEvent{Scrolled: fyne.Delta{DY: -400}})
+	if page.Offset.Y == 0 {
+		t.Fatal("the answer does not scroll at 500 pixels high")
 	}
-	far := func(author string, value, depth int) resolver.Evidence { // listed, not counted
-		return resolver.Evidence{Author: author, Value: value, Depth: depth}
+	g.lookUp("user:id:2")
+	if page.Offset.Y != 0 {
+		t.Errorf("the next answer is shown scrolled down by %v", page.Offset.Y)
 	}
-	for _, c := range []struct {
-		a    resolver.Answer
-		want string
-	}{
-		{resolver.Answer{Verdict: resolver.VerdictTrusted, Evidence: []resolver.Evidence{ev("r", 1, 0)}}, "Trusted: you trust this account"},
-		{resolver.Answer{Verdict: resolver.VerdictTrusted, Evidence: []resolver.Evidence{ev("a", 1, 1), ev("b", 1, 1), far("c", -1, 2)}},
-			"Trusted: Alice, whom you trust, and 1 other trust this account"},
-		{resolver.Answer{Verdict: resolver.VerdictTrusted, Evidence: []resolver.Evidence{ev("b", 1, 2)}}, "Trusted: Bob, 2 hops from you, trusts this account"},
-		{resolver.Answer{Verdict: resolver.VerdictDistrusted, Evidence: []resolver.Evidence{ev("a", -1, 1), ev("b", -1, 1)}},
-			"2 people in your network distrust this key, the nearest 1 hop from you"},
-		{resolver.Answer{Verdict: resolver.VerdictMixed, Evidence: []resolver.Evidence{ev("a", 1, 2), ev("b", 1, 2), ev("c", -1, 2)}},
-			"Mixed: 2 people in your network trust this and 1 distrusts it, the nearest 2 hops from you"},
-		{resolver.Answer{Verdict: resolver.VerdictNone}, "Nobody in your network has said anything about this"},
-		{resolver.Answer{Verdict: resolver.VerdictNone, Evidence: []resolver.Evidence{far("a", 0, 1), far("b", 1, 2)}},
-			"Nobody in your network trusts or distrusts this: the nearest statements below are neutral"},
-	} {
-		if got := verdictSentence(c.a, name); got != c.want {
-			t.Errorf("verdictSentence(%s) = %q, want %q", c.a.Verdict, got, c.want)
+	if hidden := g.lookup.evidence.hiddenHeight(); hidden != 0 {
+		t.Errorf("the evidence table hides %v pixels of its rows", hidden)
+	}
+	eachObject(g.lookup.answer, func(o fyne.CanvasObject) bool {
+		switch o.(type) {
+		case *widget.Table:
+			return false // the wheel over it goes to its wheelPass, then the page
+		case *container.Scroll:
+			if o.Visible() {
+				t.Errorf("a scroller inside the answer takes the wheel: %T", o)
+			}
 		}
-	}
+		return true
+	})
 }

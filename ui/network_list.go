@@ -10,6 +10,7 @@ import (
 
 	"dtp-personal/engine/frontier"
 	"dtp-personal/engine/status"
+	"dtp-personal/ui/words"
 )
 
 // networkShown is the most people the list shows at once; a search narrows.
@@ -30,7 +31,7 @@ type networkList struct {
 }
 
 func newNetworkList(g *GUI) *networkList {
-	l := &networkList{g: g, count: widget.NewLabel(""), table: newTextTable("Person", "npub", "Brought in by"),
+	l := &networkList{g: g, count: widget.NewLabel(""), table: newTextTable("Person", "npub", "Brought in by").whenEmpty("Nobody"),
 		person: g.newPersonButtons("Look up")}
 	l.table.keyCol = 1 // names repeat ("you" for every root); npubs do not
 	l.table.onSelect = l.choose
@@ -49,7 +50,7 @@ func depthLabel(d int) string {
 	if d == 0 {
 		return "You (your roots)"
 	}
-	return plural(d, "hop") + " from you"
+	return words.Plural(d, "hop") + " from you"
 }
 
 func (l *networkList) render(s status.Snapshot) {
@@ -91,7 +92,7 @@ func (l *networkList) show(members []frontier.Member) {
 	l.keys = l.keys[:0]
 	found := 0
 	for _, m := range members {
-		name, npub := l.g.person(m.Pubkey), displayKey(m.Pubkey)
+		name, npub := l.g.person(m.Pubkey), words.Npub(m.Pubkey)
 		if typed != "" && !strings.Contains(strings.ToLower(name), typed) && !strings.Contains(npub, typed) {
 			continue
 		}
@@ -110,9 +111,9 @@ func (l *networkList) show(members []frontier.Member) {
 	l.choose(l.table.selected)
 	switch {
 	case found > len(rows):
-		setText(l.count, fmt.Sprintf("%s of %s shown; search to narrow", count(len(rows)), people(found)))
+		setText(l.count, fmt.Sprintf("%s of %s shown; search to narrow", words.Count(len(rows)), words.People(found)))
 	default:
-		setText(l.count, people(found))
+		setText(l.count, words.People(found))
 	}
 }
 

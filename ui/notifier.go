@@ -7,6 +7,7 @@ import (
 	"fyne.io/fyne/v2"
 
 	"dtp-personal/engine/status"
+	"dtp-personal/ui/words"
 )
 
 // notifyEvery is how often one subject (one relay, the disk, the sync's
@@ -45,8 +46,7 @@ func (n *notifier) observe(s status.Snapshot, c clock) {
 		n.notify("disk", "Disk full", "The engine cannot store events until space is freed.")
 	}
 	if s.State == status.StatePartial && prev.State != status.StatePartial && prev.Coverage.State == status.StateComplete {
-		facts := coverageFacts{clock: c, truncation: s.Frontier.Truncation, relays: s.Relays}
-		n.notify("coverage", "Sync ended partial", "Was complete; now partial"+facts.suffix(s.Coverage.Reasons))
+		n.notify("coverage", "Sync ended partial", "Was complete; now partial"+words.FactsOf(s, c).Suffix(s.Coverage.Reasons))
 	}
 }
 

@@ -31,7 +31,7 @@ func withGoneRelay(health string) status.Snapshot {
 
 func TestNotifierTellsOfADeadRelayOncePerQuarterHour(t *testing.T) {
 	n, rec := newRecordedNotifier()
-	c := clock{now: func() time.Time { return fixtureNow }, zone: time.UTC}
+	c := clock{Now: func() time.Time { return fixtureNow }, Zone: time.UTC}
 	n.observe(withGoneRelay(status.HealthDead), c) // dead at start-up is not news
 	n.observe(withGoneRelay(status.HealthBackoff), c)
 	n.observe(withGoneRelay(status.HealthDead), c)
@@ -52,7 +52,7 @@ func TestNotifierTellsOfADeadRelayOncePerQuarterHour(t *testing.T) {
 
 func TestNotifierTellsOfADiskFullAndAPassPartialAfterComplete(t *testing.T) {
 	n, rec := newRecordedNotifier()
-	c := clock{now: func() time.Time { return fixtureNow }, zone: time.UTC}
+	c := clock{Now: func() time.Time { return fixtureNow }, Zone: time.UTC}
 	complete := fixture()
 	complete.State, complete.Coverage = status.StateComplete, status.NewCoverage()
 	partial := fixture()
@@ -63,7 +63,7 @@ func TestNotifierTellsOfADiskFullAndAPassPartialAfterComplete(t *testing.T) {
 		n.observe(s, c)
 	}
 	want := []string{
-		"DTP Personal: Sync ended partial | Was complete; now partial: relay wss://gone.example: unreachable: connection refused — retrying in 20 s",
+		"DTP Personal: Sync ended partial | Was complete; now partial: relay wss://gone.example: unreachable: connection refused — retrying with the next pass at 12:10",
 		"DTP Personal: Disk full | The engine cannot store events until space is freed.",
 	}
 	if len(rec.sent) != 2 || rec.sent[0] != want[0] || rec.sent[1] != want[1] {
@@ -73,7 +73,7 @@ func TestNotifierTellsOfADiskFullAndAPassPartialAfterComplete(t *testing.T) {
 
 func TestNotificationsOffInSettings(t *testing.T) {
 	n, rec := newRecordedNotifier()
-	c := clock{now: func() time.Time { return fixtureNow }, zone: time.UTC}
+	c := clock{Now: func() time.Time { return fixtureNow }, Zone: time.UTC}
 	quiet := withGoneRelay(status.HealthBackoff)
 	quiet.Settings.Notify = false
 	dead := withGoneRelay(status.HealthDead)

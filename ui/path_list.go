@@ -4,11 +4,15 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
+
+	"dtp-personal/engine/resolver"
+	"dtp-personal/ui/words"
 )
 
-// pathList shows every path of an answer in words, one per line ("you →
-// Alice → Bob"), each person on it a link to their menu: the picture above
-// it draws at most pathMaxPaths paths, this lists them all.
+// pathList shows every path of an answer in words, one per line, ending
+// with what its speaker said ("you → Dave distrusts Yusuf"), each person on
+// it a link to their menu: the picture above it draws at most pathMaxPaths
+// paths, this lists them all.
 type pathList struct {
 	root *fyne.Container
 	menu func(hexKey string) *fyne.Menu
@@ -18,16 +22,23 @@ func newPathList(menu func(hexKey string) *fyne.Menu) *pathList {
 	return &pathList{root: container.NewVBox(), menu: menu}
 }
 
-// show lists paths (hex keys, root first), people named by person.
-func (l *pathList) show(paths [][]string, person func(string) string) {
-	lines := make([]fyne.CanvasObject, len(paths))
-	for i, p := range paths {
+// show lists a's paths (hex keys, root first), people named by person.
+func (l *pathList) show(a resolver.Answer, person words.Namer) {
+	said := words.Spoken(a)
+	lines := make([]fyne.CanvasObject, len(a.Paths))
+	for i, p := range a.Paths {
 		line := container.NewHBox()
 		for j, k := range p {
 			if j > 0 {
 				line.Add(widget.NewLabel("→"))
 			}
 			line.Add(newPersonLink(person(k), k, l.menu))
+		}
+		line.Add(widget.NewLabel(words.Says(said[p[len(p)-1]])))
+		if len(a.Subject) == 64 {
+			line.Add(newPersonLink(person(a.Subject), a.Subject, l.menu))
+		} else {
+			line.Add(widget.NewLabel(a.Subject))
 		}
 		lines[i] = line
 	}

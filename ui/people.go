@@ -7,6 +7,8 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
+
+	"dtp-personal/ui/words"
 )
 
 // Names is where the window gets display names (engine/names): what is
@@ -32,17 +34,12 @@ func (g *GUI) person(hexKey string) string {
 	if name := g.known[hexKey]; name != "" {
 		return name
 	}
-	return shortKey(hexKey)
+	return words.ShortKey(hexKey)
 }
 
 // rootLabel names one of your roots: "you", with the root's display name
 // where known ("you (Alice)"), since a person may follow from several keys.
-func (g *GUI) rootLabel(hexKey string) string {
-	if name := g.known[hexKey]; name != "" {
-		return "you (" + name + ")"
-	}
-	return "you"
-}
+func (g *GUI) rootLabel(hexKey string) string { return words.Root(g.known[hexKey]) }
 
 // learnNames reads the known names of keys, then asks for those not asked
 // for lately; when new ones arrive, redraw runs on the UI thread.
@@ -75,7 +72,7 @@ func (g *GUI) readNames(keys []string) {
 func (g *GUI) personMenu(hexKey string) *fyne.Menu {
 	return fyne.NewMenu("",
 		fyne.NewMenuItem("Look up "+g.person(hexKey), func() { g.lookUpPerson(hexKey) }),
-		fyne.NewMenuItem("Copy npub", func() { g.app.Clipboard().SetContent(displayKey(hexKey)) }),
+		fyne.NewMenuItem("Copy npub", func() { g.copyNpub(hexKey) }),
 	)
 }
 
@@ -85,8 +82,13 @@ func (g *GUI) lookUpPerson(hexKey string) {
 	g.lookup.lookUpKey(hexKey)
 }
 
+// copyNpub puts a person's npub on the clipboard, and says so.
+func (g *GUI) copyNpub(hexKey string) {
+	g.copyText(words.Npub(hexKey), g.person(hexKey)+"'s npub")
+}
+
 // personButtons act on the person chosen in a table: look them up, copy
-// their npub; disabled while nobody is chosen.
+// their npub; they appear once somebody is chosen.
 type personButtons struct {
 	root         *fyne.Container
 	lookUp, copy *widget.Button
@@ -96,7 +98,7 @@ type personButtons struct {
 func (g *GUI) newPersonButtons(lookUpText string) *personButtons {
 	b := &personButtons{}
 	b.lookUp = widget.NewButton(lookUpText, func() { g.lookUpPerson(b.chosen) })
-	b.copy = widget.NewButton("Copy npub", func() { g.app.Clipboard().SetContent(displayKey(b.chosen)) })
+	b.copy = widget.NewButton("Copy npub", func() { g.copyNpub(b.chosen) })
 	b.root = container.NewHBox(b.lookUp, b.copy)
 	b.choose("")
 	return b
@@ -105,13 +107,7 @@ func (g *GUI) newPersonButtons(lookUpText string) *personButtons {
 // choose makes hexKey the person the buttons act on ("" for nobody).
 func (b *personButtons) choose(hexKey string) {
 	b.chosen = hexKey
-	if hexKey == "" {
-		b.lookUp.Disable()
-		b.copy.Disable()
-		return
-	}
-	b.lookUp.Enable()
-	b.copy.Enable()
+	showIf(b.root, hexKey != "")
 }
 
 // rowPerson is the person (hex) of a table's row with the given key, from

@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"dtp-personal/engine/status"
+	"dtp-personal/ui/words"
 )
 
 // relayFacts are the rows of the relay details pane, in order.
@@ -44,12 +45,13 @@ func newRelayPane() *relayPane {
 	grid := container.NewGridWithColumns(2, halves[0], halves[1])
 	p.facts = container.NewVBox(p.title, grid, p.rawError)
 	p.root = widget.NewCard("Details", "", container.NewVScroll(container.NewVBox(p.hint, p.facts)))
-	p.show(nil, clock{})
+	p.show(nil, words.Facts{})
 	return p
 }
 
 // show shows r's details, or the hint when r is nil.
-func (p *relayPane) show(r *status.Relay, c clock) {
+func (p *relayPane) show(r *status.Relay, facts words.Facts) {
+	c := facts.Clock
 	if r == nil {
 		p.hint.Show()
 		p.facts.Hide()
@@ -57,25 +59,25 @@ func (p *relayPane) show(r *status.Relay, c clock) {
 	}
 	p.hint.Hide()
 	setText(p.title, r.URL)
-	lastSuccess := c.relative(r.LastSuccess, "never")
+	lastSuccess := c.Relative(r.LastSuccess, "never")
 	if r.LastSuccess != 0 {
-		lastSuccess += " (" + c.stamp(r.LastSuccess, "") + ")"
+		lastSuccess += " (" + c.Stamp(r.LastSuccess, "") + ")"
 	}
-	nextRetry := "—"
-	if r.NextRetry != 0 && !r.Connected {
-		nextRetry = c.retrying(r.NextRetry) + " (" + c.stamp(r.NextRetry, "") + ")"
+	nextRetry := facts.Retry(*r)
+	if nextRetry == "" {
+		nextRetry = "—"
 	}
 	for fact, text := range map[string]string{
-		"Status":                    relayDoing(*r, c),
-		"Events received":           count(r.EventsFetched),
-		"Events stored (new to us)": count(r.EventsStored),
+		"Status":                    facts.RelayDoing(*r),
+		"Events received":           words.Count(r.EventsFetched),
+		"Events stored (new to us)": words.Count(r.EventsStored),
 		"Last success":              lastSuccess,
-		"Connection":                r.State,
-		"Health":                    r.Health,
+		"Connection":                words.Connection(r.State),
+		"Health":                    words.Health(r.Health),
 		"Failures in a row":         fmt.Sprint(r.Failures),
 		"Next retry":                nextRetry,
-		"Oldest reached":            c.stamp(r.OldestReached, "—"),
-		"Newest reached":            c.stamp(r.NewestReached, "—"),
+		"Oldest reached":            c.Stamp(r.OldestReached, "—"),
+		"Newest reached":            c.Stamp(r.NewestReached, "—"),
 		"Full refresh":              refreshWords(r.Refresh),
 	} {
 		setText(p.values[fact], text)
@@ -93,7 +95,7 @@ func (p *relayPane) show(r *status.Relay, c clock) {
 func refreshWords(r status.Refresh) string {
 	switch r.NIP77 {
 	case status.NIP77Used:
-		return fmt.Sprintf("reconciled with NIP-77: %s settled", plural(int(r.IDsReconciled), "id"))
+		return fmt.Sprintf("reconciled with NIP-77: %s settled", words.Plural(int(r.IDsReconciled), "id"))
 	case status.NIP77Unsupported:
 		return "paged (the relay refused NIP-77)"
 	}

@@ -9,6 +9,7 @@ import (
 
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
+	"dtp-personal/ui/words"
 )
 
 // relaysView is the Relays tab: add and remove sync relays, each relay's
@@ -33,20 +34,17 @@ func newRelaysView(g *GUI) *relaysView {
 	v := &relaysView{g: g}
 	v.form = newAddForm(g, "Add relay", "wss://relay.example.com", "Add relay", settings.NormalizeRelayURL,
 		func(url string) error { return g.eng.Modify(settings.AddRelay(url)) })
-	v.table = newTextTable(relayColumns...)
+	v.table = newTextTable(relayColumns...).whenEmpty("No relays yet: add one above, as wss://host")
 	v.table.ownPane = true
 	v.pane = newRelayPane()
 	v.remove = widget.NewButton("Remove selected relay", v.removeRelay)
-	v.remove.Disable()
+	v.remove.Hide() // it appears with a selection
 	v.table.onSelect = func(key string) {
 		v.showSelected(g.last)
-		if key == "" {
-			v.remove.SetText("Remove selected relay")
-			v.remove.Disable()
-			return
+		if key != "" {
+			v.remove.SetText("Remove " + key)
 		}
-		v.remove.SetText("Remove " + key)
-		v.remove.Enable()
+		showIf(v.remove, key != "")
 	}
 	v.pass = newBarList()
 	v.inPass = widget.NewCard("Sync pass", "", v.pass.root)
@@ -67,10 +65,11 @@ func (v *relaysView) removeRelay() {
 }
 
 func (v *relaysView) render(s status.Snapshot) {
-	c := v.g.clock
+	facts := words.FactsOf(s, v.g.clock)
 	rows := make([][]string, len(s.Relays))
 	for i, r := range s.Relays {
-		rows[i] = []string{r.URL, relayDoing(r, c), count(r.EventsFetched), count(r.EventsStored), c.relative(r.LastSuccess, "never")}
+		rows[i] = []string{r.URL, facts.RelayDoing(r), words.Count(r.EventsFetched), words.Count(r.EventsStored),
+			facts.Clock.Relative(r.LastSuccess, "never")}
 	}
 	v.table.setRows(rows)
 	v.showSelected(s)
@@ -81,25 +80,11 @@ func (v *relaysView) render(s status.Snapshot) {
 func (v *relaysView) showSelected(s status.Snapshot) {
 	for i, r := range s.Relays {
 		if r.URL == v.table.selected {
-			v.pane.show(&s.Relays[i], v.g.clock)
+			v.pane.show(&s.Relays[i], words.FactsOf(s, v.g.clock))
 			return
 		}
 	}
-	v.pane.show(nil, v.g.clock)
-}
-
-// relayDoing is a relay's state in words: connected, or what went wrong and
-// when we retry, or waiting for the next pass.
-func relayDoing(r status.Relay, c clock) string {
-	switch {
-	case r.Connected:
-		return "connected"
-	case r.LastError != "":
-		return relayTrouble(r, c)
-	case r.Health == status.HealthDead:
-		return "given up after a day of failures — retrying daily"
-	}
-	return "not connected (connects for each pass)"
+	v.pane.show(nil, words.Facts{})
 }
 
 // showPass shows a bar per relay taking part in the running pass:
@@ -111,9 +96,9 @@ func (v *relaysView) showPass(relays []status.Relay) {
 		if p == nil {
 			continue
 		}
-		text := fmt.Sprintf("%s %s of %s", p.Pass, count(p.Done), plural(p.Total, passKey(p.Pass)))
+		text := fmt.Sprintf("%s %s of %s", p.Pass, words.Count(p.Done), words.Plural(p.Total, passKey(p.Pass)))
 		if r.OldestReached != 0 {
-			text += " · oldest reached " + v.g.clock.day(r.OldestReached)
+			text += " · oldest reached " + v.g.clock.Day(r.OldestReached)
 		}
 		bars = append(bars, bar{label: r.URL, value: float64(min(p.Done, p.Total)), max: float64(max(p.Total, 1)), text: text})
 	}

@@ -10,6 +10,7 @@ import (
 
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
+	"dtp-personal/ui/words"
 )
 
 // reposView is the Repositories tab (repository sync, SPEC §8): this
@@ -57,8 +58,8 @@ func newReposView(g *GUI) *reposView {
 			), v.bootstrap.entry),
 			v.bootstrapError.label,
 		))
-	v.repos = newTextTable(repoColumns...)
-	v.relays = newTextTable(repoRelayColumn...)
+	v.repos = newTextTable(repoColumns...).whenEmpty("None yet: an announcement that lists this server's URL adds its repository.")
+	v.relays = newTextTable(repoRelayColumn...).whenEmpty("None yet: the relays come from the repositories' announcements.")
 	v.relays.table.StickyColumnCount = 1
 	// the tab scrolls as a whole; each table shows several rows and scrolls beyond
 	v.full = container.NewVBox(
@@ -112,7 +113,7 @@ func (v *reposView) render(s status.Snapshot) {
 		if name == "" {
 			name = r.ID
 		}
-		repos[i] = []string{name, displayKey(r.Owner), count(r.RootEvents), strings.Join(r.Relays, " ")}
+		repos[i] = []string{name, words.Npub(r.Owner), words.Count(r.RootEvents), strings.Join(r.Relays, " ")}
 	}
 	v.repos.setRows(repos)
 
@@ -127,15 +128,15 @@ func (v *reposView) render(s status.Snapshot) {
 		}
 		health := r.Health
 		if r.CoolingUntil != 0 {
-			health += ", cooling down " + v.g.clock.relative(r.CoolingUntil, "")
+			health += ", cooling down " + v.g.clock.Relative(r.CoolingUntil, "")
 		} else if r.NextRetry != 0 && !r.Connected {
-			health += ", " + v.g.clock.retrying(r.NextRetry)
+			health += ", " + v.g.clock.Retrying(r.NextRetry)
 		}
 		if lastError == "" {
 			lastError = "—"
 		}
-		relays[i] = []string{r.URL, role, health, r.State, connected, count(r.Filters), count(r.Subscriptions),
-			count(r.Repos), count(r.EventsReceived), lastError}
+		relays[i] = []string{r.URL, role, health, r.State, connected, words.Count(r.Filters), words.Count(r.Subscriptions),
+			words.Count(r.Repos), words.Count(r.EventsReceived), lastError}
 	}
 	v.relays.setRows(relays)
 }
@@ -150,9 +151,9 @@ func repoSummary(rs status.RepoSync) string {
 	if rs.Paused {
 		s = "Paused while the disk is full. "
 	}
-	s += fmt.Sprintf("%s repositories followed, %s root events, %s sync relays", count(rs.Repos), count(rs.RootEvents), count(len(rs.Relays)))
+	s += fmt.Sprintf("%s repositories followed, %s root events, %s sync relays", words.Count(rs.Repos), words.Count(rs.RootEvents), words.Count(len(rs.Relays)))
 	if rs.KeptAside > 0 {
-		s += fmt.Sprintf(", %s events waiting for what they refer to", count(rs.KeptAside))
+		s += fmt.Sprintf(", %s events waiting for what they refer to", words.Count(rs.KeptAside))
 	}
 	return s
 }

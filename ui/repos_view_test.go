@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"dtp-personal/engine/status"
+	"dtp-personal/ui/words"
 )
 
 // newReposGUI shows the Repositories tab with repository sync on.
@@ -25,7 +26,7 @@ func TestReposViewShowsRepositoriesAndSyncRelays(t *testing.T) {
 	}
 	wantRepos := [][]string{
 		{"ngit", rootNpub, "42", "wss://relay.ngit.dev wss://nos.lol"},
-		{"dtp", displayKey(root2Hex), "15", "wss://nos.lol"},
+		{"dtp", words.Npub(root2Hex), "15", "wss://nos.lol"},
 	}
 	wantRelays := [][]string{
 		{"wss://nos.lol", "listed", "healthy", "live", "yes", "14", "2", "2", "1,234", "—"},

@@ -50,6 +50,7 @@ func Run(ctx context.Context, eng Engine, opts RunOptions, quit func()) error {
 	}
 	a := fyneapp.NewWithID(AppID)
 	a.SetIcon(fyne.NewStaticResource("dtp-personal.png", assets.IconPNG))
+	registerNotifications()
 	g := New(a, eng, quit)
 	if opts.Names != nil {
 		g.SetNames(opts.Names)
@@ -57,6 +58,7 @@ func Run(ctx context.Context, eng Engine, opts RunOptions, quit func()) error {
 	if opts.Version != "" {
 		g.version = opts.Version
 	}
+	g.notifications = notificationService
 	if desk, ok := a.(desktop.App); ok {
 		g.AttachTray(NewSystemTray(desk))
 		desk.SetSystemTrayIcon(fyne.NewStaticResource("dtp-personal-tray.png", assets.TrayPNG))
@@ -112,6 +114,16 @@ func Run(ctx context.Context, eng Engine, opts RunOptions, quit func()) error {
 	return nil
 }
 
+// notificationService reports whether a notification service (the
+// desktop's org.freedesktop.Notifications) is on the session bus; without
+// one a notification is lost.
+func notificationService() bool {
+	if runtime.GOOS != "linux" && runtime.GOOS != "freebsd" && runtime.GOOS != "openbsd" && runtime.GOOS != "netbsd" {
+		return true // macOS and Windows always show them
+	}
+	return sessionBusHas("org.freedesktop.Notifications")
+}
+
 // systemTray is the desktop's tray: Fyne's menu, and the title and tooltip
 // of the StatusNotifierItem (which Fyne does not expose).
 type systemTray struct{ desk desktop.App }
@@ -124,6 +136,7 @@ func (t systemTray) SetSystemTrayMenu(menu *fyne.Menu) { t.desk.SetSystemTrayMen
 func (t systemTray) SetStatus(text string) {
 	systray.SetTitle(text)
 	systray.SetTooltip(text)
+	assertTrayIcon()
 }
 
 // trayWatched reports whether a StatusNotifierWatcher (the desktop's tray
@@ -132,12 +145,17 @@ func trayWatched() bool {
 	if runtime.GOOS != "linux" && runtime.GOOS != "freebsd" && runtime.GOOS != "openbsd" && runtime.GOOS != "netbsd" {
 		return true // macOS and Windows always have a tray
 	}
+	return sessionBusHas("org.kde.StatusNotifierWatcher")
+}
+
+// sessionBusHas reports whether a name has an owner on the session bus.
+func sessionBusHas(name string) bool {
 	conn, err := dbus.ConnectSessionBus()
 	if err != nil {
 		return false
 	}
 	defer conn.Close()
 	var owned bool
-	err = conn.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, "org.kde.StatusNotifierWatcher").Store(&owned)
+	err = conn.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, name).Store(&owned)
 	return err == nil && owned
 }

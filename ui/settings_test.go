@@ -9,6 +9,7 @@ import (
 
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
+	"dtp-personal/ui/words"
 )
 
 func TestSettingsViewShowsSnapshot(t *testing.T) {
@@ -53,7 +54,7 @@ func TestSettingsRootsAreYouByName(t *testing.T) {
 	names.fetched()
 	g.settle()
 	v := g.settings
-	if got := v.roots.rows; len(got) != 2 || got[0][0] != "you" || got[1][0] != "you (Alice)" || got[1][1] != displayKey(root2Hex) {
+	if got := v.roots.rows; len(got) != 2 || got[0][0] != "you" || got[1][0] != "you (Alice)" || got[1][1] != words.Npub(root2Hex) {
 		t.Errorf("root rows = %q, want you and you (Alice)", got)
 	}
 	g.render(g.last)
@@ -62,7 +63,7 @@ func TestSettingsRootsAreYouByName(t *testing.T) {
 	}
 	g.tabs.SelectIndex(tabFrontier)
 	g.render(g.last)
-	assertShows(t, g.frontier.root, "you: "+rootNpub+"\nyou (Alice): "+displayKey(root2Hex))
+	assertShows(t, g.frontier.root, rootNpub+"\nAlice: "+words.Npub(root2Hex))
 }
 
 // A preset fills the caps for the size of network followed; saving sends them.

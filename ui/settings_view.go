@@ -11,10 +11,11 @@ import (
 
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
+	"dtp-personal/ui/words"
 )
 
 // settingsView is the Settings tab: roots, frontier caps, interval, listen
-// address, scope profile, start at login, and the access rules (allowed
+// address, platform (scope profile), start at login, and the access rules (allowed
 // hosts and origins). Each group applies on its own
 // button; a group's bad input is refused inline and nothing is sent.
 type settingsView struct {
@@ -56,7 +57,7 @@ func newSettingsView(g *GUI) *settingsView {
 
 	v.rootForm = newAddForm(g, "Add root", "npub1… or 64-character hex public key", "Add root", tidyRoot,
 		func(root string) error { return g.eng.Modify(settings.AddRoot(root)) })
-	v.roots = newTextTable("Who", "npub", "Hex")
+	v.roots = newTextTable("Who", "npub", "Hex").whenEmpty("No root yet: add your npub above.")
 	v.roots.keyCol = 1 // every root is "you"
 	v.removeRoot = selectionButton(v.roots, "Remove selected root", func(row []string) {
 		hexKey := row[2]
@@ -106,6 +107,12 @@ func newSettingsView(g *GUI) *settingsView {
 		func(s settings.Settings) bool { return s.Notify }, edit(g.eng, settings.SetNotify))
 	v.repoSync = widget.NewLabel("")
 
+	// the scope profile (SPEC §2.2), in a person's words
+	platformItem := widget.NewFormItem("Platform", container.NewVBox(
+		container.NewBorder(nil, nil, nil, widget.NewButton("Apply", v.applyScope), v.scope.entry),
+		v.scopeError.label,
+	))
+	platformItem.HintText = "statements about this platform's accounts are kept, and those that name no platform; x.com is the one there is"
 	serverCard := widget.NewCard("Sync and server", "", widget.NewForm(
 		widget.NewFormItem("Sync interval", v.interval),
 		widget.NewFormItem("Listen address", container.NewVBox(
@@ -113,10 +120,7 @@ func newSettingsView(g *GUI) *settingsView {
 			v.allowLAN,
 			v.listenError.label,
 		)),
-		widget.NewFormItem("Scope profile", container.NewVBox(
-			container.NewBorder(nil, nil, nil, widget.NewButton("Apply", v.applyScope), v.scope.entry),
-			v.scopeError.label,
-		)),
+		platformItem,
 		widget.NewFormItem("Repository sync", v.repoSync),
 		widget.NewFormItem("", v.startAtLogin),
 		widget.NewFormItem("", v.notify),
@@ -158,7 +162,7 @@ func (v *settingsView) parseLimits() (settings.Limits, error) {
 	for i, f := range settings.LimitFields {
 		n, err := strconv.Atoi(strings.ReplaceAll(strings.TrimSpace(v.limits[i].Text), ",", ""))
 		if err != nil || f.Check(n) != nil {
-			return settings.Limits{}, fmt.Errorf("%s: enter a whole number from %d to %s", f.Label, f.Min, count(f.Max))
+			return settings.Limits{}, fmt.Errorf("%s: enter a whole number from %d to %s", f.Label, f.Min, words.Count(f.Max))
 		}
 		*f.Of(&l) = n
 	}
@@ -187,7 +191,7 @@ func (v *settingsView) applyListen() {
 
 func (v *settingsView) applyScope() {
 	scope, err := settings.ParseScopeProfile(v.scope.Text)
-	callChecked(v.g, "Set scope profile", v.scopeError, scope, err, edit(v.g.eng, settings.SetScopeProfile))
+	callChecked(v.g, "Set platform", v.scopeError, scope, err, edit(v.g.eng, settings.SetScopeProfile))
 }
 
 // newSettingCheck is a check box for a boolean setting: a change goes to
@@ -216,7 +220,7 @@ func (v *settingsView) showRoots(roots []string) {
 	}
 	rows := make([][]string, len(roots))
 	for i, r := range roots {
-		rows[i] = []string{v.g.rootLabel(r), displayKey(r), r}
+		rows[i] = []string{v.g.rootLabel(r), words.Npub(r), r}
 	}
 	v.roots.setRows(rows)
 }

@@ -11,6 +11,7 @@ import (
 
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
+	"dtp-personal/ui/words"
 )
 
 // suggestedRelays are the AttentionX browser extension's default relays
@@ -18,9 +19,12 @@ import (
 // DEFAULT_RELAYS): offered on first run, added only when the user accepts.
 var suggestedRelays = []string{"wss://nos.lol", "wss://nostr-01.yakihonne.com"}
 
-// setupCard leads the Status tab while the engine has no root or no relay:
-// the user's npub becomes the first root, and the suggested relays are
-// accepted in one click or edited first. It hides once both exist.
+// setupCard leads the Status tab until a new user is set up: the user's
+// npub becomes the first root, the suggested relays are accepted in one
+// click or edited first, and the first sync runs by itself. Each step done
+// is ticked off ("✓ Root: you (Alice)"), in the words `status` uses on the
+// command line (words.Setup); once the first pass ran, a closing line leads
+// to Look-up. An app that starts set up shows no card.
 type setupCard struct {
 	g    *GUI
 	root fyne.CanvasObject
@@ -31,10 +35,18 @@ type setupCard struct {
 	useRelays *widget.Button
 	relaysErr *inlineError
 	relayStep fyne.CanvasObject
+	// the steps' lines: ticked when done, the first pass's while it runs
+	rootDone, relaysDone, firstPass *widget.Label
+	closing                         fyne.CanvasObject // the last line, with the way to Look-up
+
+	started   bool   // the card was shown with a step to do
+	dismissed bool   // the user closed it, or went on to Look-up
+	rootsSeen string // the roots whose names were asked for
 }
 
 func newSetupCard(g *GUI) *setupCard {
-	c := &setupCard{g: g, relaysErr: newInlineError()}
+	c := &setupCard{g: g, relaysErr: newInlineError(),
+		rootDone: widget.NewLabel(""), relaysDone: widget.NewLabel(""), firstPass: widget.NewLabel("")}
 	c.npub = newAddForm(g, "Your npub", "npub1… (yours: the web of trust starts from the accounts you trust)",
 		"Use as my root", tidyRoot, func(root string) error { return g.eng.Modify(settings.AddRoot(root)) })
 	c.relays = newMultiLineEntry(g)
@@ -47,8 +59,18 @@ func newSetupCard(g *GUI) *setupCard {
 	c.relayStep = container.NewVBox(
 		widget.NewLabel("2. Relays to sync from (suggested: the AttentionX extension's defaults; edit freely, one per line)"),
 		c.relays, container.NewHBox(c.useRelays), c.relaysErr.label)
-	c.root = widget.NewCard("Get started", "Two steps, then press Sync now below.",
-		container.NewVBox(c.npubStep, c.relayStep))
+	lookUp := widget.NewButton("Look someone up", func() {
+		c.dismiss()
+		g.focusLookup()
+	})
+	lookUp.Importance = widget.HighImportance
+	done := widget.NewLabel("You are set up: your web of trust is synced and keeps syncing by itself. Ask about " +
+		"anyone by npub or X account.")
+	done.Wrapping = fyne.TextWrapWord
+	c.closing = container.NewVBox(done, container.NewHBox(lookUp, widget.NewButton("Close", c.dismiss)))
+	c.root = widget.NewCard("Get started", "Two steps; then the first sync runs by itself.",
+		container.NewVBox(c.rootDone, c.npubStep, c.relaysDone, c.relayStep, c.firstPass, c.closing))
+	c.root.Hide()
 	return c
 }
 
@@ -90,11 +112,40 @@ func (c *setupCard) addRelays() {
 	}
 }
 
+// dismiss closes the card for this run.
+func (c *setupCard) dismiss() {
+	c.dismissed = true
+	c.root.Hide()
+}
+
 func (c *setupCard) render(s status.Snapshot) {
-	hasRoot, hasRelay := len(s.Settings.Roots) > 0, len(s.Settings.Relays) > 0
-	showIf(c.npubStep, !hasRoot)
-	showIf(c.relayStep, !hasRelay)
-	showIf(c.root, !hasRoot || !hasRelay)
+	if s.State == "" {
+		return // the window's placeholder before the engine's first snapshot
+	}
+	if roots := strings.Join(s.Frontier.Roots, " "); roots != c.rootsSeen {
+		c.rootsSeen = roots // "you (Alice)" once her name is known
+		c.g.learnNames(s.Frontier.Roots, func() { c.render(c.g.last) })
+	}
+	st := words.SetupOf(s, func(hexKey string) string { return c.g.known[hexKey] })
+	if !st.Done() {
+		c.started = true
+	}
+	showIf(c.root, c.started && !c.dismissed)
+	if !c.root.Visible() {
+		return
+	}
+	c.step(st.Root, c.rootDone, c.npubStep)
+	c.step(st.Relays, c.relaysDone, c.relayStep)
+	setText(c.firstPass, st.FirstPass.Tick())
+	showIf(c.firstPass, st.Root.Done && st.Relays.Done)
+	showIf(c.closing, st.Done())
+}
+
+// step shows a step ticked off once done, else its form.
+func (c *setupCard) step(st words.Step, done *widget.Label, form fyne.CanvasObject) {
+	setText(done, st.Tick())
+	showIf(done, st.Done)
+	showIf(form, !st.Done)
 }
 
 // showIf shows o when on, hides it otherwise.

@@ -1,52 +1,75 @@
 package ui
 
 import (
-	"dtp-personal/engine/settings"
 	"net"
 	"testing"
 	"time"
 
 	"fyne.io/fyne/v2/test"
 
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/internal/testutil"
 )
 
-// TestSetupCardLeadsUntilRootAndRelaysExist drives a real engine: the card
-// shows on a fresh data directory and goes once the user gave an npub and
-// relays; the engine's own snapshots decide.
-func TestSetupCardLeadsUntilRootAndRelaysExist(t *testing.T) {
+// TestSetupCardLeadsUntilTheFirstPass drives a real engine: the card shows
+// on a fresh data directory, ticks off the npub and the relays as the user
+// gives them, stays through the first pass, and ends on a line that leads to
+// Look-up (issue 31: it vanished without a word). The engine's own snapshots
+// decide.
+func TestSetupCardLeadsUntilTheFirstPass(t *testing.T) {
 	eng := servedEngine(t)
 	g := newEngineGUI(t, eng, tabStatus)
 	g.Start()
 	defer g.Stop()
 	uiQueue.run()
 	card := g.status.setup
-	if !card.root.Visible() || !card.npubStep.Visible() || !card.relayStep.Visible() {
-		t.Fatal("setup card not shown with no root and no relay")
+	if !card.root.Visible() || !card.npubStep.Visible() || !card.relayStep.Visible() || card.closing.Visible() {
+		t.Fatal("setup card not shown with its two steps on a fresh data directory")
 	}
 
 	test.Type(card.npub.entry, rootNpub)
 	card.npub.submit()
 	g.settle()
-	waitForUI(t, "the npub step to go", func() bool { return !card.npubStep.Visible() })
-	if !card.root.Visible() {
-		t.Fatal("card hidden with no relay yet")
+	waitForUI(t, "the npub step ticked off", func() bool { return !card.npubStep.Visible() && card.rootDone.Visible() })
+	if got := card.rootDone.Text; got != "✓ Root: you" {
+		t.Errorf("root step says %q", got)
+	}
+	if !card.root.Visible() || card.closing.Visible() {
+		t.Fatal("card hidden, or closing, with no relay yet")
 	}
 
-	// relays nobody listens on: the test stays on this machine
+	// relays nobody listens on: the test stays on this machine, and the
+	// first pass ends at once
 	card.relays.SetText("ws://" + closedAddr(t) + "\n" + "ws://" + closedAddr(t))
 	test.Tap(card.useRelays)
 	g.settle()
-	waitForUI(t, "the card to go", func() bool { return !card.root.Visible() })
+	waitForUI(t, "the relays ticked off", func() bool { return card.relaysDone.Visible() && !card.relayStep.Visible() })
+	if got := card.relaysDone.Text; got != "✓ 2 relays to sync from" {
+		t.Errorf("relays step says %q", got)
+	}
+	waitForUI(t, "the first pass ticked off and the closing line", func() bool { return card.closing.Visible() })
+	if got := card.firstPass.Text; got != "✓ First sync done: 1 person in your web of trust, 0 statements" {
+		t.Errorf("first pass step says %q", got)
+	}
+	if !card.root.Visible() {
+		t.Fatal("the card went without its closing line")
+	}
+	tapItem(t, card.closing, "Look someone up")
+	if card.root.Visible() || g.tabs.SelectedIndex() != tabLookup || g.win.Canvas().Focused() != g.lookup.subject {
+		t.Errorf("after Look someone up: card shown %t, tab %d", card.root.Visible(), g.tabs.SelectedIndex())
+	}
 	if got := eng.Settings(); len(got.Roots) != 1 || got.Roots[0] != rootHex || len(got.Relays) != 2 {
 		t.Fatalf("engine has roots %v, relays %v", got.Roots, got.Relays)
 	}
 }
 
+// unset is the snapshot of an engine with nothing set up.
+func unset() status.Snapshot { return status.Snapshot{State: status.StateIdle} }
+
 func TestSetupCardOffersTheSuggestedRelaysInOneClick(t *testing.T) {
 	g, eng := newTestGUI(t, tabStatus)
-	g.render(status.Snapshot{})
+	g.render(unset())
 	test.Tap(g.status.setup.useRelays)
 	g.settle()
 	assertSettings(t, eng, func(s *settings.Settings) {
@@ -56,7 +79,7 @@ func TestSetupCardOffersTheSuggestedRelaysInOneClick(t *testing.T) {
 
 func TestSetupCardRefusesABadRelayLineWithNothingAdded(t *testing.T) {
 	g, eng := newTestGUI(t, tabStatus)
-	g.render(status.Snapshot{})
+	g.render(unset())
 	card := g.status.setup
 	card.relays.SetText("wss://nos.lol\nhttp://not-a-relay")
 	test.Tap(card.useRelays)
@@ -67,6 +90,7 @@ func TestSetupCardRefusesABadRelayLineWithNothingAdded(t *testing.T) {
 	assertSettings(t, eng, nil)
 }
 
+// An app that starts set up shows no card, not even its closing line.
 func TestSetupCardHiddenOnAConfiguredEngine(t *testing.T) {
 	g, _ := newTestGUI(t, tabStatus)
 	if g.status.setup.root.Visible() {

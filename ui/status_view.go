@@ -10,6 +10,7 @@ import (
 
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
+	"dtp-personal/ui/words"
 )
 
 // statusView is the Status tab: strategy, state, coverage, sync times, heap.
@@ -19,7 +20,7 @@ type statusView struct {
 	setup  *setupCard
 	client *clientCard
 
-	strategy *widget.RadioGroup
+	strategy *strategyPicker
 	syncNow  *widget.Button
 	pause    *widget.Button
 
@@ -35,12 +36,7 @@ type statusView struct {
 
 func newStatusView(g *GUI) *statusView {
 	v := &statusView{g: g, setup: newSetupCard(g), client: newClientCard(g)}
-	labels := make([]string, len(settings.Strategies))
-	for i, id := range settings.Strategies {
-		labels[i] = settings.StrategyLabel(id)
-	}
-	v.strategy = widget.NewRadioGroup(labels, v.chooseStrategy)
-	v.strategy.Required = true
+	v.strategy = newStrategyPicker(v.chooseStrategy)
 	v.syncNow = widget.NewButton("Sync now", func() {
 		g.call("Sync now", g.eng.SyncNow, nil)
 	})
@@ -74,8 +70,7 @@ func newStatusView(g *GUI) *statusView {
 		v.summary,
 		v.setup.root,
 		widget.NewCard("Sync strategy", "", container.NewVBox(
-			v.strategy,
-			helpText(strategiesHelp()),
+			v.strategy.root,
 			container.NewHBox(v.syncNow, v.pause),
 		)),
 		v.form,
@@ -83,6 +78,55 @@ func newStatusView(g *GUI) *statusView {
 		v.diagnostics,
 	))
 	return v
+}
+
+// strategyPicker is the strategies as radio choices, each with its
+// explanation under it.
+type strategyPicker struct {
+	root     *fyne.Container
+	choices  []*widget.RadioGroup // one choice each, so each has its own help under it
+	Selected string               // the chosen strategy's label
+	onChosen func(label string)
+}
+
+func newStrategyPicker(onChosen func(label string)) *strategyPicker {
+	p := &strategyPicker{root: container.NewVBox(), onChosen: onChosen}
+	for _, id := range settings.Strategies {
+		label := settings.StrategyLabel(id)
+		choice := widget.NewRadioGroup([]string{label}, func(picked string) {
+			if picked != "" && picked != p.Selected {
+				p.show(picked)
+				p.onChosen(picked)
+			}
+		})
+		choice.Required = true // a choice is left by picking another
+		p.choices = append(p.choices, choice)
+		help := helpText(strategyHelp(id))
+		p.root.Add(container.NewVBox(choice, container.NewPadded(help)))
+	}
+	return p
+}
+
+// show marks the strategy labelled label as the one chosen, without
+// calling onChosen: showing the engine's choice is not a new choice.
+func (p *strategyPicker) show(label string) {
+	p.Selected = label
+	for _, c := range p.choices {
+		if c.Options[0] == label {
+			showSelected(c, label)
+		} else {
+			showSelected(c, "")
+		}
+	}
+}
+
+// SetSelected chooses the strategy labelled label, as a click does.
+func (p *strategyPicker) SetSelected(label string) {
+	for _, c := range p.choices {
+		if c.Options[0] == label {
+			c.SetSelected(label)
+		}
+	}
 }
 
 // helpText is a small, wrapped explanation under a control.
@@ -119,7 +163,7 @@ func (v *statusView) togglePause() {
 func (v *statusView) render(s status.Snapshot) {
 	v.setup.render(s)
 	v.client.render(s)
-	showSelected(v.strategy, settings.StrategyLabel(s.Strategy))
+	v.strategy.show(settings.StrategyLabel(s.Strategy))
 	if s.Paused {
 		setButtonText(v.pause, "Resume sync")
 	} else {
@@ -127,29 +171,33 @@ func (v *statusView) render(s status.Snapshot) {
 	}
 
 	c := v.g.clock
-	setText(v.summary, summaryLine(s, c))
+	facts := words.FactsOf(s, c)
+	setText(v.summary, words.Summary(s, c))
 	state := stateLabel(s, c)
-	if v.g.passStored.running {
-		state += " · " + plural(int(v.g.passStored.stored), "event") + " stored so far"
+	if s.State == status.StateRunning {
+		state += " · " + words.Plural(int(s.Progress.Stored), "event") + " stored so far"
 	}
 	setText(v.state, state)
 	setText(v.coverage, s.Coverage.State)
 	if len(s.Coverage.Reasons) == 0 {
 		setText(v.reasons, "—")
 	} else {
-		facts := coverageFacts{clock: c, truncation: s.Frontier.Truncation, relays: s.Relays}
-		setText(v.reasons, facts.all(s.Coverage.Reasons))
+		setText(v.reasons, facts.Reasons(s.Coverage.Reasons))
 	}
 	v.nameNextSync(s.Strategy)
-	setText(v.lastSync, c.relative(s.LastSync, "never"))
-	setText(v.nextSync, c.relative(s.NextSync, "not scheduled"))
+	lastSync := "never"
+	if s.LastSync != 0 {
+		lastSync = c.Relative(s.LastSync, "") + " (" + c.At(s.LastSync) + ")"
+	}
+	setText(v.lastSync, lastSync)
+	setText(v.nextSync, facts.Next())
 	if s.Strategy == settings.FrontierInterval {
 		setText(v.period, intervalLabel(s.IntervalMinutes))
 	} else {
 		setText(v.period, "— (continuous strategy)")
 	}
-	setText(v.nodes, count(s.Heap.Nodes)+" of "+count(s.Heap.NodeLimit))
-	setText(v.edges, count(s.Heap.Edges)+" of "+count(s.Heap.EdgeLimit))
+	setText(v.nodes, words.Count(s.Heap.Nodes)+" of "+words.Count(s.Heap.NodeLimit))
+	setText(v.edges, words.Count(s.Heap.Edges)+" of "+words.Count(s.Heap.EdgeLimit))
 	if s.Heap.LimitReason == "" {
 		setText(v.heapLimit, "not reached")
 	} else {

@@ -36,6 +36,7 @@ type textTable struct {
 	keyCol   int               // the column whose cell identifies a row
 	selected string            // key of the selected row, "" when none
 	onSelect func(key string)
+	none     *widget.Label // shown instead of the table while it has no rows
 }
 
 func newTextTable(headers ...string) *textTable {
@@ -70,7 +71,9 @@ func newTextTable(headers ...string) *textTable {
 	t.detail = widget.NewLabel("")
 	t.detail.Wrapping = fyne.TextWrapWord
 	t.detail.Hide()
-	t.root = container.NewBorder(nil, t.detail, nil, nil, t.table)
+	t.none = widget.NewLabel("None")
+	t.root = container.NewBorder(nil, t.detail, nil, nil, container.NewStack(t.table, container.NewVBox(t.none)))
+	t.showEmpty()
 	t.fitColumns()
 	t.table.OnSelected = func(id widget.TableCellID) {
 		if id.Row < 0 || id.Row >= len(t.rows) {
@@ -79,6 +82,19 @@ func newTextTable(headers ...string) *textTable {
 		t.choose(t.rows[id.Row][t.keyCol])
 	}
 	return t
+}
+
+// whenEmpty is the one line shown in place of the table (its header
+// included) while it has no rows: "No rejections".
+func (t *textTable) whenEmpty(line string) *textTable {
+	t.none.SetText(line)
+	return t
+}
+
+// showEmpty shows the table, or its one line when it has no rows.
+func (t *textTable) showEmpty() {
+	showIf(t.table, len(t.rows) > 0)
+	showIf(t.none, len(t.rows) == 0)
 }
 
 func (t *textTable) choose(key string) {
@@ -97,6 +113,7 @@ func (t *textTable) setRows(rows [][]string) {
 		return
 	}
 	t.rows = rows
+	t.showEmpty()
 	t.fitColumns()
 	t.fitHeight()
 	if t.selected != "" {
@@ -166,7 +183,7 @@ func (t *textTable) selectedRow() []string {
 
 // fitted is the table (and its details line) as tall as its rows, up to
 // maxRows (it scrolls beyond), inside a box that would otherwise shrink it
-// to one row; an empty table keeps room for one row.
+// to one row; an empty table is its one line.
 func (t *textTable) fitted(maxRows int) fyne.CanvasObject {
 	t.space = canvas.NewRectangle(color.Transparent)
 	t.maxRows = maxRows
@@ -193,7 +210,10 @@ func (t *textTable) fitHeight() {
 	if t.space == nil {
 		return
 	}
-	h := rowHeight() * float32(1+min(max(len(t.rows), 1), t.maxRows))
+	h := rowHeight() * float32(1+min(len(t.rows), t.maxRows))
+	if len(t.rows) == 0 {
+		h = t.none.MinSize().Height
+	}
 	if t.detail.Visible() {
 		h += t.detail.MinSize().Height
 	}

@@ -9,6 +9,7 @@ import (
 
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
+	"dtp-personal/ui/words"
 )
 
 // TrayHost is where the tray menu and state line go: the desktop's system
@@ -58,7 +59,7 @@ func trayTitle(s status.Snapshot, c clock) string {
 	if repos := repoStateLabel(s.RepoSync); repos != "" {
 		line += " · " + repos
 	}
-	return cutText(line, trayTitleMax)
+	return words.Cut(line, trayTitleMax)
 }
 
 // menuStatus is the tray menu's first, disabled line (tray hosts such as
@@ -73,17 +74,8 @@ func menuStatus(s status.Snapshot, c clock) string {
 		r.NextRetry = 0
 		calm.Relays[i] = r
 	}
-	words := stateLabel(calm, c)
-	return cutText(strings.ToUpper(words[:1])+words[1:], 2*trayTitleMax)
-}
-
-// cutText shortens text to at most n characters, ending in "…".
-func cutText(text string, n int) string {
-	r := []rune(text)
-	if len(r) <= n {
-		return text
-	}
-	return string(r[:n-1]) + "…"
+	line := stateLabel(calm, c)
+	return words.Cut(strings.ToUpper(line[:1])+line[1:], 2*trayTitleMax)
 }
 
 func (t *tray) render(s status.Snapshot) {
@@ -118,18 +110,21 @@ func (t *tray) items(s status.Snapshot) []*fyne.MenuItem {
 		items = append(items, item)
 	}
 
+	// An interval is ticked only while the interval strategy runs; choosing
+	// one in a continuous strategy switches to passes at that interval.
+	interval := s.Strategy == settings.FrontierInterval
 	var intervals []*fyne.MenuItem
 	for _, m := range settings.IntervalChoices {
 		item := fyne.NewMenuItem(intervalLabel(m), func() {
-			if m != g.last.IntervalMinutes {
-				g.call("Set interval", func() error { return g.eng.Modify(settings.SetInterval(m)) }, nil)
+			if m != g.last.IntervalMinutes || g.last.Strategy != settings.FrontierInterval {
+				g.call("Set interval", func() error { return g.eng.Modify(passesEvery(m)) }, nil)
 			}
 		})
-		item.Checked = m == s.IntervalMinutes
+		item.Checked = interval && m == s.IntervalMinutes
 		intervals = append(intervals, item)
 	}
-	interval := fyne.NewMenuItem("Interval", nil)
-	interval.ChildMenu = fyne.NewMenu("", intervals...)
+	intervalItem := fyne.NewMenuItem("Interval", nil)
+	intervalItem.ChildMenu = fyne.NewMenu("", intervals...)
 
 	pauseLabel := "Pause sync"
 	if s.Paused {
@@ -140,7 +135,7 @@ func (t *tray) items(s status.Snapshot) []*fyne.MenuItem {
 	quit.IsQuit = true
 
 	items = append(items,
-		interval,
+		intervalItem,
 		fyne.NewMenuItemSeparator(),
 		fyne.NewMenuItem("Sync now", func() { g.call("Sync now", g.eng.SyncNow, nil) }),
 		fyne.NewMenuItem(pauseLabel, func() {
@@ -152,4 +147,15 @@ func (t *tray) items(s status.Snapshot) []*fyne.MenuItem {
 		quit,
 	)
 	return items
+}
+
+// passesEvery is the settings edit of choosing an interval: the interval
+// strategy, passing every minutes.
+func passesEvery(minutes int) func(*settings.Settings) error {
+	return func(s *settings.Settings) error {
+		if err := settings.SetStrategy(settings.FrontierInterval)(s); err != nil {
+			return err
+		}
+		return settings.SetInterval(minutes)(s)
+	}
 }

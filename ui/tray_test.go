@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"dtp-personal/engine/settings"
+	"dtp-personal/engine/status"
 )
 
 // recordingTray is a TrayHost that keeps what it was given.
@@ -93,14 +94,46 @@ func TestTrayStrategyChoiceCallsSetStrategy(t *testing.T) {
 
 	item(t, m, settings.StrategyLabel(settings.FrontierInterval)).Action() // already active: nothing to do
 	item(t, m, settings.StrategyLabel(settings.GlobalContinuous)).Action()
-	item(t, m, "Interval").ChildMenu.Items[4].Action() // Manual only
 	item(t, m, "Sync now").Action()
 	item(t, m, "Pause sync").Action()
 	g.settle()
 	assertCalls(t, eng, "SyncNow")
 	assertSettings(t, eng, func(s *settings.Settings) {
-		s.Strategy, s.IntervalMinutes, s.Paused = settings.GlobalContinuous, 0, true
+		s.Strategy, s.Paused = settings.GlobalContinuous, true
 	})
+}
+
+// An interval is ticked only while passes run at intervals (issue 31: the
+// tray kept "Every 15 min" ticked in continuous mode); choosing one there
+// switches to passes at that interval.
+func TestTrayIntervalTickedOnlyInIntervalMode(t *testing.T) {
+	g, eng := newTestGUI(t, tabStatus)
+	host := &recordingTray{}
+	g.AttachTray(host)
+	ticked := func() []string {
+		var on []string
+		for _, it := range item(t, host.menu(t), "Interval").ChildMenu.Items {
+			if it.Checked {
+				on = append(on, it.Label)
+			}
+		}
+		return on
+	}
+	if got := ticked(); len(got) != 1 || got[0] != "Every 15 min" {
+		t.Errorf("interval mode ticks %q, want Every 15 min", got)
+	}
+	s := fixture()
+	s.Strategy, s.State = settings.FrontierContinuous, status.StateLive
+	eng.mu.Lock()
+	eng.snap = s // the engine runs it too
+	eng.mu.Unlock()
+	g.render(s)
+	if got := ticked(); len(got) != 0 {
+		t.Errorf("continuous mode ticks %q, want no interval", got)
+	}
+	item(t, host.menu(t), "Interval").ChildMenu.Items[0].Action() // Every 5 min
+	g.settle()
+	assertSettings(t, eng, func(s *settings.Settings) { s.Strategy, s.IntervalMinutes = settings.FrontierInterval, 5 })
 }
 
 func TestTrayRebuildsMenuOnlyWhenItChanges(t *testing.T) {
@@ -172,4 +205,36 @@ func TestFirstCloseSaysTheAppKeepsRunning(t *testing.T) {
 		"It goes on syncing in the tray. Open the window again from the tray icon; Quit there stops it."), g.hideToTray)
 	g.win.Show()
 	test.AssertNotificationSent(t, nil, g.hideToTray)
+}
+
+// Where no notification service runs, the first close says in the window
+// that the app keeps running in the tray, and the window stays up that once
+// to be read (issue 31: the notice was lost).
+func TestFirstCloseWithoutNotificationsSaysItInTheWindow(t *testing.T) {
+	g, _ := newTestGUI(t, tabStatus)
+	g.notifications = func() bool { return false }
+	win := &hidingWindow{Window: g.win}
+	g.win = win
+	test.AssertNotificationSent(t, nil, g.hideToTray)
+	if !strings.Contains(g.info.text(), "keeps running in the tray") {
+		t.Errorf("the window says %q", g.info.text())
+	}
+	if win.hides != 0 {
+		t.Error("the window hid before its line could be read")
+	}
+	g.hideToTray()
+	if win.hides != 1 {
+		t.Error("the second close did not hide the window")
+	}
+}
+
+// hidingWindow counts the times it was hidden.
+type hidingWindow struct {
+	fyne.Window
+	hides int
+}
+
+func (w *hidingWindow) Hide() {
+	w.hides++
+	w.Window.Hide()
 }

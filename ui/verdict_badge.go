@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 
 	"dtp-personal/engine/resolver"
+	"dtp-personal/ui/words"
 )
 
 // verdictBadge is a verdict in words on a coloured ground: green trusted,
@@ -38,7 +39,7 @@ var verdictLooks = map[string]verdictLook{
 	resolver.VerdictTrusted:    {"Trusted", theme.ColorNameSuccess, theme.ColorNameForegroundOnSuccess},
 	resolver.VerdictDistrusted: {"Distrusted", theme.ColorNameError, theme.ColorNameForegroundOnError},
 	resolver.VerdictMixed:      {"Mixed: trusted and distrusted", theme.ColorNameWarning, theme.ColorNameForegroundOnWarning},
-	resolver.VerdictNone:       {"No evidence in your web of trust", theme.ColorNameDisabled, theme.ColorNameForeground},
+	resolver.VerdictNone:       {"No evidence in your web of trust", theme.ColorNameButton, theme.ColorNameForeground},
 }
 
 func (b *verdictBadge) show(verdict string) {
@@ -64,7 +65,7 @@ func verdictReason(a resolver.Answer) string {
 	d := a.Degrees[0]
 	who := "You"
 	if a.Degree > 1 {
-		who = "People " + plural(a.Degree-1, "hop") + " from you"
+		who = "People " + words.Plural(a.Degree-1, "hop") + " from you"
 	}
 	if a.Percent == nil {
 		return who + " made only neutral statements about this, which count for neither side."

@@ -11,6 +11,7 @@ import (
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/internal/testutil"
+	"dtp-personal/ui/words"
 )
 
 func TestStatusViewShowsSnapshot(t *testing.T) {
@@ -32,12 +33,12 @@ func TestStatusViewShowsSnapshot(t *testing.T) {
 		"pause button":  v.pause.Text,
 	}
 	want := map[string]string{
-		"state":    "syncing: 420 of 1,000 authors (trust pass) · 0 events stored so far",
+		"state":    "syncing: 420 of 1,000 authors (trust pass) · 900 events stored so far",
 		"coverage": "partial",
-		"reasons": "• frontier cut by maxTotalAuthors (1,234 not followed), maxAuthorsPerLevel (56 not followed)\n" +
-			"• relay wss://gone.example: unreachable: connection refused — retrying in 20 s",
-		"last sync":     "5 min ago",
-		"next sync":     "in 10 min",
+		"reasons": "• your network cut by maxTotalAuthors (1,234 not followed), maxAuthorsPerLevel (56 not followed)\n" +
+			"• relay wss://gone.example: unreachable: connection refused — retrying with the next pass, 15 min after this one",
+		"last sync":     "5 min ago (11:55)",
+		"next sync":     "15 min after this pass ends",
 		"interval":      "Every 15 min",
 		"heap nodes":    "1,234 of 1,000,000",
 		"heap edges":    "98,765 of 5,000,000",
@@ -53,7 +54,7 @@ func TestStatusViewShowsSnapshot(t *testing.T) {
 		}
 	}
 	g.tabs.SelectIndex(tabStatus)
-	assertShows(t, g.win.Content(), "Subscribe all", "syncing: 420 of 1,000 authors (trust pass) · 0 events stored so far",
+	assertShows(t, g.win.Content(), "Subscribe all", "syncing: 420 of 1,000 authors (trust pass) · 900 events stored so far",
 		"Next sync", "Diagnostics", "20,000 people in your web of trust · 98,765 statements · syncing · updated 5 min ago")
 	// the engine's figures are under Diagnostics, closed until opened
 	assertHides(t, g.win.Content(), "Graph version")
@@ -105,9 +106,11 @@ func TestRelaysViewShowsHealthAndProgress(t *testing.T) {
 	if len(v.table.rows) != 2 {
 		t.Fatalf("%d relay rows, want 2", len(v.table.rows))
 	}
+	// a pass runs: the failed relay waits for the next one
+	retrying := "unreachable: connection refused — retrying with the next pass, 15 min after this one"
 	wantRows := [][]string{
 		{"wss://relay.damus.io", "connected", "123,456", "120,001", "1 min ago"},
-		{"wss://gone.example", "unreachable: connection refused — retrying in 20 s", "0", "0", "never"},
+		{"wss://gone.example", retrying, "0", "0", "never"},
 	}
 	for i, want := range wantRows {
 		if got := v.table.rows[i]; strings.Join(got, "|") != strings.Join(want, "|") {
@@ -117,7 +120,7 @@ func TestRelaysViewShowsHealthAndProgress(t *testing.T) {
 	// at the window's usual width every column is in view, every title whole
 	g.showTab(tabRelays, 1040, 500)
 	assertShows(t, v.root, "Relay", "Status", "Events received", "Stored (new)", "Last success", "wss://relay.damus.io",
-		"unreachable: connection refused — retrying in 20 s", "123,456")
+		retrying, "123,456")
 
 	// the details pane says to select a relay, then shows the selected one
 	// in full, times exact beside their short form, and no line under the table
@@ -125,7 +128,7 @@ func TestRelaysViewShowsHealthAndProgress(t *testing.T) {
 	v.table.table.Select(fyneCell(0))
 	g.showTab(tabRelays, 1040, 700)
 	assertShows(t, v.pane.root, "wss://relay.damus.io", "Status", "connected", "Last success", "1 min ago (2026-03-14 11:59)",
-		"Oldest reached", "2023-01-01 00:00", "Health", status.HealthHealthy, "Full refresh", "not done yet",
+		"Oldest reached", "2023-01-01 00:00", "Health", "fine", "Full refresh", "not done yet",
 		"Events stored (new to us)", "120,001")
 	assertHides(t, v.root, "Select a relay to see its details.", "Relay: wss://relay.damus.io  ·  Status: connected")
 	if v.table.detail.Visible() || v.pane.rawError.Visible() {
@@ -135,7 +138,7 @@ func TestRelaysViewShowsHealthAndProgress(t *testing.T) {
 	// follow the snapshots
 	v.table.table.Select(fyneCell(1))
 	g.showTab(tabRelays, 1040, 701)
-	assertShows(t, v.pane.root, "wss://gone.example", "3", "retrying in 20 s (2026-03-14 12:00)",
+	assertShows(t, v.pane.root, "wss://gone.example", "3", "retrying with the next pass, 15 min after this one",
 		"Last error, as the connection reported it: dial tcp: connection refused")
 	s := fixture()
 	s.Relays[1].Failures = 4
@@ -189,7 +192,7 @@ func TestRelaysViewShowsPassProgressPerRelay(t *testing.T) {
 			t.Fatalf("%s: pass card shown %t with %d bars, want %d", step.name, v.inPass.Visible(), len(bars), len(step.texts))
 		}
 		for i, want := range step.texts {
-			if got := bars[i].TextFormatter(); got != want || bars[i].Value != step.done[i] || bars[i].Max != step.of[i] {
+			if got := v.pass.texts[i].Text; got != want || bars[i].Value != step.done[i] || bars[i].Max != step.of[i] {
 				t.Errorf("%s: bar %d shows %q at %v of %v, want %q at %v of %v",
 					step.name, i, got, bars[i].Value, bars[i].Max, want, step.done[i], step.of[i])
 			}
@@ -251,12 +254,12 @@ func TestAddRelayCallsEngineAndShowsItsError(t *testing.T) {
 func TestRemoveSelectedRelay(t *testing.T) {
 	g, eng := newTestGUI(t, tabRelays)
 	v := g.relays
-	if !v.remove.Disabled() {
-		t.Fatal("remove is enabled with no relay selected")
+	if v.remove.Visible() {
+		t.Fatal("remove is shown with no relay selected")
 	}
 	v.table.table.Select(fyneCell(1))
-	if v.remove.Disabled() || v.remove.Text != "Remove wss://gone.example" {
-		t.Fatalf("after selecting row 1: remove disabled=%t text=%q", v.remove.Disabled(), v.remove.Text)
+	if !v.remove.Visible() || v.remove.Text != "Remove wss://gone.example" {
+		t.Fatalf("after selecting row 1: remove shown=%t text=%q", v.remove.Visible(), v.remove.Text)
 	}
 	// The selection follows its relay when the rows move, and goes when it goes.
 	s := fixture()
@@ -271,8 +274,8 @@ func TestRemoveSelectedRelay(t *testing.T) {
 
 	s.Relays = s.Relays[1:]
 	g.render(s)
-	if !v.remove.Disabled() {
-		t.Error("remove still enabled after the selected relay left the list")
+	if v.remove.Visible() {
+		t.Error("remove still shown after the selected relay left the list")
 	}
 }
 
@@ -291,8 +294,8 @@ func TestCapCutSaysWhatWasLeftOut(t *testing.T) {
 		{status.Truncation{Reason: status.ReasonMaxEvents, Cut: 40}, "a pass fetches at most 400,000 trust statements (maxEvents)", "40 people not fully fetched"},
 		{status.Truncation{Reason: status.ReasonMaxDiscoveryEvents, Cut: 1}, "a pass fetches at most 40,000 statements to find who owns an X account (maxDiscoveryEvents)", "1 X account not fully searched"},
 	} {
-		if what, left := capCut(c.t, l); what != c.what || left != c.left {
-			t.Errorf("capCut(%s) = %q, %q; want %q, %q", c.t.Reason, what, left, c.what, c.left)
+		if what, left := words.CapCut(c.t, l); what != c.what || left != c.left {
+			t.Errorf("words.CapCut(%s) = %q, %q; want %q, %q", c.t.Reason, what, left, c.what, c.left)
 		}
 	}
 }
@@ -301,13 +304,13 @@ func TestFrontierViewShowsRootsDepthsAndTruncation(t *testing.T) {
 	g, _ := newTestGUI(t, tabFrontier)
 	v := g.frontier
 	root2, _ := displayKeyOK(root2Hex)
-	if want := "you: " + rootNpub + "\nyou: " + root2; v.roots.Text != want {
+	if want := rootNpub + "\n" + root2; v.roots.Text != want {
 		t.Errorf("roots = %q, want %q", v.roots.Text, want)
 	}
-	if v.size.Text != "20,000 authors" || v.sessionRoots.Text != "1 from connected clients" {
+	if v.size.Text != "20,000 people" || v.sessionRoots.Text != "1 person whose networks connected apps asked for (while they stay connected)" {
 		t.Errorf("size %q, session roots %q", v.size.Text, v.sessionRoots.Text)
 	}
-	if b := v.byDepth.rows; len(b.bars) != 4 || b.labels[3].Text != "depth 3 (cut)" || b.bars[3].Value != 15048 ||
+	if b := v.byDepth.rows; len(b.bars) != 4 || b.labels[3].Text != "3 hops from you (cut)" || b.bars[3].Value != 15048 ||
 		b.bars[3].Max != 15048 || b.bars[1].Value != 150 || !v.byDepth.cut.Visible() {
 		t.Errorf("by depth: %d bars, last %q %v of %v, cut shown %t", len(b.bars), b.labels[3].Text,
 			b.bars[3].Value, b.bars[3].Max, v.byDepth.cut.Visible())
@@ -316,18 +319,18 @@ func TestFrontierViewShowsRootsDepthsAndTruncation(t *testing.T) {
 		got[0][1] != "1,234 not followed" || got[1][0] != "the walk takes at most 2,000 people at each hop (maxAuthorsPerLevel)" {
 		t.Errorf("truncation rows = %q", got)
 	}
-	if v.notCut.Visible() {
+	if v.truncation.none.Visible() {
 		t.Error("'not cut' shown while the walk was cut")
 	}
 	g.showTab(tabFrontier, 1000, 700)
-	assertShows(t, v.root, "you: "+rootNpub+"\nyou: "+root2, "the walk takes at most 2,000 people at each hop (maxAuthorsPerLevel)",
-		"56 not followed", "15,048 authors", "roots", "depth 3 (cut)")
+	assertShows(t, v.root, rootNpub+"\n"+root2, "the walk takes at most 2,000 people at each hop (maxAuthorsPerLevel)",
+		"56 not followed", "15,048 people", "you", "3 hops from you (cut)")
 
 	s := fixture()
 	s.Frontier = status.Frontier{}
 	g.render(s)
-	if !v.notCut.Visible() || len(v.truncation.rows) != 0 || !strings.HasPrefix(v.roots.Text, "none configured") {
-		t.Errorf("empty frontier: notCut visible %t, rows %q, roots %q", v.notCut.Visible(), v.truncation.rows, v.roots.Text)
+	if !v.truncation.none.Visible() || v.truncation.table.Visible() || len(v.truncation.rows) != 0 || !strings.HasPrefix(v.roots.Text, "no root yet") {
+		t.Errorf("empty frontier: notCut visible %t, rows %q, roots %q", v.truncation.none.Visible(), v.truncation.rows, v.roots.Text)
 	}
 	if len(v.byDepth.rows.bars) != 0 || len(v.byDepth.rows.root.Objects) != 0 || v.byDepth.cut.Visible() {
 		t.Errorf("empty frontier: %d bars, cut shown %t", len(v.byDepth.rows.bars), v.byDepth.cut.Visible())
@@ -340,7 +343,7 @@ func TestActivityViewShowsProgressAndRejections(t *testing.T) {
 	if v.progress.Value != 420 || v.progress.Max != 1000 {
 		t.Errorf("progress bar %v of %v, want 420 of 1000", v.progress.Value, v.progress.Max)
 	}
-	if v.pass.Text != "trust pass: 420 of 1,000 authors done · 0 events stored so far" || v.rate.Text != "12.5 events/s" || v.accepted.Text != "5,000" ||
+	if v.pass.Text != "trust pass: 420 of 1,000 authors done · 900 events stored so far" || v.rate.Text != "12.5 events/s" || v.accepted.Text != "5,000" ||
 		v.duplicates.Text != "700" || v.rejected.Text != "2" {
 		t.Errorf("pass %q rate %q accepted %q duplicates %q rejected %q",
 			v.pass.Text, v.rate.Text, v.accepted.Text, v.duplicates.Text, v.rejected.Text)
@@ -355,12 +358,12 @@ func TestActivityViewShowsProgressAndRejections(t *testing.T) {
 		}
 	}
 	g.showTab(tabActivity, 1000, 700)
-	assertShows(t, v.root, "42%", "signature: invalid schnorr signature", "Rule")
+	assertShows(t, v.root, "signature: invalid schnorr signature", "Rule")
 
 	s := fixture()
-	s.Ingest.Accepted += 250 // stored during the pass
+	s.Progress.Stored = 1150 // the engine's count of the pass
 	g.render(s)
-	if want := "trust pass: 420 of 1,000 authors done · 250 events stored so far"; v.pass.Text != want {
+	if want := "trust pass: 420 of 1,000 authors done · 1,150 events stored so far"; v.pass.Text != want {
 		t.Errorf("pass = %q, want %q", v.pass.Text, want)
 	}
 	s.Progress, s.State = status.Progress{}, status.StateIdle
@@ -409,13 +412,13 @@ func TestStateLabel(t *testing.T) {
 		{"syncing without total", func(s *status.Snapshot) { s.Progress.Total = 0 }, "syncing"},
 		{"live", func(s *status.Snapshot) { s.State, s.Coverage = status.StateLive, status.Coverage{State: "complete"} }, "live on 1 of 2 relays"},
 		{"live, partial", func(s *status.Snapshot) { s.State = status.StateLive },
-			"live on 1 of 2 relays — partial: frontier cut by maxTotalAuthors (1,234 not followed), maxAuthorsPerLevel (56 not followed) (+1 more)"},
+			"live on 1 of 2 relays — partial: your network cut by maxTotalAuthors (1,234 not followed), maxAuthorsPerLevel (56 not followed) (+1 more)"},
 		{"reconnecting", func(s *status.Snapshot) {
 			s.State, s.Coverage = status.StateReconnecting, status.Coverage{State: "complete"}
 		},
 			"reconnecting (1 of 2 relays up)"},
 		{"partial pass", func(s *status.Snapshot) { s.State, s.Coverage.Reasons = status.StatePartial, s.Coverage.Reasons[1:] },
-			"partial: relay wss://gone.example: unreachable: connection refused — retrying in 20 s"},
+			"partial: relay wss://gone.example: unreachable: connection refused — retrying with the next pass at 12:10"},
 		{"error", func(s *status.Snapshot) {
 			s.State = status.StateError
 			s.Coverage.Reasons = []string{"database locked"}
@@ -439,8 +442,8 @@ func TestStateLabel(t *testing.T) {
 
 func TestCount(t *testing.T) {
 	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", -1234567: "-1,234,567", 1000000: "1,000,000"} {
-		if got := count(n); got != want {
-			t.Errorf("count(%d) = %q, want %q", n, got, want)
+		if got := words.Count(n); got != want {
+			t.Errorf("words.Count(%d) = %q, want %q", n, got, want)
 		}
 	}
 }
@@ -497,19 +500,39 @@ func TestWindowShortcutsWorkFromAnEntry(t *testing.T) {
 	}
 }
 
-// A relay whose retry time has come says "retrying now", not "retrying 2 s ago".
-func TestRetryTimeThatPassedIsDue(t *testing.T) {
+// A failed relay's retry is never said as a time that has passed (issue
+// 31: "retrying now" stayed for minutes, the details pane showed a next
+// retry in the past): an interval pass tries the relays due when it starts,
+// so a relay past its retry time waits for the next pass, and the table,
+// the details pane and the coverage reason all say when that is.
+func TestRetryTimeIsNeverInThePast(t *testing.T) {
 	g, _ := newTestGUI(t, tabRelays)
 	s := fixture()
+	s.State, s.Progress = status.StatePartial, status.Progress{} // between passes
+	s.Relays[1].NextRetry = fixtureNow.Unix() - 600
+	g.render(s)
+	g.relays.table.table.Select(fyneCell(1))
+	want := "unreachable: connection refused — retrying with the next pass at 12:10"
+	if got := g.relays.table.rows[1][1]; got != want {
+		t.Errorf("relay's status = %q, want %q", got, want)
+	}
+	if got := g.relays.pane.values["Next retry"].Text; got != "retrying with the next pass at 12:10" {
+		t.Errorf("details pane's next retry = %q", got)
+	}
+	if got := words.FactsOf(s, g.clock).Reason(status.RelayFailed("wss://gone.example")); got != "relay wss://gone.example: "+want {
+		t.Errorf("coverage reason = %q", got)
+	}
+	// during a pass the next one is not scheduled yet: it waits for it
+	s = fixture()
+	s.NextSync = fixtureNow.Unix() - 60
 	s.Relays[1].NextRetry = fixtureNow.Unix() - 2
 	g.render(s)
-	if got := g.relays.table.rows[1][1]; got != "unreachable: connection refused — retrying now" {
-		t.Errorf("health of a relay past its retry time = %q", got)
+	if got := g.relays.table.rows[1][1]; got != "unreachable: connection refused — retrying with the next pass, 15 min after this one" {
+		t.Errorf("relay's status during a pass = %q", got)
 	}
-	facts := coverageFacts{clock: g.clock, relays: s.Relays}
-	if got, want := facts.words(status.RelayFailed("wss://gone.example")),
-		"relay wss://gone.example: unreachable: connection refused — retrying now"; got != want {
-		t.Errorf("coverage reason = %q, want %q", got, want)
+	g.showTab(tabStatus, 1200, 800)
+	if got := g.status.nextSync.Text; got != "15 min after this pass ends" {
+		t.Errorf("next sync during a pass = %q", got)
 	}
 }
 
@@ -535,14 +558,29 @@ func TestStaleCoverageReasonsVanishAtOnce(t *testing.T) {
 	}
 }
 
-func TestSummaryLineBeforeTheFirstPass(t *testing.T) {
+// Before the first pass every line says so (issue 31: "Last sync 7 s ago"
+// before any sync): the engine reports no last sync until a pass ran with a
+// relay (TestNoRelayPassIsNoSync), and the window says never.
+func TestStatusBeforeTheFirstPass(t *testing.T) {
 	g, _ := newTestGUI(t, tabStatus)
 	s := fixture()
-	s.LastSync, s.Frontier.Size, s.Heap.Edges, s.State = 0, 1, 1, status.StateLive
+	s.LastSync, s.NextSync, s.Frontier.Size, s.Heap.Edges, s.State = 0, 0, 1, 1, status.StateLive
 	s.Coverage = status.Coverage{State: status.StateComplete}
 	g.render(s)
-	if got, want := g.status.summary.Text, "1 person in your web of trust · 1 statement · live on 1 of 2 relays · Last sync: never"; got != want {
+	if got, want := g.status.summary.Text, "1 person in your web of trust · 1 statement · live on 1 of 2 relays · last sync: never"; got != want {
 		t.Errorf("summary = %q, want %q", got, want)
+	}
+	if got := g.status.lastSync.Text; got != "never" {
+		t.Errorf("last sync = %q", got)
+	}
+	if got := g.status.nextSync.Text; got != "not scheduled" {
+		t.Errorf("next sync = %q", got)
+	}
+	// the first pass's count is the engine's, the one count of the pass
+	s.State, s.Progress = status.StateRunning, status.Progress{Pass: "trust", Done: 3, Total: 40, Stored: 71}
+	g.render(s)
+	if got := g.status.state.Text; got != "syncing: 3 of 40 authors (trust pass) · 71 events stored so far" {
+		t.Errorf("state during the first pass = %q", got)
 	}
 }
 
@@ -556,14 +594,23 @@ func TestTrayTitleStaysShort(t *testing.T) {
 }
 
 // The Status tab says how a client connects and what it can do there, and
-// a line per strategy says what it does.
+// each strategy's explanation sits under its own choice.
 func TestStatusViewShowsHowToConnectAClient(t *testing.T) {
 	g, _ := newTestGUI(t, tabStatus)
 	g.showTab(tabStatus, 1040, 1400)
-	assertShows(t, g.win.Content(), "Use it with your client", "ws://127.0.0.1:7447", strategiesHelp())
-	for _, line := range strings.Split(strategiesHelp(), "\n") {
-		if strings.HasSuffix(line, ": ") {
-			t.Errorf("a strategy without help: %q", line)
+	assertShows(t, g.win.Content(), "Use it with your client", "ws://127.0.0.1:7447")
+	for i, id := range settings.Strategies {
+		choice := g.status.strategy.choices[i]
+		help := strategyHelp(id)
+		if help == "" {
+			t.Errorf("strategy %s has no help", id)
+		}
+		assertShows(t, g.status.strategy.root.Objects[i], settings.StrategyLabel(id), help)
+		below := choice.Position().Y + choice.Size().Height
+		for _, o := range g.status.strategy.root.Objects[i].(*fyne.Container).Objects[1:] {
+			if o.Position().Y < below {
+				t.Errorf("%s: its help is not under its choice", id)
+			}
 		}
 	}
 	test.Tap(g.status.client.copy)
@@ -633,7 +680,7 @@ func TestMyNetworkListsPeopleAndWhoBroughtThemIn(t *testing.T) {
 	if l.depth.Selected != "1 hop from you" {
 		t.Fatalf("depth %q, want the people you trust first", l.depth.Selected)
 	}
-	want := [][]string{{"Alice", displayKey(aliceHex), "you"}, {shortKey(bobHex), displayKey(bobHex), "you"}}
+	want := [][]string{{"Alice", words.Npub(aliceHex), "you"}, {words.ShortKey(bobHex), words.Npub(bobHex), "you"}}
 	if got := l.table.rows; len(got) != 2 || strings.Join(got[0], "|") != strings.Join(want[0], "|") ||
 		strings.Join(got[1], "|") != strings.Join(want[1], "|") || l.count.Text != "2 people" {
 		t.Errorf("rows %q (%q), want %q", got, l.count.Text, want)
@@ -650,13 +697,19 @@ func TestMyNetworkListsPeopleAndWhoBroughtThemIn(t *testing.T) {
 
 	// Each person can be copied and looked up; both roots are "you", the
 	// second row is still the second root.
-	if !l.person.copy.Disabled() || !l.person.lookUp.Disabled() {
-		t.Error("the person buttons are enabled with no row selected")
+	if l.person.root.Visible() {
+		t.Error("the person buttons are shown with no row selected")
 	}
 	l.table.table.Select(fyneCell(1))
+	if !l.person.root.Visible() {
+		t.Error("the person buttons did not appear with a selection")
+	}
 	test.Tap(l.person.copy)
-	if got := g.app.Clipboard().Content(); got != displayKey(root2Hex) {
+	if got := g.app.Clipboard().Content(); got != words.Npub(root2Hex) {
 		t.Errorf("copied %q, want the second root's npub", got)
+	}
+	if got := g.info.text(); got != "Copied you's npub" && got != "Copied your npub" {
+		t.Errorf("after Copy the window says %q", got)
 	}
 	l.depth.SetSelected(depthLabel(1))
 	l.table.table.Select(fyneCell(0))
@@ -666,4 +719,41 @@ func TestMyNetworkListsPeopleAndWhoBroughtThemIn(t *testing.T) {
 		t.Errorf("tab %d after Look up, want Look-up", g.tabs.SelectedIndex())
 	}
 	assertCalls(t, eng, "Resolve "+aliceHex)
+}
+
+// An empty table is one line, not a header over a blank (issue 31), and
+// My network's people get the room the counts above them do not need.
+func TestEmptyTablesAreOneLineAndPeopleGetTheRoom(t *testing.T) {
+	g, _ := newTestGUI(t, tabActivity)
+	s := fixture()
+	s.Ingest.RecentRejections = nil
+	g.render(s)
+	g.showTab(tabActivity, 1040, 720)
+	r := g.activity.rejections
+	if r.table.Visible() || !r.none.Visible() {
+		t.Errorf("no rejections: table shown %t, its line shown %t", r.table.Visible(), r.none.Visible())
+	}
+	assertShows(t, g.activity.root, "No rejections: every event received was kept or already here.")
+
+	g.showTab(tabFrontier, 1040, 720)
+	l := g.frontier.people
+	if rows := l.table.table.Size().Height / rowHeight(); rows < 5 {
+		t.Errorf("My network's people table shows %.1f rows in a 1040×720 window, want at least 5", rows)
+	}
+}
+
+// Copy says it copied, where nothing else on screen would (issue 31).
+func TestCopySaysCopied(t *testing.T) {
+	g, _ := newTestGUI(t, tabStatus)
+	test.Tap(g.status.client.copy)
+	if got := g.app.Clipboard().Content(); got != "ws://127.0.0.1:7447" {
+		t.Errorf("copied %q", got)
+	}
+	if got := g.info.text(); got != "Copied ws://127.0.0.1:7447" {
+		t.Errorf("the window says %q after Copy", got)
+	}
+	g.copyNpub(aliceHex)
+	if got := g.info.text(); got != "Copied "+words.ShortKey(aliceHex)+"'s npub" {
+		t.Errorf("the window says %q after copying an npub", got)
+	}
 }

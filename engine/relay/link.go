@@ -12,6 +12,7 @@ import (
 
 	"dtp-personal/engine/clock"
 	"dtp-personal/engine/health"
+	"dtp-personal/engine/status"
 )
 
 // Link is one relay's connection life: it dials when health allows, feeds
@@ -19,7 +20,7 @@ import (
 // health change (for persistence and status).
 type Link struct {
 	url      string
-	opts     Options
+	opts     func() Options // read at each connection: the settings may have changed
 	clock    clock.Clock
 	onChange func(health.Health)
 
@@ -40,6 +41,10 @@ func (l *Link) Attempts() (ok, failed int64) { return l.attemptsOK.Load(), l.att
 // NewLink starts from a relay's stored health. onChange is called after
 // every health change, outside the link's lock.
 func NewLink(h health.Health, opts Options, clock clock.Clock, onChange func(health.Health)) *Link {
+	return newLink(h, func() Options { return opts }, clock, onChange)
+}
+
+func newLink(h health.Health, opts func() Options, clock clock.Clock, onChange func(health.Health)) *Link {
 	if h.State == "" {
 		h.State = health.New(h.URL).State
 	}
@@ -82,7 +87,7 @@ func (l *Link) update(fn func(h *health.Health)) {
 func (l *Link) Connect(ctx context.Context) (*Conn, error) {
 	now := l.clock.Now()
 	l.update(func(h *health.Health) { h.Attempt(now) })
-	opts := l.opts
+	opts := l.opts()
 	h := l.Health()
 	// the limits last read stand when the document cannot be read this time
 	opts.Limits = Limits{MaxSubscriptions: h.MaxSubscriptions, MaxLimit: h.MaxLimit, MaxMessageLength: h.MaxMessageLength}
@@ -251,4 +256,20 @@ func (l *Link) Fetched(st FetchStats) {
 		h.EventsFetched += int64(st.Events)
 		widen(&h.OldestReached, &h.NewestReached, st.Oldest, st.Newest)
 	})
+}
+
+// Row is the relay's status row as its health has it, in both profiles:
+// state is what the profile does with the relay now ("" = idle).
+func (l *Link) Row(state string) status.Relay {
+	if state == "" {
+		state = status.StateIdle
+	}
+	h := l.Health()
+	return status.Relay{
+		URL: l.url, Health: h.State, State: state, Connected: l.Connected(),
+		LastSuccess: h.LastSuccessAt, EventsFetched: h.EventsFetched, EventsStored: h.EventsStored,
+		OldestReached: h.OldestReached, NewestReached: h.NewestReached,
+		Failures: h.ConsecutiveFailures, NextRetry: h.NextRetryAt, LastError: h.LastError,
+		Refresh: l.RefreshStatus(),
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"time"
 
 	"dtp-personal/engine/clock"
 	"dtp-personal/engine/health"
@@ -38,12 +39,23 @@ type Links struct {
 	saved map[string]health.Health // last saved health per relay
 }
 
-// NewLinks makes an empty registry of profile's links; opts gives each
-// relay's connection options (so per-relay callbacks such as OnNotice can
-// name the relay).
+// NewLinks makes an empty registry of profile's links; opts gives a relay's
+// connection options, read at each connection (so a changed setting such as
+// the page timeout reaches relays already known, and per-relay callbacks
+// such as OnNotice can name the relay).
 func NewLinks(store HealthStore, profile health.Profile, opts func(url string) Options, clock clock.Clock, log *slog.Logger) *Links {
 	return &Links{store: store, profile: profile, opts: opts, clock: clock, log: log,
 		links: map[string]*Link{}, saved: map[string]health.Health{}}
+}
+
+// OptionsFor are a relay's connection options as both sync profiles make
+// them (NewLinks): the data directory's NIP-42 key, the page timeout as set
+// when the connection is made, and NOTICEs logged with the relay's address.
+func OptionsFor(authKey string, pageTimeout func() time.Duration, log *slog.Logger) func(url string) Options {
+	return func(url string) Options {
+		return Options{AuthKey: authKey, PageTimeout: pageTimeout(),
+			OnNotice: func(msg string) { log.Info("relay notice", "relay", url, "notice", msg) }}
+	}
 }
 
 // Get returns the relay's link, created from its stored health on first use.
@@ -60,14 +72,17 @@ func (ls *Links) Get(url string) *Link {
 		h = stored
 		h.URL = url
 	}
-	l := NewLink(h, ls.opts(url), ls.clock, func(h health.Health) { ls.save(h, false) })
+	var l *Link
+	l = newLink(h, func() Options { return ls.opts(url) }, ls.clock, func(h health.Health) { ls.save(l, h, false) })
 	ls.links[url] = l
 	ls.saved[url] = h
 	return l
 }
 
 // Track gives every url a link (so a status has a row for relays not yet
-// touched this run) and forgets the links of all others.
+// touched this run) and forgets the links of all others: what a forgotten
+// link's connection still does is not saved (the relay's health went with
+// it, or a new link holds it now).
 func (ls *Links) Track(urls []string) {
 	for _, url := range urls {
 		ls.Get(url)
@@ -95,14 +110,18 @@ func (ls *Links) All() []*Link {
 
 // Save saves l's health now, progress figures included: call it when a
 // connection's use ends.
-func (ls *Links) Save(l *Link) { ls.save(l.Health(), true) }
+func (ls *Links) Save(l *Link) { ls.save(l, l.Health(), true) }
 
-// save stores health changes that matter (state, failures, retry time,
+// save stores l's health changes that matter (state, failures, retry time,
 // connection, refresh figures, a catch-up) at once and progress figures
 // (success and commit times among them) at most every progressSaveEvery
 // seconds, unless forced.
-func (ls *Links) save(h health.Health, force bool) {
+func (ls *Links) save(l *Link, h health.Health, force bool) {
 	ls.mu.Lock()
+	if ls.links[h.URL] != l {
+		ls.mu.Unlock()
+		return // forgotten (Track)
+	}
 	prev := ls.saved[h.URL]
 	if !force && prev.State == h.State && prev.ConsecutiveFailures == h.ConsecutiveFailures &&
 		prev.NextRetryAt == h.NextRetryAt && prev.LastConnectedAt == h.LastConnectedAt &&

@@ -50,7 +50,7 @@ func (s *healthStore) get(p health.Profile, url string) (health.Health, int) {
 
 // Links start from their profile's stored health, follow the tracked set, and
 // save progress figures, as their profile's, only when asked (or every 10 s),
-// not at every REQ.
+// not at every REQ. Their connection options are read when they connect.
 func TestLinksSeedTrackAndSave(t *testing.T) {
 	const a, b = "wss://a.example", "wss://b.example"
 	st := &healthStore{saved: map[profileURL]health.Health{
@@ -71,8 +71,8 @@ func TestLinksSeedTrackAndSave(t *testing.T) {
 	if h := links.Get(b).Health(); h.State != status.HealthHealthy || h.URL != b {
 		t.Fatalf("link of a new relay starts at %+v, want healthy", h)
 	}
-	if links.Get(a) != links.Get(a) || len(optsFor) != 2 {
-		t.Fatalf("links made for %v, want one per relay", optsFor)
+	if links.Get(a) != links.Get(a) || len(links.All()) != 2 || len(optsFor) != 0 {
+		t.Fatalf("%d links, options read for %v: want one link per relay, options read only to connect", len(links.All()), optsFor)
 	}
 
 	l := links.Get(b)

@@ -162,5 +162,7 @@ func (s *LiveSet) afterCooldown(wait <-chan time.Time) {
 		return
 	}
 	// a failed write means the connection is ending: its owner sees Done
-	_ = s.Resubscribe(s.opts.Clock.Now().Add(-ReconnectWindow).Unix())
+	if s.Resubscribe(s.opts.Clock.Now().Add(-ReconnectWindow).Unix()) == nil && s.opts.OnReopened != nil {
+		s.opts.OnReopened()
+	}
 }

@@ -42,7 +42,8 @@ type LiveOptions struct {
 	// OnClosed is told when the relay closed a subscription for another
 	// reason; the set reopens it after LiveReopen's backoff.
 	OnClosed func(reason string)
-	// OnReopened is told when subscriptions the relay closed were sent again.
+	// OnReopened is told when subscriptions the relay closed or refused
+	// were sent again.
 	OnReopened func()
 }
 

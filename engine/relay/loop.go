@@ -2,10 +2,35 @@ package relay
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"dtp-personal/engine/status"
 )
+
+// LocalError is a failure on our side met while serving a connection (the
+// store, the ingest pipeline): not the relay's, so its health is not blamed
+// for it, and Keep rests (Loop.Rest) before it connects again, as after a
+// failed batch.
+type LocalError struct{ Err error }
+
+func (e *LocalError) Error() string { return e.Err.Error() }
+func (e *LocalError) Unwrap() error { return e.Err }
+
+// Local marks err as a failure on our side; nil stays nil.
+func Local(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &LocalError{Err: err}
+}
+
+// relaysFault reports whether failure is the relay's: its connection failed
+// (ConnectionError), not our side.
+func relaysFault(failure error) bool {
+	var local *LocalError
+	return ConnectionError(failure) && !errors.As(failure, &local)
+}
 
 // Serve is what a sync profile does while connected to a relay. It returns
 // when the connection drops (its Err), its work failed or is done (nil), or
@@ -19,15 +44,17 @@ type Loop struct {
 	// StateReconnecting (a connection ended), StateStopped (Keep returns).
 	OnState func(state string)
 	// Rest, when set, runs after a connection whose work failed while the
-	// relay answered (not the relay's failure, so its health has no backoff
-	// for it): it waits before the next attempt; false ends Keep.
+	// relay answered, or failed on our side (a LocalError): not the relay's
+	// failure, so its health has no backoff for it. It waits before the
+	// next attempt; false ends Keep.
 	Rest func(ctx context.Context, failure error) bool
 }
 
 // Use makes one connection to l's relay (NIP-42 is answered on it), serves
 // it, and releases it: the failure counts against the relay only when the
-// connection itself failed while ctx was alive (an abandoned dial or a
-// cancelled context says nothing of the relay), and the health is saved. It
+// connection itself failed while ctx was alive (an abandoned dial, a
+// cancelled context or a LocalError says nothing of the relay), and the
+// health is saved. It
 // returns the dial's error, or serve's; connected says which.
 func (ls *Links) Use(ctx context.Context, l *Link, serve Serve) (connected bool, err error) {
 	conn, err := l.Connect(ctx)
@@ -36,8 +63,8 @@ func (ls *Links) Use(ctx context.Context, l *Link, serve Serve) (connected bool,
 	}
 	failure := serve(ctx, conn)
 	relayFailure := failure
-	if !ConnectionError(failure) || ctx.Err() != nil {
-		relayFailure = nil // the relay answered; a batch failed, or we stopped
+	if !relaysFault(failure) || ctx.Err() != nil {
+		relayFailure = nil // the relay answered; a batch failed, our side failed, or we stopped
 	}
 	l.Release(conn, relayFailure)
 	ls.Save(l)
@@ -64,7 +91,7 @@ func (ls *Links) Keep(ctx context.Context, l *Link, lp Loop) {
 			ls.log.Warn("relay connection failed", "profile", ls.profile, "relay", l.URL(), "err", failure)
 		}
 		lp.OnState(status.StateReconnecting)
-		if failure != nil && !ConnectionError(failure) && lp.Rest != nil && !lp.Rest(ctx, failure) {
+		if failure != nil && !relaysFault(failure) && lp.Rest != nil && !lp.Rest(ctx, failure) {
 			return
 		}
 	}

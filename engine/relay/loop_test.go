@@ -17,13 +17,17 @@ import (
 )
 
 // Links.Use decides whose a failure is, for both profiles: a failed batch
-// (the relay answered) and a connection failure met after we stopped are not
-// the relay's; a connection failure while we still wanted the relay is. The
-// health is saved after each use.
+// (the relay answered), a connection failure met after we stopped and a
+// failure on our side (relay.Local) are not the relay's; a connection failure
+// while we still wanted the relay is. The health is saved after each use.
 func TestUseDecidesWhoseFailureItIs(t *testing.T) {
 	r := faultrelay.StartForTest(t, faultrelay.Mode{})
 	st := &healthStore{saved: map[profileURL]health.Health{}}
-	links := relay.NewLinks(st, health.ProfileRepository, func(string) relay.Options { return relay.Options{} }, faultrelay.NewClock(time.Unix(1_700_000_000, 0)), slog.Default())
+	var optsRead []string
+	links := relay.NewLinks(st, health.ProfileRepository, func(url string) relay.Options {
+		optsRead = append(optsRead, url)
+		return relay.Options{}
+	}, faultrelay.NewClock(time.Unix(1_700_000_000, 0)), slog.Default())
 	l := links.Get(r.URL)
 	lost := errors.New("connection lost")
 
@@ -60,6 +64,14 @@ func TestUseDecidesWhoseFailureItIs(t *testing.T) {
 	}
 	if h, _ = use(lost, false); h.ConsecutiveFailures != 1 || h.State != status.HealthBackoff {
 		t.Fatalf("after a connection failure: %+v, want one failure and a backoff", h)
+	}
+	// our side's failure (the store) is not the relay's, even as a connection error would be
+	if h, _ = use(relay.Local(lost), false); h.ConsecutiveFailures != 1 {
+		t.Fatalf("after a failure on our side: %+v, want the one earlier failure only", h)
+	}
+	// the options are read at each connection: a changed setting reaches the next
+	if !slices.Equal(optsRead, []string{r.URL, r.URL, r.URL, r.URL}) {
+		t.Fatalf("options read for %v, want once per connection", optsRead)
 	}
 }
 

@@ -103,7 +103,7 @@ func TestStartForgetsHealthOfRelaysNoLongerSynced(t *testing.T) {
 
 	// restarted without a bootstrap relay: only the repository's relay k is
 	// synced. Not run, so no connection saves k's health again.
-	if _, err := New(context.Background(), Config{Store: st, Normalize: settings.NormalizeRelayURL}, []string{ourService}, ""); err != nil {
+	if _, err := New(context.Background(), Config{Store: st, Normalize: settings.NormalizeRelayURL, Settings: settingsFor([]string{ourService}, "")}); err != nil {
 		t.Fatal(err)
 	}
 	for _, url := range []string{boot.URL, old} {
@@ -129,25 +129,21 @@ func TestReconfigureForgetsFormerBootstrapHealth(t *testing.T) {
 		return hasHealth(t, n.st, health.ProfileRepository, b.URL)
 	})
 	// the repository still lists b: it stays a sync relay, so its health stays
-	if err := n.sync.Reconfigure(context.Background(), []string{ourService}, ""); err != nil {
-		t.Fatal(err)
-	}
+	n.sync.ApplySettings(settingsFor([]string{ourService}, b.URL), settingsFor([]string{ourService}, ""))
 	if !hasHealth(t, n.st, health.ProfileRepository, b.URL) {
 		t.Fatal("the health of a relay the repository still lists was forgotten")
 	}
 	// with another service URL the repository is no longer held: b is not synced
-	if err := n.sync.Reconfigure(context.Background(), []string{"wss://elsewhere.example"}, ""); err != nil {
-		t.Fatal(err)
-	}
+	n.sync.ApplySettings(settingsFor([]string{ourService}, ""), settingsFor([]string{"wss://elsewhere.example"}, ""))
 	if hasHealth(t, n.st, health.ProfileRepository, b.URL) {
 		t.Fatal("the health of a relay no longer synced survived the reconfiguration")
 	}
 }
 
 // A connection stopped right after it started (a relay that joins and leaves
-// the plan within one flush) has ended when stop returns: before, stop could
-// run before the connection set its cancel, return at once and leave it
-// running, saving health for a relay no longer synced.
+// the plan within one flush) has ended when its removal's wait returns:
+// before, stop could run before the connection set its cancel, return at
+// once and leave it running, saving health for a relay no longer synced.
 func TestStopRightAfterStartEndsTheConnection(t *testing.T) {
 	t.Parallel()
 	n := startNode(t, nil, "")
@@ -159,14 +155,12 @@ func TestStopRightAfterStartEndsTheConnection(t *testing.T) {
 	for range 50 {
 		n.sync.mu.Lock()
 		n.sync.start("ws://127.0.0.1:1")
-		c := n.sync.conns["ws://127.0.0.1:1"]
-		delete(n.sync.conns, "ws://127.0.0.1:1")
+		c, _ := n.sync.relays.Get("ws://127.0.0.1:1")
+		stopped := n.sync.relays.Remove("ws://127.0.0.1:1")
 		n.sync.mu.Unlock()
-		c.stop()
-		select {
-		case <-c.done:
-		default:
-			t.Fatal("stop returned while the connection still ran")
+		stopped()
+		if state := c.session.Row().State; state != status.StateStopped {
+			t.Fatalf("the connection is %s once stopped, want %s", state, status.StateStopped)
 		}
 	}
 }

@@ -186,3 +186,29 @@ func TestRestartResumesFromTheLastCommit(t *testing.T) {
 		t.Fatalf("the restart with another service was sent %d events, want the whole history (%d)", sent, len(held)+1)
 	}
 }
+
+// Live events still queued when the connection drops are stored, as trust
+// sync's are: the pipeline is slow here, so events wait in the queue, and the
+// relay then refuses every reconnect, so no catch-up can fetch them again.
+// Before, the queue was dropped with the connection.
+func TestEventsQueuedAtADropAreStored(t *testing.T) {
+	t.Parallel()
+	now := time.Now().Unix()
+	n, b := followToolOn(t, now)
+	ref := fixture.RepoRef(owner.Pubkey, "tool")
+	n.sink.delay.Store(int64(500 * time.Millisecond))
+	sent := b.EventsSent()
+	b.Publish(stranger.Root(KindIssue, "taken first", now+1, ref)) // the pipeline is busy with it
+	testutil.Eventually(t, "the first issue sent", func() bool { return b.EventsSent() > sent })
+	time.Sleep(50 * time.Millisecond)
+	queued := make([]*nostr.Event, 20)
+	for i := range queued {
+		queued[i] = stranger.Root(KindIssue, fmt.Sprint("queued ", i), now+2+int64(i), ref)
+	}
+	b.Publish(queued...)
+	testutil.Eventually(t, "the queued issues sent", func() bool { return b.EventsSent() >= sent+int64(1+len(queued)) })
+	time.Sleep(50 * time.Millisecond)
+	b.SetMode(faultrelay.Mode{DropAfterAccept: true})
+	b.DropAll()
+	waitStored(t, n, queued...)
+}

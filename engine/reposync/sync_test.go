@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -28,6 +29,7 @@ type node struct {
 	st   *store.Store
 	pipe *ingest.Pipeline
 	sync *Syncer
+	sink *lateSink
 }
 
 func startNode(t *testing.T, services []string, bootstrap string) *node {
@@ -45,14 +47,13 @@ func startNodeAt(t *testing.T, path string, services []string, bootstrap string)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := &node{st: st}
-	ctx, cancel := context.WithCancel(context.Background())
 	sink := &lateSink{}
+	n := &node{st: st, sink: sink}
+	ctx, cancel := context.WithCancel(context.Background())
 	n.sync, err = New(ctx, Config{
-		Store: st, Sink: sink, Normalize: settings.NormalizeRelayURL,
+		Store: st, Sink: sink, Normalize: settings.NormalizeRelayURL, Settings: settingsFor(services, bootstrap),
 		Window: WindowConfig{Length: 50 * time.Millisecond},
-		Conn:   ConnConfig{PageTimeout: 5 * time.Second},
-	}, services, bootstrap)
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,14 +79,27 @@ func startNodeAt(t *testing.T, path string, services []string, bootstrap string)
 	}
 }
 
+// settingsFor are the default settings with our services and bootstrap
+// relay, and a page timeout of 5 s.
+func settingsFor(services []string, bootstrap string) settings.Settings {
+	s := settings.Defaults()
+	s.RepoSyncServices, s.RepoSyncBootstrap = services, bootstrap
+	s.Limits.PageTimeoutSeconds = 5
+	return s
+}
+
 // patience bounds every wait: a reconnect after an unstable connection
 // waits out the first backoff step (5 s).
 const patience = 15 * time.Second
 
 // lateSink lets the pipeline, built after the Syncer, receive its events.
-type lateSink struct{ sink ingest.RelaySink }
+type lateSink struct {
+	sink  ingest.RelaySink
+	delay atomic.Int64 // per batch, nanoseconds: a slow pipeline
+}
 
 func (s *lateSink) Ingest(ctx context.Context, relay string, evs []*nostr.Event) (int, error) {
+	time.Sleep(time.Duration(s.delay.Load()))
 	return s.sink.Ingest(ctx, relay, evs)
 }
 
@@ -259,12 +273,8 @@ func followToolOn(t *testing.T, now int64) (*node, *faultrelay.Relay) {
 	waitStored(t, n, ann)
 	waitRelay(t, n, b.URL, "live connection", func(r status.RepoRelay) bool { return r.State == status.StateLive })
 	testutil.EventuallyWithin(t, patience, "the repository's filters fetched", func() bool {
-		n.sync.mu.Lock()
-		c := n.sync.conns[b.URL]
-		n.sync.mu.Unlock()
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		return len(c.full) > 1 && len(c.pending) == 0
+		c, ok := n.sync.relays.Get(b.URL)
+		return ok && len(c.wants.fullSet()) > 1 && c.wants.owedNow() == 0
 	})
 	return n, b
 }
@@ -498,4 +508,22 @@ func TestCatchUpReconcilesHeldHistory(t *testing.T) {
 	if r.NIP77 != status.NIP77Unsupported {
 		t.Fatalf("relay status nip77 %q after a refusal, want %q", r.NIP77, status.NIP77Unsupported)
 	}
+}
+
+// A repository relay counts the events it brought that were new to us, as a
+// trust relay does (kept with its health): its history and what arrives
+// live. Before, only trust relays counted them.
+func TestRepositoryRelayCountsEventsStored(t *testing.T) {
+	t.Parallel()
+	now := time.Now().Unix()
+	n, b := followToolOn(t, now)
+	stored := func() int64 { return n.sync.links.Get(b.URL).Health().EventsStored }
+	if got := stored(); got < 1 {
+		t.Fatalf("%d events stored from the relay's history, want the announcement counted", got)
+	}
+	before := stored()
+	issue := stranger.Root(KindIssue, "live", now+1, fixture.RepoRef(owner.Pubkey, "tool"))
+	b.Publish(issue)
+	waitStored(t, n, issue)
+	testutil.Eventually(t, "the live issue counted", func() bool { return stored() == before+1 })
 }

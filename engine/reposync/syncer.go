@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"maps"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
@@ -15,6 +15,7 @@ import (
 	"dtp-personal/engine/clock"
 	"dtp-personal/engine/health"
 	"dtp-personal/engine/relay"
+	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
 )
@@ -45,10 +46,14 @@ type Config struct {
 	Store     Store
 	Sink      Sink
 	Normalize Normalizer
-	Clock     clock.Clock  // default: the wall clock
-	Log       *slog.Logger // default: slog.Default()
-	Window    WindowConfig
-	Conn      ConnConfig
+	// Settings are the settings at start (our services, the bootstrap
+	// relay, the page timeout); changes come through ApplySettings.
+	Settings settings.Settings
+	AuthKey  string           // NIP-42 key of the data directory
+	Live     relay.LiveTuning // live queue and ingest batch, as trust sync's
+	Clock    clock.Clock      // default: the wall clock
+	Log      *slog.Logger     // default: slog.Default()
+	Window   WindowConfig
 }
 
 // WindowConfig sizes the self-subscriber's window and the events kept aside.
@@ -66,6 +71,8 @@ type Syncer struct {
 	aside *aside
 	links *relay.Links // health of the sync relays, saved in the store
 
+	pageTimeout atomic.Int64 // nanoseconds, as last applied; read at each connection
+
 	mu        sync.Mutex
 	ix        *index
 	plan      *plan
@@ -73,13 +80,13 @@ type Syncer struct {
 	window    *window
 	paused    bool // Pause: no connection while the disk is full
 	runCtx    context.Context
-	conns     map[string]*relayConn
-	counts    map[string]*relayCounts // per relay, kept across reconnects and reconfigurations
+	relays    relay.Supervisor[*repoRelay] // one per sync relay, each started and stopped on its own
+	counts    map[string]*relayCounts      // per relay, kept across reconnects and reconfigurations
 }
 
-// New loads the profile's state from the database for our service URLs and
-// bootstrap relay ("" = none). Nothing connects until Run.
-func New(ctx context.Context, cfg Config, services []string, bootstrap string) (*Syncer, error) {
+// New loads the profile's state from the database for the settings' service
+// URLs and bootstrap relay ("" = none). Nothing connects until Run.
+func New(ctx context.Context, cfg Config) (*Syncer, error) {
 	if cfg.Clock == nil {
 		cfg.Clock = clock.Wall{}
 	}
@@ -95,14 +102,13 @@ func New(ctx context.Context, cfg Config, services []string, bootstrap string) (
 	if cfg.Window.AsideTTL <= 0 {
 		cfg.Window.AsideTTL = asideTTL
 	}
-	cfg.Conn = cfg.Conn.withDefaults()
 	s := &Syncer{cfg: cfg, aside: newAside(cfg.Clock, cfg.Window.AsideMax, cfg.Window.AsideTTL),
-		conns: map[string]*relayConn{}, counts: map[string]*relayCounts{}}
-	s.links = relay.NewLinks(cfg.Store, health.ProfileRepository, func(url string) relay.Options {
-		return relay.Options{AuthKey: cfg.Conn.AuthKey, PageTimeout: cfg.Conn.PageTimeout,
-			OnNotice: func(msg string) { cfg.Log.Info("relay notice", "relay", url, "notice", msg) }}
-	}, cfg.Clock, cfg.Log)
-	if err := s.load(ctx, services, bootstrap); err != nil {
+		counts: map[string]*relayCounts{}}
+	s.setPageTimeout(cfg.Settings.Limits)
+	s.links = relay.NewLinks(cfg.Store, health.ProfileRepository, relay.OptionsFor(cfg.AuthKey, func() time.Duration {
+		return time.Duration(s.pageTimeout.Load())
+	}, cfg.Log), cfg.Clock, cfg.Log)
+	if err := s.load(ctx, cfg.Settings.RepoSyncServices, cfg.Settings.RepoSyncBootstrap); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
@@ -236,30 +242,42 @@ func (s *Syncer) Run(ctx context.Context) {
 	s.mu.Unlock()
 	<-ctx.Done()
 	s.mu.Lock()
-	conns := s.conns
-	s.conns = map[string]*relayConn{}
+	stopped := s.relays.RemoveAll()
 	s.window = nil
 	s.mu.Unlock()
-	for _, c := range conns {
-		c.stop()
+	stopped()
+}
+
+// ApplySettings is the engine's settings path (it hands every part the
+// settings before and after a change): a new page timeout is used from each
+// relay's next connection; new service URLs or a new bootstrap relay
+// reconfigure the profile.
+func (s *Syncer) ApplySettings(from, to settings.Settings) {
+	s.setPageTimeout(to.Limits)
+	if slices.Equal(from.RepoSyncServices, to.RepoSyncServices) && from.RepoSyncBootstrap == to.RepoSyncBootstrap {
+		return
+	}
+	if err := s.reconfigure(s.context(), to.RepoSyncServices, to.RepoSyncBootstrap); err != nil {
+		s.cfg.Log.Warn("apply repository sync settings", "err", err)
 	}
 }
 
-// Reconfigure applies new service URLs or a new bootstrap relay: the state
+func (s *Syncer) setPageTimeout(l settings.Limits) {
+	s.pageTimeout.Store(int64(time.Duration(l.PageTimeoutSeconds) * time.Second))
+}
+
+// reconfigure applies new service URLs or a new bootstrap relay: the state
 // is rebuilt from the database (which repositories are held depends on the
 // services) and every connection restarts with its new filters.
-func (s *Syncer) Reconfigure(ctx context.Context, services []string, bootstrap string) error {
+func (s *Syncer) reconfigure(ctx context.Context, services []string, bootstrap string) error {
 	if err := s.load(ctx, services, bootstrap); err != nil {
 		return err
 	}
 	s.mu.Lock()
-	conns := s.conns
-	s.conns = map[string]*relayConn{}
+	stopped := s.relays.RemoveAll()
 	running := s.window != nil
 	s.mu.Unlock()
-	for _, c := range conns {
-		c.stop()
-	}
+	stopped()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.track()
@@ -287,11 +305,7 @@ func (s *Syncer) start(relay string) {
 		counts = &relayCounts{}
 		s.counts[relay] = counts
 	}
-	c := newRelayConn(s, relay, counts, relayFilters(s.plan, s.ix, relay))
-	s.conns[relay] = c
-	ctx, cancel := context.WithCancel(s.runCtx)
-	c.cancel = cancel
-	go c.run(ctx)
+	s.relays.Add(s.runCtx, relay, newRepoRelay(s, relay, counts, relayFilters(s.plan, s.ix, relay)))
 }
 
 // Pause stops every connection while paused is true (the disk is full:
@@ -304,16 +318,14 @@ func (s *Syncer) Pause(paused bool) {
 		return
 	}
 	s.paused = paused
-	var stopped map[string]*relayConn
+	stopped := func() {}
 	if paused {
-		stopped, s.conns = s.conns, map[string]*relayConn{}
+		stopped = s.relays.RemoveAll()
 	} else if s.window != nil {
 		s.startAll()
 	}
 	s.mu.Unlock()
-	for _, c := range stopped {
-		c.stop()
-	}
+	stopped()
 }
 
 // flush is the end of a window: the plan learns the changes and each
@@ -324,18 +336,15 @@ func (s *Syncer) flush(cs []change) {
 	if s.window == nil {
 		return
 	}
-	var closed []*relayConn
+	var closed []string
 	left := false
 	for _, d := range s.plan.Apply(cs) {
-		c := s.conns[d.Relay]
+		c, running := s.relays.Get(d.Relay)
 		switch {
 		case d.Close:
 			left = true
-			if c != nil {
-				delete(s.conns, d.Relay)
-				closed = append(closed, c)
-			}
-		case d.Open || c == nil:
+			closed = append(closed, d.Relay)
+		case d.Open || !running:
 			s.start(d.Relay)
 		default:
 			full := relayFilters(s.plan, s.ix, d.Relay)
@@ -344,18 +353,14 @@ func (s *Syncer) flush(cs []change) {
 		}
 	}
 	if left {
-		go s.forget(closed) // not under mu: a stopping connection may wait for a commit, whose listener takes mu
+		go s.forget(s.relays.Remove(closed...)) // not under mu: a stopping connection may wait for a commit, whose listener takes mu
 	}
 }
 
-// forget stops the connections of relays that left the plan, then forgets
-// those relays' health.
-func (s *Syncer) forget(closed []*relayConn) {
-	var wg sync.WaitGroup
-	for _, c := range closed {
-		wg.Go(c.stop)
-	}
-	wg.Wait()
+// forget waits for the connections of relays that left the plan to end,
+// then forgets those relays' health.
+func (s *Syncer) forget(stopped func()) {
+	stopped()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.track()
@@ -377,10 +382,10 @@ func (s *Syncer) Status() status.RepoSync {
 			RootEvents: len(s.plan.Roots(ref)), Relays: s.plan.RepoRelays(ref),
 		})
 	}
-	for _, relay := range slices.Sorted(maps.Keys(s.conns)) {
-		r := s.conns[relay].status()
-		r.Bootstrap = relay == s.bootstrap
-		r.Repos = len(s.plan.RelayRepos(relay))
+	for _, c := range s.relays.All() {
+		r := c.status()
+		r.Bootstrap = c.url == s.bootstrap
+		r.Repos = len(s.plan.RelayRepos(c.url))
 		st.Relays = append(st.Relays, r)
 	}
 	return st

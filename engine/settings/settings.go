@@ -35,6 +35,10 @@ type Settings struct {
 	// AllowedOrigins are web pages that may use the server (ParseOrigin
 	// form, sorted); other pages may neither read nor write.
 	AllowedOrigins []string `json:"allowedOrigins"`
+	// PruneAfterDays, when not 0, has a running server remove the trust
+	// events of people outside the network for more than that many days
+	// (0: off, the default; `dtp-personal prune` by hand still works).
+	PruneAfterDays int `json:"pruneAfterDays"`
 }
 
 // DefaultListen is where the server listens unless told otherwise.

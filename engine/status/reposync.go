@@ -36,9 +36,11 @@ type RepoRelay struct {
 	Subscriptions  int    `json:"subscriptions"`
 	Repos          int    `json:"repos"`
 	EventsReceived int64  `json:"eventsReceived"`
+	EventsStored   int64  `json:"eventsStored"` // of those received, new to us when they arrived
 	LastError      string `json:"lastError"`
 	// CoolingUntil is set (unix seconds) while the relay is left alone after
-	// refusing subscriptions ("too many", "rate limit", …).
+	// refusing subscriptions ("too many", "rate limit", …) or while its
+	// session rests after a failed batch (Relay.CoolingUntil).
 	CoolingUntil int64 `json:"coolingUntil,omitempty"`
 	Failures     int   `json:"consecutiveFailures"`
 	NextRetry    int64 `json:"nextRetry"`

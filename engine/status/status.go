@@ -43,7 +43,10 @@ type Snapshot struct {
 	Ingest          Ingest            `json:"ingest"`
 	Listen          string            `json:"listen"` // where the server listens now ("" = not serving); may differ from Settings.Listen
 	Settings        settings.Settings `json:"settings"`
-	RepoSync        RepoSync          `json:"repoSync"`
+	// RestartNeeded names the settings changed since the engine started
+	// that it takes only at its start ("listen address"); empty when none.
+	RestartNeeded []string `json:"restartNeeded,omitempty"`
+	RepoSync      RepoSync `json:"repoSync"`
 }
 
 // Relay is one sync relay's health and progress.
@@ -60,6 +63,10 @@ type Relay struct {
 	Failures      int    `json:"consecutiveFailures"`
 	NextRetry     int64  `json:"nextRetry"`
 	LastError     string `json:"lastError"`
+	// CoolingUntil is set (unix seconds) while the relay is left alone
+	// though its health allows it: it refused subscriptions, or a failure on
+	// our side (a store error) or a failed batch makes its session rest.
+	CoolingUntil int64 `json:"coolingUntil,omitempty"`
 	// Progress is this relay's share of the running pass (keys done of the
 	// current family's total); nil outside a pass or for a relay not in it.
 	Progress *Progress `json:"progress,omitempty"`
@@ -126,6 +133,9 @@ type Progress struct {
 	Pass  string `json:"pass"` // trust | ratings | discovery | claims
 	Done  int    `json:"done"`
 	Total int    `json:"total"`
+	// Stored is how many events the running pass stored so far (the
+	// snapshot's own progress only; absent for a relay's share).
+	Stored int64 `json:"stored,omitempty"`
 }
 
 // Ingest counts what the pipeline did.

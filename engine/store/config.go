@@ -46,12 +46,6 @@ func (s *Store) Configure(edit func(ConfigTx) error) error {
 	})
 }
 
-// SetSetting stores value under key, in a transaction of its own
-// (Configure); the revision increases when the value actually changes.
-func (s *Store) SetSetting(key, value string) error {
-	return s.Configure(func(c ConfigTx) error { return c.SetSetting(key, value) })
-}
-
 // Revision is a counter that increases with every change to settings, relays
 // or roots, from this process or any other sharing the file.
 func (s *Store) Revision() (int64, error) {
@@ -65,16 +59,6 @@ func (s *Store) Revision() (int64, error) {
 func bumpRevision(tx *sql.Tx) error {
 	_, err := tx.Exec(`UPDATE revision SET n = n + 1 WHERE id = 1`)
 	return err
-}
-
-// AddRelay adds a sync relay in a transaction of its own (Configure).
-func (s *Store) AddRelay(url string) error {
-	return s.Configure(func(c ConfigTx) error { return c.AddRelay(url) })
-}
-
-// RemoveRelay removes a sync relay in a transaction of its own (Configure).
-func (s *Store) RemoveRelay(url string) error {
-	return s.Configure(func(c ConfigTx) error { return c.RemoveRelay(url) })
 }
 
 // configTx is ConfigTx on one transaction; changed records whether any
@@ -262,16 +246,6 @@ func (s *Store) RelayHealth(p health.Profile, url string) (health.Health, bool, 
 		return health.Health{}, false, fmt.Errorf("store: %s health of %s: %w", p, url, err)
 	}
 	return h, true, nil
-}
-
-// AddRoot adds a configured root in a transaction of its own (Configure).
-func (s *Store) AddRoot(hex string) error {
-	return s.Configure(func(c ConfigTx) error { return c.AddRoot(hex) })
-}
-
-// RemoveRoot removes a configured root in a transaction of its own (Configure).
-func (s *Store) RemoveRoot(hex string) error {
-	return s.Configure(func(c ConfigTx) error { return c.RemoveRoot(hex) })
 }
 
 // Roots lists the configured roots, sorted.

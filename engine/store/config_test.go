@@ -32,7 +32,7 @@ func TestSettingsAndRevisionAcrossStores(t *testing.T) {
 	}
 	r0 := revision(t, server)
 
-	if err := cli.SetSetting("strategy", "global-continuous"); err != nil {
+	if err := setSetting(cli, "strategy", "global-continuous"); err != nil {
 		t.Fatal(err)
 	}
 	v, ok, err := server.Setting("strategy")
@@ -44,7 +44,7 @@ func TestSettingsAndRevisionAcrossStores(t *testing.T) {
 		t.Fatalf("revision %d after a setting change, was %d", r1, r0)
 	}
 
-	if err := cli.SetSetting("strategy", "global-continuous"); err != nil {
+	if err := setSetting(cli, "strategy", "global-continuous"); err != nil {
 		t.Fatal(err)
 	}
 	if r := revision(t, server); r != r1 {
@@ -55,11 +55,11 @@ func TestSettingsAndRevisionAcrossStores(t *testing.T) {
 		name string
 		do   func() error
 	}{
-		{"overwrite setting", func() error { return cli.SetSetting("strategy", "frontier-interval") }},
-		{"add relay", func() error { return cli.AddRelay("wss://relay.example") }},
-		{"remove relay", func() error { return cli.RemoveRelay("wss://relay.example") }},
-		{"add root", func() error { return cli.AddRoot(hex64("root")) }},
-		{"remove root", func() error { return cli.RemoveRoot(hex64("root")) }},
+		{"overwrite setting", func() error { return setSetting(cli, "strategy", "frontier-interval") }},
+		{"add relay", func() error { return addRelay(cli, "wss://relay.example") }},
+		{"remove relay", func() error { return removeRelay(cli, "wss://relay.example") }},
+		{"add root", func() error { return addRoot(cli, hex64("root")) }},
+		{"remove root", func() error { return removeRoot(cli, hex64("root")) }},
 	}
 	prev := r1
 	for _, st := range steps {
@@ -88,11 +88,11 @@ func TestSettingsAndRevisionAcrossStores(t *testing.T) {
 func TestRelays(t *testing.T) {
 	s, _ := openTemp(t)
 	for _, u := range []string{"wss://b.example", "wss://a.example", "wss://b.example"} {
-		if err := s.AddRelay(u); err != nil {
+		if err := addRelay(s, u); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := s.AddRelay(""); err == nil {
+	if err := addRelay(s, ""); err == nil {
 		t.Fatal("empty relay url accepted")
 	}
 	relays, err := s.Relays()
@@ -131,7 +131,7 @@ func TestRelays(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if err := s.RemoveRelay("wss://a.example"); err != nil {
+	if err := removeRelay(s, "wss://a.example"); err != nil {
 		t.Fatal(err)
 	}
 	if relays, _ := s.Relays(); !slices.Equal(relays, []string{"wss://b.example"}) {
@@ -157,12 +157,12 @@ func TestRoots(t *testing.T) {
 	s, _ := openTemp(t)
 	r1, r2 := hex64("r1"), hex64("r2")
 	for _, r := range []string{r2, r1, r2} {
-		if err := s.AddRoot(r); err != nil {
+		if err := addRoot(s, r); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, bad := range []string{"npub1xyz", r1[:63], "A" + r1[1:]} {
-		if err := s.AddRoot(bad); err == nil {
+		if err := addRoot(s, bad); err == nil {
 			t.Fatalf("AddRoot(%q) accepted", bad)
 		}
 	}
@@ -170,7 +170,7 @@ func TestRoots(t *testing.T) {
 	if err != nil || !slices.Equal(roots, sortedCopy([]string{r1, r2})) {
 		t.Fatalf("Roots = %v, err %v", roots, err)
 	}
-	if err := s.RemoveRoot(r1); err != nil {
+	if err := removeRoot(s, r1); err != nil {
 		t.Fatal(err)
 	}
 	if roots, _ := s.Roots(); !slices.Equal(roots, []string{r2}) {

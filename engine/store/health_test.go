@@ -51,7 +51,7 @@ func TestRelayHealthPerProfileSurvivesReopen(t *testing.T) {
 func TestRemoveRelayKeepsRepositoryHealth(t *testing.T) {
 	s, _ := openTemp(t)
 	const url = "wss://shared.example"
-	if err := s.AddRelay(url); err != nil {
+	if err := addRelay(s, url); err != nil {
 		t.Fatal(err)
 	}
 	repo := health.Health{URL: url, State: status.HealthDead, ConsecutiveFailures: 40, LastError: "gone"}
@@ -63,7 +63,7 @@ func TestRemoveRelayKeepsRepositoryHealth(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := s.RemoveRelay(url); err != nil {
+	if err := removeRelay(s, url); err != nil {
 		t.Fatal(err)
 	}
 	if h, ok, err := s.RelayHealth(health.ProfileTrust, url); err != nil || ok {

@@ -39,7 +39,7 @@ func TestHeapStateMovesWithTheTrustData(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	if err := s.SetSetting("strategy", "global-continuous"); err != nil {
+	if err := setSetting(s, "strategy", "global-continuous"); err != nil {
 		t.Fatal(err)
 	}
 	if d, now := state(s); d != db || now != gen {

@@ -156,3 +156,27 @@ func sortedCopy(v []string) []string {
 	slices.Sort(c)
 	return c
 }
+
+// The settings writes below run each in a transaction of its own, unchecked:
+// the product changes settings only through settings.Modify (one
+// transaction for a whole change, every value checked), so they live here.
+
+func setSetting(s *Store, key, value string) error {
+	return s.Configure(func(c ConfigTx) error { return c.SetSetting(key, value) })
+}
+
+func addRelay(s *Store, url string) error {
+	return s.Configure(func(c ConfigTx) error { return c.AddRelay(url) })
+}
+
+func removeRelay(s *Store, url string) error {
+	return s.Configure(func(c ConfigTx) error { return c.RemoveRelay(url) })
+}
+
+func addRoot(s *Store, hex string) error {
+	return s.Configure(func(c ConfigTx) error { return c.AddRoot(hex) })
+}
+
+func removeRoot(s *Store, hex string) error {
+	return s.Configure(func(c ConfigTx) error { return c.RemoveRoot(hex) })
+}

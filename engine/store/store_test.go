@@ -49,7 +49,7 @@ func TestMigrationsIdempotentOnReopen(t *testing.T) {
 	s, path := openTemp(t)
 	ev := trustEvent(hex64("alice"), hex64("bob"), "1", 100)
 	save(t, s, ev)
-	if err := s.SetSetting("k", "v"); err != nil {
+	if err := setSetting(s, "k", "v"); err != nil {
 		t.Fatal(err)
 	}
 	rev := revision(t, s)
@@ -112,7 +112,7 @@ func TestConcurrentOpenOfFreshFile(t *testing.T) {
 		}
 		defer stores[i].Close()
 	}
-	if err := stores[0].AddRoot(hex64("root")); err != nil {
+	if err := addRoot(stores[0], hex64("root")); err != nil {
 		t.Fatal(err)
 	}
 	if roots, _ := stores[3].Roots(); len(roots) != 1 {

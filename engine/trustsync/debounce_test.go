@@ -36,7 +36,7 @@ func (f *movingFrontier) change() {
 	f.changed <- struct{}{}
 }
 
-// TestResubscribeDebounceIsTrailing (issue 9 item 19): the relay loops hear
+// TestResubscribeDebounceIsTrailing (issue 9 item 19): the relay sessions hear
 // of a new frontier 1.5 s after its last change, at most 10 s after the
 // first.
 func TestResubscribeDebounceIsTrailing(t *testing.T) {
@@ -54,11 +54,11 @@ func TestResubscribeDebounceIsTrailing(t *testing.T) {
 			clock := faultrelay.NewClock(time.Unix(1_700_000_000, 0))
 			fr := &movingFrontier{changed: make(chan struct{})}
 			r := New(Config{Store: openStore(t), Sink: newMemSink(), Frontier: fr, Settings: newSettings(settings.FrontierContinuous), Clock: clock})
-			l := newLive(r, false)
-			heard, _ := l.subscribeAuthors()
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			go l.watchFrontier(ctx)
+			l := newLive(ctx, r, false)
+			heard := make(chan struct{}, 1)
+			go l.watchFrontier(ctx, func() { heard <- struct{}{} })
 			var at time.Duration
 			advanceTo := func(d time.Duration) {
 				clock.Advance(d - at)
@@ -78,7 +78,7 @@ func TestResubscribeDebounceIsTrailing(t *testing.T) {
 			default:
 			}
 			advanceTo(tc.want)
-			testutil.Eventually(t, "the relay loops told", func() bool {
+			testutil.Eventually(t, "the relay sessions told", func() bool {
 				select {
 				case <-heard:
 					return true

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -29,10 +30,13 @@ type memSink struct {
 	// as the engine recomputes its frontier after ingest.
 	afterIngest func()
 	delay       atomic.Int64 // per batch, nanoseconds: a slow pipeline
+	failing     atomic.Bool  // every batch fails, as with a broken database
 	// persist, when set, also stores every batch (for reconciliation,
 	// which reads what is held from the store)
 	persist *store.Store
 }
+
+var errSinkBroken = errors.New("database is broken (test)")
 
 func newMemSink() *memSink {
 	return &memSink{byID: map[string]*nostr.Event{}, slots: map[string]*nostr.Event{}}
@@ -50,6 +54,9 @@ func slotOf(ev *nostr.Event) string {
 
 func (s *memSink) Ingest(_ context.Context, _ string, evs []*nostr.Event) (int, error) {
 	time.Sleep(time.Duration(s.delay.Load()))
+	if s.failing.Load() {
+		return 0, errSinkBroken
+	}
 	if s.persist != nil {
 		if _, err := s.persist.SaveBatch(evs); err != nil {
 			return 0, err
@@ -224,28 +231,21 @@ func (f *bfsFrontier) Refresh(context.Context) error {
 	return nil
 }
 
-// fixedSettings are settings that change only when a test says so.
-type fixedSettings struct {
-	mu       sync.Mutex
-	strategy string
-	interval int
-	limits   settings.Limits
-	changed  chan struct{}
+// newSettings are the default settings with strategy.
+func newSettings(strategy string) settings.Settings {
+	s := settings.Defaults()
+	s.Strategy = strategy
+	return s
 }
 
-func newSettings(strategy string) *fixedSettings {
-	return &fixedSettings{strategy: strategy, interval: 15, limits: settings.DefaultLimits(), changed: make(chan struct{}, 1)}
+// changeSettings changes r's settings as the engine does: edit changes a
+// copy, and r is handed the settings before and after.
+func changeSettings(r *Runner, edit func(*settings.Settings)) {
+	from := r.current()
+	to := from
+	edit(&to)
+	r.ApplySettings(from, to)
 }
-
-func (s *fixedSettings) Strategy() (string, int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.strategy, s.interval
-}
-func (s *fixedSettings) Paused() bool                     { return false }
-func (s *fixedSettings) Limits() settings.Limits          { return s.limits }
-func (s *fixedSettings) AuthKey() string                  { return "" }
-func (s *fixedSettings) SettingsChanged() <-chan struct{} { return s.changed }
 
 func openStore(t testing.TB, relays ...string) *store.Store {
 	t.Helper()
@@ -255,7 +255,7 @@ func openStore(t testing.TB, relays ...string) *store.Store {
 	}
 	t.Cleanup(func() { _ = st.Close() })
 	for _, r := range relays {
-		if err := st.AddRelay(r); err != nil {
+		if err := settings.Modify(st, settings.AddRelay(r)); err != nil {
 			t.Fatal(err)
 		}
 	}

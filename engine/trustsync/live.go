@@ -28,46 +28,92 @@ var (
 	}}
 )
 
-// live keeps subscriptions open on every relay: for the frontier's authors
-// (frontier-continuous) or for every kept event (global-continuous).
+// live keeps subscriptions open on every relay, one relay.Session each
+// (supervised one at a time: a relay added or removed leaves the others
+// alone): for the frontier's authors (frontier-continuous) or for every
+// kept event (global-continuous).
 type live struct {
 	r      *Runner
 	global bool
+	ctx    context.Context // the strategy's: the sessions run under it
 
-	mu      sync.Mutex
-	authors []string
-	waiters []chan struct{}
+	mu       sync.Mutex
+	authors  []string
+	stopped  bool // run ended: no session starts any more
+	sessions relay.Supervisor[*relay.Session]
 }
 
-func newLive(r *Runner, global bool) *live {
-	return &live{r: r, global: global}
+// newLive follows the frontier's authors as they are now; its sessions run
+// under ctx, from run or a relay added meanwhile (setRelays).
+func newLive(ctx context.Context, r *Runner, global bool) *live {
+	return &live{r: r, global: global, ctx: ctx, authors: trustFamily.normalizeKeys(r.cfg.Frontier.Authors())}
 }
 
-func (l *live) run(ctx context.Context) {
-	l.authors = trustFamily.normalizeKeys(l.r.cfg.Frontier.Authors())
+// run keeps every relay live until ctx (newLive's) ends.
+func (l *live) run() {
+	ctx := l.ctx
 	var wg sync.WaitGroup
 	if !l.global {
-		wg.Go(func() { l.watchFrontier(ctx) })
+		wg.Go(func() { l.watchFrontier(ctx, l.wakeAll) })
 	}
-	relays := l.r.relays()
-	for _, url := range relays {
-		wg.Go(func() { l.relayLoop(ctx, url) })
-	}
-	if len(relays) > 0 {
+	if relays := l.setRelays(); len(relays) > 0 {
 		// with no relay there is nothing live to follow: the pass's "partial
 		// (no-relays)" stays the state
 		l.r.setState(status.StateLive)
 	}
+	<-ctx.Done()
+	l.mu.Lock()
+	l.stopped = true
+	stopped := l.sessions.RemoveAll()
+	l.mu.Unlock()
+	stopped()
 	wg.Wait()
+}
+
+// setRelays gives each configured relay a session and ends the others';
+// the sessions of relays configured before and now go on untouched. It
+// returns the relays.
+func (l *live) setRelays() []string {
+	l.mu.Lock()
+	if l.stopped {
+		l.mu.Unlock()
+		return nil
+	}
+	urls := l.r.relays() // under mu: of two calls, the later reads the later list
+	ended := l.sessions.Set(l.ctx, urls, l.newSession)
+	l.mu.Unlock()
+	ended()
+	return urls
+}
+
+func (l *live) newSession(url string) *relay.Session {
+	return relay.NewSession(l.r.links, url, &liveRelay{l: l, url: url, rc: l.r.metrics.relay(url)},
+		relay.SessionConfig{Sink: l.r.cfg.Sink, Live: l.r.cfg.Live})
+}
+
+// session is url's live session; false when l is nil (no live strategy)
+// or url has none.
+func (l *live) session(url string) (*relay.Session, bool) {
+	if l == nil {
+		return nil, false
+	}
+	return l.sessions.Get(url)
+}
+
+// wakeAll tells every session the frontier's authors changed.
+func (l *live) wakeAll() {
+	for _, s := range l.sessions.All() {
+		s.Wake()
+	}
 }
 
 // maxResubscribeWait bounds the trailing debounce: a frontier that keeps
 // changing is still followed this long after its first change.
 const maxResubscribeWait = 10 * time.Second
 
-// watchFrontier publishes the frontier's authors to the relay loops once it
-// has settled after a change.
-func (l *live) watchFrontier(ctx context.Context) {
+// watchFrontier publishes the frontier's authors once it has settled after a
+// change, and calls changed when they differ from the last published.
+func (l *live) watchFrontier(ctx context.Context, changed func()) {
 	for {
 		select {
 		case <-ctx.Done():
@@ -79,17 +125,14 @@ func (l *live) watchFrontier(ctx context.Context) {
 		}
 		next := trustFamily.normalizeKeys(l.r.cfg.Frontier.Authors())
 		l.mu.Lock()
-		changed := !slices.Equal(next, l.authors)
-		if changed {
+		moved := !slices.Equal(next, l.authors)
+		if moved {
 			l.authors = next
-			for _, w := range l.waiters {
-				select {
-				case w <- struct{}{}:
-				default:
-				}
-			}
 		}
 		l.mu.Unlock()
+		if moved {
+			changed()
+		}
 	}
 }
 
@@ -112,31 +155,9 @@ func (l *live) settle(ctx context.Context) bool {
 	}
 }
 
-func (l *live) subscribeAuthors() (<-chan struct{}, func() []string) {
-	ch := make(chan struct{}, 1)
+// currentAuthors are the frontier's authors as last published.
+func (l *live) currentAuthors() []string {
 	l.mu.Lock()
-	l.waiters = append(l.waiters, ch)
-	l.mu.Unlock()
-	return ch, func() []string {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		return l.authors
-	}
-}
-
-// relayLoop keeps one relay connected as its health allows (relay.Links.Keep).
-func (l *live) relayLoop(ctx context.Context, url string) {
-	link := l.r.links.Get(url)
-	changed, authors := l.subscribeAuthors()
-	var floor int64 // after a drop: re-read from the last good moment − 15 min
-	l.r.links.Keep(ctx, link, relay.Loop{
-		OnState: func(state string) { l.r.setRelayState(url, state) },
-		Serve: func(ctx context.Context, conn *relay.Conn) error {
-			lastGood, failure := newSession(l, link, conn).serve(ctx, changed, authors, floor)
-			if !lastGood.IsZero() {
-				floor = lastGood.Add(-relay.ReconnectWindow).Unix()
-			}
-			return failure
-		},
-	})
+	defer l.mu.Unlock()
+	return l.authors
 }

@@ -3,13 +3,11 @@ package trustsync
 import (
 	"context"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/relay"
-	"dtp-personal/engine/status"
 )
 
 // liveSub labels one group of live filters: a family's keys, and what its
@@ -19,149 +17,126 @@ type liveSub struct {
 	keys   []string
 	opened time.Time  // everything created before this is held at EOSE
 	gap    bool       // opened to fill a gap: its stored events count as gap events
-	seen   newestSeen // newest created_at received per key; the flush's only
+	seen   newestSeen // newest created_at received per key; its EOSE checkpoint's only
 }
 
-// session is one live connection; its subscriptions are a relay.LiveSet.
-type session struct {
-	l    *live
-	url  string
-	link *relay.Link
-	conn *relay.Conn
-	set  *relay.LiveSet
+// liveRelay is trust sync's part in one relay's relay.Session: its filters
+// (the frontier's authors or the global families), its catch-up (the pass
+// machinery: paging, cursors, retry state) and its cursors, checkpointed at
+// each group's EOSE.
+type liveRelay struct {
+	l   *live
+	url string
+	rc  *relayCounters
 
-	keys     []string // authors subscribed (frontier mode); read by the set's Consolidate
-	mu       sync.Mutex
-	lastGood time.Time // last moment everything received was ingested
+	keys []string // authors subscribed (frontier mode); connection hooks and Consolidate only
 }
 
-func newSession(l *live, link *relay.Link, conn *relay.Conn) *session {
-	s := &session{l: l, url: link.URL(), link: link, conn: conn}
-	r := l.r
-	s.set = relay.NewLiveSet(conn, relay.LiveOptions{
-		Clock:    r.cfg.Clock,
-		QueueCap: r.cfg.QueueCap,
-		Consolidate: func() []relay.Group {
-			return s.groups(s.keys, 0, r.cfg.Clock.Now()) // the set sets since
-		},
-		OnRefused: func(reason string, until time.Time) {
-			r.cfg.Log.Warn("relay refused live subscriptions; asking again later with fewer REQs",
-				"relay", s.url, "reason", reason, "until", until)
-			r.setRelayState(s.url, status.StatePartial)
-		},
-		OnClosed: func(reason string) {
-			r.cfg.Log.Warn("relay closed a live subscription; reopening it after a backoff", "relay", s.url, "reason", reason)
-			r.setRelayState(s.url, status.StatePartial)
-		},
-		OnReopened: func() { r.setRelayState(s.url, status.StateLive) },
-	})
-	return s
+// Open catches the connection up and subscribes: after a drop (since > 0)
+// from the last good moment − 15 min, the gap's events counted as such.
+func (lr *liveRelay) Open(ctx context.Context, lc *relay.LiveConn, since int64) error {
+	return lr.open(ctx, lc, lr.l.currentAuthors(), since, since != 0)
 }
 
-// serve runs the connection until it drops, fails or ctx ends; it returns
-// the last moment all received events were ingested (zero if never) and the
-// failure, if any.
-func (s *session) serve(ctx context.Context, changed <-chan struct{}, authors func() []string, floor int64) (time.Time, error) {
-	flushed := make(chan struct{})
-	go func() {
-		defer close(flushed)
-		s.flush(ctx)
-	}()
-	defer func() {
-		s.set.CloseAll()
-		s.conn.Close()
-		<-flushed
-	}()
-	if err := s.open(ctx, authors(), floor, floor != 0); err != nil {
-		return s.good(), err
+// Reopen re-reads from the cursors, which only moved at EOSE, after
+// back-pressure lost live events.
+func (lr *liveRelay) Reopen(ctx context.Context, lc *relay.LiveConn, _ int64) error {
+	return lr.open(ctx, lc, lr.keys, 0, true)
+}
+
+// Update follows a new author set (the frontier watcher's wake).
+func (lr *liveRelay) Update(ctx context.Context, lc *relay.LiveConn) error {
+	if lr.l.global {
+		return nil
 	}
-	s.l.r.setRelayState(s.url, status.StateLive)
-	for {
-		select {
-		case <-ctx.Done():
-			return s.good(), nil
-		case <-s.conn.Done():
-			return s.good(), s.conn.Err()
-		case <-s.set.Overflowed():
-			// Back-pressure: stop the stream, drain what is queued, then
-			// re-read from the cursors (which only moved at EOSE).
-			s.l.r.setRelayState(s.url, status.StatePartial)
-			s.set.CloseAll()
-			s.set.Drain(ctx)
-			if err := s.open(ctx, s.keys, 0, true); err != nil {
-				return s.good(), err
-			}
-			s.l.r.setRelayState(s.url, status.StateLive)
-		case <-changed:
-			if err := s.follow(ctx, authors()); err != nil {
-				return s.good(), err
-			}
-		}
+	return lr.follow(ctx, lc, lr.l.currentAuthors())
+}
+
+// Consolidate is every author's filters in few groups; the set sets since.
+func (lr *liveRelay) Consolidate() []relay.Group {
+	return lr.groups(lr.keys, 0, lr.l.r.cfg.Clock.Now())
+}
+
+// Received counts the event and notes its key's newest created_at.
+func (lr *liveRelay) Received(label any, ev *nostr.Event) {
+	ls := label.(*liveSub)
+	if ls.gap {
+		lr.rc.gapFill.Add(1)
+	} else {
+		lr.rc.eventsLive.Add(1)
 	}
+	if ls.seen == nil {
+		ls.seen = newestSeen{}
+	}
+	ls.seen.add(ls.fam, []*nostr.Event{ev})
 }
 
-func (s *session) good() time.Time {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.lastGood
-}
-
-func (s *session) markGood() {
-	s.mu.Lock()
-	s.lastGood = s.l.r.cfg.Clock.Now()
-	s.mu.Unlock()
+// EOSE saves the group's cursors once all its events are committed.
+func (lr *liveRelay) EOSE(label any, ok bool) {
+	if !ok {
+		return
+	}
+	r, ls := lr.l.r, label.(*liveSub)
+	prev, err := r.cfg.Store.Cursors(lr.url, ls.fam.scope, ls.keys)
+	if err == nil {
+		err = r.cfg.Store.SaveCursors(completed(lr.url, ls.fam.scope, ls.keys, prev, ls.seen, ls.opened, r.cfg.Clock.Now()))
+	}
+	if err != nil {
+		r.cfg.Log.Warn("save live cursors", "relay", lr.url, "err", err)
+	}
 }
 
 // open subscribes for keys: frontier authors are first caught up with paged
 // REQs (history, cursors moved at EOSE), then followed live from the catch-up
 // start; global filters are subscribed from their cursor (or now − overlap).
-func (s *session) open(ctx context.Context, keys []string, floor int64, gap bool) error {
-	r := s.l.r
+func (lr *liveRelay) open(ctx context.Context, lc *relay.LiveConn, keys []string, floor int64, gap bool) error {
+	r := lr.l.r
 	start := r.cfg.Clock.Now()
-	if s.l.global {
+	if lr.l.global {
 		var groups []relay.Group
 		for _, f := range []*family{&globalTrust, &globalRatings, &globalClaims} {
 			since := start.Add(-Overlap).Unix()
-			cs, err := r.cfg.Store.Cursors(s.url, f.scope, []string{""})
+			cs, err := r.cfg.Store.Cursors(lr.url, f.scope, []string{""})
 			if err != nil {
-				return err
+				return relay.Local(err)
 			}
 			if c, ok := cs[""]; ok {
 				since = max(c.LastSeenCreatedAt-int64(Overlap/time.Second), floor, 0)
 			}
 			groups = append(groups, liveGroup(&liveSub{fam: f, keys: []string{""}, opened: start, gap: gap}, since))
 		}
-		return s.set.Replace(groups)
+		return lc.Set.Replace(groups)
 	}
-	if err := s.catchUp(ctx, keys, floor, gap); err != nil {
+	if err := lr.catchUp(ctx, lc, keys, floor, gap); err != nil {
 		return err
 	}
-	s.keys = keys
-	return s.set.Replace(s.groups(keys, start.Add(-Overlap).Unix(), start))
+	lr.keys = keys
+	return lc.Set.Replace(lr.groups(keys, start.Add(-Overlap).Unix(), start))
 }
 
 // catchUp fetches keys' history with the pass machinery (paging, cursors,
-// retry state) on this connection.
-func (s *session) catchUp(ctx context.Context, keys []string, floor int64, gap bool) error {
-	p := newPass(s.l.r, true)
+// retry state) on this connection. A failure of the store or the pipeline
+// is ours (relay.Local), not the relay's.
+func (lr *liveRelay) catchUp(ctx context.Context, lc *relay.LiveConn, keys []string, floor int64, gap bool) error {
+	p := newPass(lr.l.r, true)
 	p.floor, p.gap = floor, gap
-	pc := &passConn{link: s.link, conn: s.conn}
+	pc := &passConn{link: lc.Link(), conn: lc.Conn}
 	p.conns = []*passConn{pc}
 	for _, f := range []*family{&trustFamily, &ratingsFamily} {
 		if err := p.fetchRelay(ctx, pc, f, keys, func(int) {}); err != nil {
-			return err
+			return relay.Local(err)
 		}
 	}
 	if pc.failure != nil {
 		return pc.failure
 	}
-	s.markGood()
+	lc.Good(p.start)
 	return nil
 }
 
 // groups are the live filters for keys: batches of BatchSize, or fewer,
 // larger filters when that would pass relay.MaxLiveFilters.
-func (s *session) groups(keys []string, since int64, opened time.Time) []relay.Group {
+func (lr *liveRelay) groups(keys []string, since int64, opened time.Time) []relay.Group {
 	fams := []*family{&trustFamily, &ratingsFamily}
 	size := BatchSize
 	if n := (len(keys) + BatchSize - 1) / BatchSize * len(fams); n > relay.MaxLiveFilters {
@@ -192,27 +167,27 @@ func liveGroup(ls *liveSub, since int64) relay.Group {
 // follow applies a new author set: added authors are caught up and then
 // subscribed incrementally (the set keeps within the relay's allowance);
 // removed authors make the filters be rebuilt.
-func (s *session) follow(ctx context.Context, next []string) error {
+func (lr *liveRelay) follow(ctx context.Context, lc *relay.LiveConn, next []string) error {
 	var added []string
 	for _, k := range next {
-		if _, found := slices.BinarySearch(s.keys, k); !found {
+		if _, found := slices.BinarySearch(lr.keys, k); !found {
 			added = append(added, k)
 		}
 	}
-	removed := len(s.keys)+len(added) != len(next)
-	start := s.l.r.cfg.Clock.Now()
+	removed := len(lr.keys)+len(added) != len(next)
+	start := lr.l.r.cfg.Clock.Now()
 	if len(added) > 0 {
-		if err := s.catchUp(ctx, added, 0, false); err != nil {
+		if err := lr.catchUp(ctx, lc, added, 0, false); err != nil {
 			return err
 		}
 	}
-	s.keys = next
+	lr.keys = next
 	if removed {
-		return s.set.Replace(s.groups(next, start.Add(-relay.ReconnectWindow).Unix(), start))
+		return lc.Set.Replace(lr.groups(next, start.Add(-relay.ReconnectWindow).Unix(), start))
 	}
 	if len(added) == 0 {
 		return nil
 	}
 	fams := []*family{&trustFamily, &ratingsFamily}
-	return s.set.Add(ctx, familyGroups(fams, added, BatchSize, start.Add(-Overlap).Unix(), start))
+	return lc.Set.Add(ctx, familyGroups(fams, added, BatchSize, start.Add(-Overlap).Unix(), start))
 }

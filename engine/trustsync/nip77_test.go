@@ -201,7 +201,7 @@ func TestRefreshCountsHeldEventsTowardCaps(t *testing.T) {
 	fr := newRefreshRig(t, 100)
 	old := fr.rating(1000, fr.now-1000*60) // older than every held rating
 	fr.relay.Publish(old)
-	fr.runner.cfg.Settings.(*fixedSettings).limits.MaxRatingEvents = 50
+	changeSettings(fr.runner, func(s *settings.Settings) { s.Limits.MaxRatingEvents = 50 })
 	fr.dayOld(t)
 	fr.pass(t, status.StatePartial)
 	if fr.relay.NegAnswers() == 0 {

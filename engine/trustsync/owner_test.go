@@ -24,7 +24,7 @@ func TestRunnerOwnsEventCapsAndRelayRows(t *testing.T) {
 	}
 	sink := newMemSink()
 	conf := newSettings(settings.FrontierInterval)
-	conf.limits.MaxEvents = 2
+	conf.Limits.MaxEvents = 2
 	runner := New(Config{Store: st, Sink: sink, Frontier: newFrontier(sink, w.root.pk), Settings: conf})
 
 	rows := runner.Status().Relays
@@ -40,7 +40,7 @@ func TestRunnerOwnsEventCapsAndRelayRows(t *testing.T) {
 	if i := slices.IndexFunc(caps, func(c status.Truncation) bool { return c.Reason == status.ReasonMaxEvents }); i < 0 || caps[i].Cut == 0 {
 		t.Fatalf("event caps %+v, want maxEvents cutting authors", caps)
 	}
-	conf.limits.MaxEvents = settings.DefaultLimits().MaxEvents
+	changeSettings(runner, func(s *settings.Settings) { s.Limits.MaxEvents = settings.DefaultLimits().MaxEvents })
 	if _, err := runner.Pass(context.Background(), false); err != nil {
 		t.Fatal(err)
 	}

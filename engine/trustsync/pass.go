@@ -78,7 +78,7 @@ func (pc *passConn) saveCursors(st Store, cs []store.Cursor, flush bool) error {
 
 func newPass(r *Runner, manual bool) *pass {
 	return &pass{
-		r: r, manual: manual, limits: r.cfg.Settings.Limits(), start: r.cfg.Clock.Now(),
+		r: r, manual: manual, limits: r.current().Limits, start: r.cfg.Clock.Now(),
 		seen: map[[32]byte]struct{}{}, reasons: map[string]bool{}, counts: map[string]int{}, authors: map[string]int{}, cut: map[string]map[string]bool{},
 	}
 }
@@ -89,6 +89,9 @@ func (r *Runner) Pass(ctx context.Context, manual bool) (status.Coverage, error)
 	r.passMu.Lock()
 	defer r.passMu.Unlock()
 	p := newPass(r, manual)
+	if r.cfg.OnPassStarted != nil {
+		r.cfg.OnPassStarted()
+	}
 	r.setState(status.StateRunning)
 	cov, err := p.run(ctx)
 	elapsed := r.cfg.Clock.Now().Sub(p.start)

@@ -13,7 +13,6 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/relay"
-	"dtp-personal/engine/settings"
 	"dtp-personal/engine/store"
 )
 
@@ -48,13 +47,4 @@ type Frontier interface {
 	ClaimsFetched(pubkeys []string)
 	Changed() <-chan struct{} // fires after the frontier was recomputed
 	Refresh(ctx context.Context) error
-}
-
-// Settings are the user's sync settings; re-read when SettingsChanged fires.
-type Settings interface {
-	Strategy() (id string, intervalMinutes int) // settings.FrontierInterval, …; 0 = manual
-	Paused() bool
-	Limits() settings.Limits
-	AuthKey() string // hex secret key for NIP-42, generated once per data directory
-	SettingsChanged() <-chan struct{}
 }

@@ -19,19 +19,24 @@ type Config struct {
 	Store    Store
 	Sink     Sink
 	Frontier Frontier
-	Settings Settings
+	// Settings are the settings at start; changes come through
+	// ApplySettings.
+	Settings settings.Settings
+	AuthKey  string // hex secret key for NIP-42, generated once per data directory
 
-	Clock       clock.Clock   // default: the wall clock
-	Log         *slog.Logger  // default: slog.Default()
-	Parallel    int           // REQs in flight per relay during a pass when it publishes no max_subscriptions; default 4
-	QueueCap    int           // live back-pressure threshold; default 100 events
-	Resubscribe time.Duration // live trailing debounce: quiet time after a frontier change; default 1.5 s
+	Clock       clock.Clock      // default: the wall clock
+	Log         *slog.Logger     // default: slog.Default()
+	Parallel    int              // REQs in flight per relay during a pass when it publishes no max_subscriptions; default 4
+	Live        relay.LiveTuning // live queue and ingest batch, as repository sync's
+	Resubscribe time.Duration    // live trailing debounce: quiet time after a frontier change; default 1.5 s
 
 	// LastPass is the outcome of the last pass of an earlier run (nil:
 	// never synced), so coverage survives a restart.
 	LastPass *PassOutcome
 	// OnPassFinished records each finished pass's outcome durably.
 	OnPassFinished func(PassOutcome)
+	// OnPassStarted, if set, is called as each pass starts.
+	OnPassStarted func()
 }
 
 // PassOutcome is what a finished pass reached.
@@ -45,11 +50,15 @@ type Runner struct {
 	cfg     Config
 	metrics metrics
 	syncNow chan struct{}
-	passMu  sync.Mutex // one pass at a time
+	restart chan struct{} // the strategy, its interval or the pause changed
+	passMu  sync.Mutex    // one pass at a time
 
 	links *relay.Links
 
 	mu         sync.Mutex
+	settings   settings.Settings // as last applied
+	diskFull   bool              // Pause: nothing syncs while the disk is full
+	live       *live             // the live strategy's sessions while it runs
 	relayState map[string]string
 	relayProg  map[string]status.Progress // per relay, during a pass
 	st         Status
@@ -83,24 +92,21 @@ func New(cfg Config) *Runner {
 	if cfg.Parallel <= 0 {
 		cfg.Parallel = 4
 	}
-	if cfg.QueueCap <= 0 {
-		cfg.QueueCap = 100
-	}
 	if cfg.Resubscribe <= 0 {
 		cfg.Resubscribe = 1500 * time.Millisecond
 	}
 	st := Status{State: status.StateIdle, Coverage: status.NewCoverage(status.ReasonNeverSynced)}
 	// what Run will run, shown before it starts (see engine.Options.SyncAfter)
-	st.Strategy, st.IntervalMinutes = cfg.Settings.Strategy()
-	st.Paused = cfg.Settings.Paused()
+	st.Strategy, st.IntervalMinutes, st.Paused = cfg.Settings.Strategy, cfg.Settings.IntervalMinutes, cfg.Settings.Paused
 	if last := cfg.LastPass; last != nil {
 		st.LastSync, st.Coverage = last.At, last.Coverage
 	}
 	r := &Runner{
 		cfg: cfg, metrics: metrics{relays: map[string]*relayCounters{}}, syncNow: make(chan struct{}, 1),
+		restart: make(chan struct{}, 1), settings: cfg.Settings,
 		relayState: map[string]string{}, relayProg: map[string]status.Progress{}, st: st,
 	}
-	r.links = relay.NewLinks(cfg.Store, health.ProfileTrust, r.linkOptions, cfg.Clock, cfg.Log)
+	r.links = relay.NewLinks(cfg.Store, health.ProfileTrust, relay.OptionsFor(cfg.AuthKey, r.pageTimeout, cfg.Log), cfg.Clock, cfg.Log)
 	r.TrackRelays()
 	return r
 }
@@ -119,14 +125,12 @@ func (r *Runner) SyncNow() {
 	}
 }
 
-// Run runs the configured strategy until ctx ends, switching when the
-// settings change.
+// Run runs the configured strategy until ctx ends, starting it again when
+// ApplySettings or Pause changes it.
 func (r *Runner) Run(ctx context.Context) error {
 	for {
-		id, interval := r.cfg.Settings.Strategy()
-		paused := r.cfg.Settings.Paused()
-		relays := r.relays()
 		r.mu.Lock()
+		id, interval, paused := r.settings.Strategy, r.settings.IntervalMinutes, r.settings.Paused || r.diskFull
 		r.st.Strategy, r.st.IntervalMinutes, r.st.Paused = id, interval, paused
 		r.mu.Unlock()
 		runCtx, cancel := context.WithCancel(ctx)
@@ -135,22 +139,76 @@ func (r *Runner) Run(ctx context.Context) error {
 			defer close(done)
 			r.runStrategy(runCtx, id, interval, paused)
 		}()
-		for changed := false; !changed; {
-			select {
-			case <-ctx.Done():
-				cancel()
-				<-done
-				r.setState(status.StateStopped)
-				return ctx.Err()
-			case <-r.cfg.Settings.SettingsChanged():
-				nid, ninterval := r.cfg.Settings.Strategy()
-				changed = nid != id || ninterval != interval || r.cfg.Settings.Paused() != paused ||
-					!slices.Equal(r.relays(), relays)
-			}
+		select {
+		case <-ctx.Done():
+			cancel()
+			<-done
+			r.setState(status.StateStopped)
+			return ctx.Err()
+		case <-r.restart:
 		}
 		cancel()
 		<-done
 	}
+}
+
+// ApplySettings is the engine's settings path (it hands every part the
+// settings before and after a change): a new strategy, interval or pause
+// starts the strategy again; a relay added or removed gets or loses its link
+// and, while live, its session alone (the others stay subscribed; in the
+// interval strategy a pass comes at once); limits, the page timeout among
+// them, are read where they are used, at each pass and connection.
+func (r *Runner) ApplySettings(from, to settings.Settings) {
+	r.mu.Lock()
+	r.settings = to
+	l := r.live
+	r.mu.Unlock()
+	restart := from.Strategy != to.Strategy || from.IntervalMinutes != to.IntervalMinutes || from.Paused != to.Paused
+	if !slices.Equal(from.Relays, to.Relays) {
+		r.trackRelays(to.Relays) // first: a removed relay's ending connection saves no health
+		added := slices.ContainsFunc(to.Relays, func(url string) bool { return !slices.Contains(from.Relays, url) })
+		switch {
+		case restart: // the strategy starts again with every relay
+		case l != nil:
+			l.setRelays()
+		case added && to.Strategy == settings.FrontierInterval:
+			r.SyncNow() // (a live strategy still in its first pass opens a session for it next)
+		}
+	}
+	if restart {
+		r.restartStrategy()
+	}
+}
+
+// Pause holds every strategy while paused is true (the disk is full:
+// fetched events could not be stored) and starts it again when it ends.
+func (r *Runner) Pause(paused bool) {
+	r.mu.Lock()
+	changed := r.diskFull != paused
+	r.diskFull = paused
+	r.mu.Unlock()
+	if changed {
+		r.restartStrategy()
+	}
+}
+
+func (r *Runner) restartStrategy() {
+	select {
+	case r.restart <- struct{}{}:
+	default:
+	}
+}
+
+// current are the settings as last applied.
+func (r *Runner) current() settings.Settings {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.settings
+}
+
+// pageTimeout is the page timeout as set now (read at each connection).
+func (r *Runner) pageTimeout() time.Duration {
+	return time.Duration(r.current().Limits.PageTimeoutSeconds) * time.Second
 }
 
 func (r *Runner) runStrategy(ctx context.Context, id string, interval int, paused bool) {
@@ -187,13 +245,21 @@ func (r *Runner) runInterval(ctx context.Context, interval time.Duration) {
 // UTC day change (full refresh) or on request.
 func (r *Runner) runContinuous(ctx context.Context, global bool) {
 	r.runPass(ctx)
-	l := newLive(r, global)
+	l := newLive(ctx, r, global)
+	r.mu.Lock()
+	r.live = l
+	r.mu.Unlock()
 	liveDone := make(chan struct{})
 	go func() {
 		defer close(liveDone)
-		l.run(ctx)
+		l.run()
 	}()
-	defer func() { <-liveDone }()
+	defer func() {
+		<-liveDone
+		r.mu.Lock()
+		r.live = nil
+		r.mu.Unlock()
+	}()
 	for r.wait(ctx, nextUTCDay(r.cfg.Clock.Now())) {
 		r.runPass(ctx)
 		if len(r.relays()) > 0 {
@@ -224,14 +290,6 @@ func (r *Runner) runPass(ctx context.Context) {
 
 func nextUTCDay(now time.Time) time.Time {
 	return time.Unix((utcDay(now.Unix())+1)*86400, 0)
-}
-
-// linkOptions are a relay's connection options; NOTICEs are logged with
-// the relay's address.
-func (r *Runner) linkOptions(url string) relay.Options {
-	pageTimeout := time.Duration(r.cfg.Settings.Limits().PageTimeoutSeconds) * time.Second
-	return relay.Options{AuthKey: r.cfg.Settings.AuthKey(), PageTimeout: pageTimeout,
-		OnNotice: func(msg string) { r.cfg.Log.Info("relay notice", "relay", url, "notice", msg) }}
 }
 
 func (r *Runner) setState(state string) {
@@ -317,32 +375,35 @@ func (r *Runner) EventCaps() []status.Truncation {
 	return slices.Clone(r.st.EventCaps)
 }
 
-// Status is the current sync status.
+// Status is the current sync status: a row per configured relay, its
+// live session's while the live strategy runs, else the pass's.
 func (r *Runner) Status() Status {
 	links := r.links.All()
+	r.mu.Lock()
+	l := r.live
+	r.mu.Unlock()
+	var rows []status.Relay
+	if len(links) > 0 {
+		rows = make([]status.Relay, len(links))
+	}
+	for i, link := range links {
+		if s, ok := l.session(link.URL()); ok {
+			rows[i] = s.Row()
+		}
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	st := r.st
 	st.Coverage.Reasons = slices.Clone(st.Coverage.Reasons)
 	st.EventCaps = slices.Clone(st.EventCaps)
-	st.Relays = nil
-	for _, l := range links {
-		url, h := l.URL(), l.Health()
-		state := r.relayState[url]
-		if state == "" {
-			state = status.StateIdle
+	st.Relays = rows
+	for i, link := range links {
+		if rows[i].URL == "" {
+			rows[i] = link.Row(r.relayState[link.URL()])
 		}
-		row := status.Relay{
-			URL: url, Health: h.State, State: state, Connected: l.Connected(),
-			LastSuccess: h.LastSuccessAt, EventsFetched: h.EventsFetched, EventsStored: h.EventsStored,
-			OldestReached: h.OldestReached, NewestReached: h.NewestReached,
-			Failures: h.ConsecutiveFailures, NextRetry: h.NextRetryAt, LastError: h.LastError,
+		if p, ok := r.relayProg[link.URL()]; ok {
+			rows[i].Progress = &p
 		}
-		if p, ok := r.relayProg[url]; ok {
-			row.Progress = &p
-		}
-		row.Refresh = l.RefreshStatus()
-		st.Relays = append(st.Relays, row)
 	}
 	return st
 }

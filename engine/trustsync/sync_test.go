@@ -78,18 +78,38 @@ type rig struct {
 }
 
 func newRig(t *testing.T, strategy string, root person, relays ...string) *rig {
+	limits := settings.DefaultLimits()
+	limits.PageTimeoutSeconds = 2
+	return newRigWith(t, limits, strategy, root, relays...)
+}
+
+// newRigWith is newRig with the given limits.
+func newRigWith(t *testing.T, limits settings.Limits, strategy string, root person, relays ...string) *rig {
 	st := openStore(t, relays...)
 	sink := newMemSink()
 	fr := newFrontier(sink, root.pk)
 	set := newSettings(strategy)
-	set.limits.PageTimeoutSeconds = 2
+	set.Limits = limits
 	r := New(Config{Store: st, Sink: sink, Frontier: fr, Settings: set})
 	return &rig{sink: sink, frontier: fr, store: st, runner: r}
 }
 
-// runLive runs the runner until the test ends and waits for its one relay
-// to be live.
-func (rg *rig) runLive(t *testing.T) {
+// setPageTimeout changes the page timeout as the engine does on a settings
+// change.
+func (rg *rig) setPageTimeout(seconds int) {
+	changeSettings(rg.runner, func(s *settings.Settings) { s.Limits.PageTimeoutSeconds = seconds })
+}
+
+// newWoTRig is a rig of strategy rooted at buildWoT's root, over a fault
+// relay holding its events.
+func newWoTRig(t *testing.T, strategy string) (*wot, *faultrelay.Relay, *rig) {
+	w := buildWoT(time.Now().Unix())
+	relay := faultrelay.StartForTest(t, faultrelay.Mode{}, w.all...)
+	return w, relay, newRig(t, strategy, w.root, relay.URL)
+}
+
+// run runs the runner until the test ends.
+func (rg *rig) run(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- rg.runner.Run(ctx) }()
@@ -97,6 +117,12 @@ func (rg *rig) runLive(t *testing.T) {
 		cancel()
 		<-done
 	})
+}
+
+// runLive runs the runner until the test ends and waits for its one relay
+// to be live.
+func (rg *rig) runLive(t *testing.T) {
+	rg.run(t)
 	testutil.EventuallyWithin(t, 5*time.Second, "live state", rg.live)
 }
 

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"testing"
+
+	"dtp-personal/app/scalebench"
+)
+
+// benchSmall runs the scale benchmark on a small web and checks that every
+// figure it prints was measured: the web synced whole, the refreshes stored
+// nothing and exactly the published change, the restarted server answered.
+func benchSmall(t *testing.T, args ...string) scalebench.Result {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"bench", "--authors", "150", "--cache", "none", "--resolves", "50", "--json"}, args...)...)
+	out, err := cmd.Output()
+	if err != nil {
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("bench: %v\n%s", err, stderr)
+	}
+	var res scalebench.Result
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	// every statement and rating is fetched; claims only of hinted authors
+	statements := int64(res.Kinds["32009"] + res.Kinds["32014"])
+	if res.Events < 150*9 || res.FirstSync.Stored < statements || res.FirstSync.Stored > int64(res.Events) {
+		t.Errorf("first sync stored %d of %d events (%v)", res.FirstSync.Stored, res.Events, res.Kinds)
+	}
+	if res.FirstSync.Outcome != "complete" || res.Frontier.Size != 150 || len(res.Frontier.Truncation) != 0 {
+		t.Errorf("first sync %q, frontier %+v", res.FirstSync.Outcome, res.Frontier)
+	}
+	if res.FirstSync.EventsPerSec <= 0 || res.FirstSync.WALPeak <= 0 || res.FirstSync.RSSPeak <= 0 {
+		t.Errorf("first sync figures missing: %+v", res.FirstSync)
+	}
+	if res.NoChange.Stored != 0 || res.NoChange.Outcome != "complete" {
+		t.Errorf("refresh with nothing new: %+v", res.NoChange)
+	}
+	if res.Published < 1 || res.Change.Stored != int64(res.Published) {
+		t.Errorf("refresh after the change stored %d of %d published", res.Change.Stored, res.Published)
+	}
+	if res.DataDirBytes < res.DatabaseSize || res.DatabaseSize <= 0 {
+		t.Errorf("data directory %d bytes, database %d", res.DataDirBytes, res.DatabaseSize)
+	}
+	if res.RestartSeconds <= 0 || res.RestartSeconds < res.ListeningSeconds || res.FirstAnswer == "" {
+		t.Errorf("restart %.3f s, listening %.3f s, answer %q", res.RestartSeconds, res.ListeningSeconds, res.FirstAnswer)
+	}
+	if res.Resolve.Count != 50 || res.Resolve.P50 <= 0 || res.Resolve.P99 < res.Resolve.P50 || res.RestRSS <= 0 {
+		t.Errorf("resolves %+v, RSS at rest %d", res.Resolve, res.RestRSS)
+	}
+	return res
+}
+
+// The benchmark's own command works end to end against a second
+// dtp-personal server as the relay (what the default test machine has).
+func TestBenchSmallWeb(t *testing.T) {
+	res := benchSmall(t, "--relay", "dtp-personal")
+	if res.Reference != nil || res.LoadWALPeak <= 0 {
+		t.Errorf("strfry reference %+v without strfry; import's WAL peak %d", res.Reference, res.LoadWALPeak)
+	}
+}
+
+// With strfry installed ($DTP_BENCH_STRFRY or on PATH), the benchmark
+// drives it as the relay and times its NIP-77 copy as the reference.
+func TestBenchSmallWebStrfry(t *testing.T) {
+	path, err := findStrfry("strfry", os.Getenv(strfryEnv))
+	if err != nil {
+		t.Skip("no strfry here:", err)
+	}
+	res := benchSmall(t, "--relay", "strfry", "--strfry", path)
+	if ref := res.Reference; ref == nil || ref.Events != int64(res.Events) || ref.EventsPerSec <= 0 {
+		t.Errorf("strfry reference %+v for %d events", ref, res.Events)
+	}
+}

@@ -1,0 +1,160 @@
+package scalebench
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// server is a `dtp-personal serve --headless` process on loopback.
+type server struct {
+	*child
+	addr    string
+	log     string
+	started time.Time
+}
+
+func startServer(ctx context.Context, bin, data, logPath string) (*server, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	s := &server{addr: "127.0.0.1:" + strconv.Itoa(port), log: logPath, started: time.Now()}
+	s.child, err = startChild(logPath, bin, "--data", data, "serve", "--headless", "--listen", s.addr)
+	return s, err
+}
+
+// exited reports the server's end as an error, with its log's last lines.
+func (s *server) exited() error {
+	log, _ := os.ReadFile(s.log)
+	return fmt.Errorf("the server exited: %s", lastLines(string(log), 5))
+}
+
+// dial opens a WebSocket to the server, retrying until it listens.
+func (s *server) dial(ctx context.Context) (*websocket.Conn, error) {
+	for {
+		dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		c, _, err := websocket.Dial(dctx, "ws://"+s.addr+"/", nil)
+		cancel()
+		if err == nil {
+			c.SetReadLimit(256 << 20) // an answer lists all evidence
+			return c, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-s.done:
+			return nil, s.exited()
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// answer is the part of a resolver answer the benchmark shows.
+type answer struct {
+	Verdict  string            `json:"verdict"`
+	Evidence []json.RawMessage `json:"evidence"`
+	Coverage struct {
+		State   string   `json:"state"`
+		Reasons []string `json:"reasons"`
+	} `json:"coverage"`
+	ComputeMicros int64  `json:"computeMicros"`
+	Error         string `json:"error"`
+}
+
+func (a answer) String() string {
+	s := fmt.Sprintf("verdict %s, %d evidence, coverage %s", a.Verdict, len(a.Evidence), a.Coverage.State)
+	if len(a.Coverage.Reasons) > 0 {
+		s += fmt.Sprintf(" %v", a.Coverage.Reasons)
+	}
+	return s + fmt.Sprintf(", computed in %d µs", a.ComputeMicros)
+}
+
+// resolve asks one RESOLVE on c and waits for its answer.
+func resolve(ctx context.Context, c *websocket.Conn, id, subject string) (answer, error) {
+	q, _ := json.Marshal([]any{"RESOLVE", id, map[string]string{"subject": subject}})
+	if err := c.Write(ctx, websocket.MessageText, q); err != nil {
+		return answer{}, err
+	}
+	for {
+		_, b, err := c.Read(ctx)
+		if err != nil {
+			return answer{}, err
+		}
+		var frame []json.RawMessage
+		if json.Unmarshal(b, &frame) != nil || len(frame) < 2 {
+			return answer{}, fmt.Errorf("unreadable frame %.200s", b)
+		}
+		var label, gotID string
+		json.Unmarshal(frame[0], &label)
+		switch label {
+		case "RESOLVED":
+			if json.Unmarshal(frame[1], &gotID); gotID != id || len(frame) < 3 {
+				continue
+			}
+			var a answer
+			if err := json.Unmarshal(frame[2], &a); err != nil {
+				return answer{}, err
+			}
+			if a.Error != "" {
+				return a, errors.New(a.Error)
+			}
+			return a, nil
+		case "NOTICE":
+			return answer{}, fmt.Errorf("server notice: %s", frame[1])
+		}
+	}
+}
+
+// firstAnswer waits for the server to listen and answer one question; it
+// returns when it listened and what it answered.
+func (s *server) firstAnswer(ctx context.Context, subject string) (time.Duration, string, error) {
+	c, err := s.dial(ctx)
+	if err != nil {
+		return 0, "", err
+	}
+	listening := time.Since(s.started)
+	defer c.CloseNow()
+	a, err := resolve(ctx, c, "first", subject)
+	if err != nil {
+		return listening, "", err
+	}
+	return listening, a.String(), nil
+}
+
+// resolveMany asks every subject in turn on one connection and times the
+// round trips after the first warm ones.
+func (s *server) resolveMany(ctx context.Context, subjects []string, warm int) (Latency, error) {
+	c, err := s.dial(ctx)
+	if err != nil {
+		return Latency{}, err
+	}
+	defer c.CloseNow()
+	var took []float64
+	var compute int64
+	for k, subj := range subjects {
+		t := time.Now()
+		a, err := resolve(ctx, c, strconv.Itoa(k), subj)
+		if err != nil {
+			return Latency{}, fmt.Errorf("resolve %s: %w", subj, err)
+		}
+		if k >= warm {
+			took = append(took, float64(time.Since(t).Microseconds())/1000)
+			compute += a.ComputeMicros
+		}
+	}
+	if len(took) == 0 {
+		return Latency{}, nil
+	}
+	slices.Sort(took)
+	at := func(q float64) float64 { return took[min(int(q*float64(len(took))), len(took)-1)] }
+	return Latency{Count: len(took), P50: at(0.50), P99: at(0.99), Max: took[len(took)-1],
+		ComputeMicros: float64(compute) / float64(len(took))}, nil
+}
