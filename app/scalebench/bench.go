@@ -73,13 +73,17 @@ type Result struct {
 	DataDirBytes int64 `json:"dataDirBytes"`
 	DatabaseSize int64 `json:"databaseBytes"`
 	WALAtRest    int64 `json:"walBytesAtRest"`
+	WALLimit     int64 `json:"walLimitBytes"` // the bound the syncing directory's setting gives
 
 	RestartSeconds   float64 `json:"restartToFirstAnswerSeconds"`
 	ListeningSeconds float64 `json:"restartToListeningSeconds"`
 	FirstAnswer      string  `json:"firstAnswer"`
 	Resolve          Latency `json:"resolve"`
-	RestRSS          int64   `json:"serverRSSAtRest"`
-	ServerPeakRSS    int64   `json:"serverPeakRSS"`
+	// ResolveAfterCommit is the first question after each of a run of
+	// pushed statements, each a new hop of a different author.
+	ResolveAfterCommit Latency `json:"resolveAfterCommit"`
+	RestRSS            int64   `json:"serverRSSAtRest"`
+	ServerPeakRSS      int64   `json:"serverPeakRSS"`
 }
 
 // Phase is one measured `sync --once` process.
@@ -306,6 +310,18 @@ func (r *run) writeChanges(path string) (int, error) {
 	return n, os.WriteFile(path, b, 0o644)
 }
 
+// commits are the statements pushed for ResolveAfterCommit: a new trust
+// statement by every hundredth author from the 25th (not the change
+// refresh's), at most 200, dated now.
+func (r *run) commits() []*nostr.Event {
+	now := time.Now().Unix()
+	var evs []*nostr.Event
+	for i := 25 % r.cfg.Authors; i < r.cfg.Authors && len(evs) < min(r.cfg.Resolves, 200); i += 100 {
+		evs = append(evs, r.web.Change(i, now))
+	}
+	return evs
+}
+
 // prepare sets up the syncing data directory: the web's root, the relay,
 // caps raised so the whole web is in the frontier. A pass keeps at most
 // maxEvents ÷ maxTotalAuthors trust statements of one author, so maxEvents
@@ -415,6 +431,9 @@ func (r *run) readFrontier(ctx context.Context, data string) error {
 			Edges       int    `json:"edges"`
 			LimitReason string `json:"limitReason"`
 		} `json:"heap"`
+		Store struct {
+			WALLimitBytes int64 `json:"walLimitBytes"`
+		} `json:"store"`
 	}
 	out, err := r.command(ctx, data, "status", "--json")
 	if err != nil {
@@ -431,7 +450,7 @@ func (r *run) readFrontier(ctx context.Context, data string) error {
 	for _, t := range s.Frontier.Truncation {
 		f.Truncation = append(f.Truncation, fmt.Sprintf("%s %d", t.Reason, t.Cut))
 	}
-	r.res.Frontier = f
+	r.res.Frontier, r.res.WALLimit = f, s.Store.WALLimitBytes
 	return nil
 }
 
@@ -476,6 +495,11 @@ func (r *run) measureRest(ctx context.Context, data, url string) error {
 	}
 	r.logf("%d warm resolves", r.cfg.Resolves)
 	if r.res.Resolve, err = srv.resolveMany(ctx, subjects, len(subjects)-r.cfg.Resolves); err != nil {
+		return err
+	}
+	commits := r.commits()
+	r.logf("%d resolves, each the first after a pushed statement's commit", len(commits))
+	if r.res.ResolveAfterCommit, err = srv.resolveAfterCommits(ctx, commits, subjects); err != nil {
 		return err
 	}
 	r.res.RestRSS, r.res.ServerPeakRSS = processRSS(srv.cmd.Process.Pid)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/nbd-wtf/go-nostr"
 )
 
 // server is a `dtp-personal serve --headless` process on loopback.
@@ -150,11 +151,74 @@ func (s *server) resolveMany(ctx context.Context, subjects []string, warm int) (
 			compute += a.ComputeMicros
 		}
 	}
+	return latency(took, compute), nil
+}
+
+// resolveAfterCommits pushes the events one at a time and, once each is
+// committed (its OK), asks one question: the first question after each
+// commit, which a walk cached before it must be brought up to date for.
+func (s *server) resolveAfterCommits(ctx context.Context, events []*nostr.Event, subjects []string) (Latency, error) {
+	c, err := s.dial(ctx)
+	if err != nil {
+		return Latency{}, err
+	}
+	defer c.CloseNow()
+	var took []float64
+	var compute int64
+	for k, ev := range events {
+		if err := push(ctx, c, ev); err != nil {
+			return Latency{}, err
+		}
+		subj := subjects[k%len(subjects)]
+		t := time.Now()
+		a, err := resolve(ctx, c, "c"+strconv.Itoa(k), subj)
+		if err != nil {
+			return Latency{}, fmt.Errorf("resolve %s: %w", subj, err)
+		}
+		took = append(took, float64(time.Since(t).Microseconds())/1000)
+		compute += a.ComputeMicros
+	}
+	return latency(took, compute), nil
+}
+
+// push sends one EVENT on c and waits for its OK true (sent after the
+// event's transaction committed).
+func push(ctx context.Context, c *websocket.Conn, ev *nostr.Event) error {
+	frame, _ := json.Marshal([]any{"EVENT", ev})
+	if err := c.Write(ctx, websocket.MessageText, frame); err != nil {
+		return err
+	}
+	for {
+		_, b, err := c.Read(ctx)
+		if err != nil {
+			return err
+		}
+		var f []json.RawMessage
+		if json.Unmarshal(b, &f) != nil || len(f) < 3 {
+			continue
+		}
+		var label, id string
+		var ok bool
+		json.Unmarshal(f[0], &label)
+		json.Unmarshal(f[1], &id)
+		if label != "OK" || id != ev.ID {
+			continue
+		}
+		if json.Unmarshal(f[2], &ok); !ok {
+			return fmt.Errorf("push %s refused: %s", ev.ID, b)
+		}
+		return nil
+	}
+}
+
+// latency is the percentiles of round trips in milliseconds, with the
+// server's mean compute time.
+func latency(took []float64, compute int64) Latency {
 	if len(took) == 0 {
-		return Latency{}, nil
+		return Latency{}
 	}
 	slices.Sort(took)
 	at := func(q float64) float64 { return took[min(int(q*float64(len(took))), len(took)-1)] }
 	return Latency{Count: len(took), P50: at(0.50), P99: at(0.99), Max: took[len(took)-1],
-		ComputeMicros: float64(compute) / float64(len(took))}, nil
+		ComputeMicros: float64(compute) / float64(len(took))}
 }
