@@ -1,13 +1,18 @@
 package engine
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"dtp-personal/engine/fixture"
+	"dtp-personal/engine/ingest"
+	"dtp-personal/engine/server"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
@@ -61,6 +66,71 @@ func TestFirstSyncKeepsTheLogUnderItsBound(t *testing.T) {
 		if !strings.Contains(metrics, want) {
 			t.Errorf("/metrics lacks %q", want)
 		}
+	}
+}
+
+// Pushes at full rate (four connections, 512 events each in flight, no rate
+// limit) and an import write as fast as a first sync; under a bound of
+// 8 MiB the log stays under it through both, and every event is stored.
+// Seen failing with the store's guard removed.
+func TestPushAndImportKeepTheLogUnderItsBound(t *testing.T) {
+	t.Parallel()
+	_, evs := fixture.WebOfTrust(16000, 20, time.Now().Unix())
+	pushed, imported := evs[:len(evs)/2], evs[len(evs)/2:]
+	limits := server.DefaultLimits()
+	limits.EventsPerSecond, limits.EventsBurst = 1e9, 1e9
+	// A bound below the setting's least, so a small load passes it several
+	// times, holds transactions up to its half (4 MiB): batches of at most 100
+	// events here (the default 1,000 write about 9 MiB of log, which the least
+	// setting, 32 MiB, holds).
+	eng, url := startEngine(t, Options{ServerLimits: limits, Ingest: ingest.Config{MaxBatch: 100}})
+	const limit = 8 << 20
+	if err := eng.store.SetWALLimit(limit); err != nil {
+		t.Fatal(err)
+	}
+	check := func(what string, resetsBefore int64) int64 {
+		t.Helper()
+		s := eng.Status().Store
+		t.Logf("%s: log peak %d bytes, bound %d, reset %d times (%d held up)", what, s.WALPeakBytes, s.WALLimitBytes, s.WALResets, s.WALResetsBlocked)
+		if s.WALPeakBytes > limit || s.WALBytes > limit {
+			t.Fatalf("%s: the log passed its bound: %+v", what, s)
+		}
+		if s.WALResets < resetsBefore+2 {
+			t.Fatalf("%s wrote too little to show the bound: %+v", what, s)
+		}
+		return s.WALResets
+	}
+
+	const conns = 4
+	frames := make([][][]byte, conns)
+	for i, ev := range pushed {
+		data, _ := json.Marshal([]any{"EVENT", ev})
+		frames[i%conns] = append(frames[i%conns], maskedFrame(data))
+	}
+	var wg sync.WaitGroup
+	for c := range conns {
+		cl := dialPushClient(t, url)
+		defer cl.conn.Close()
+		wg.Go(func() {
+			if err := cl.push(frames[c], 512); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	resets := check("push", 0)
+
+	var jsonl bytes.Buffer
+	for _, ev := range imported {
+		jsonl.WriteString(ev.String() + "\n")
+	}
+	tally, err := eng.Import(context.Background(), &jsonl, nil)
+	if err != nil || tally.Stored != len(imported) {
+		t.Fatalf("import: %+v %v", tally, err)
+	}
+	check("import", resets)
+	if got := eng.Status().Ingest.Accepted; got != int64(len(evs)) {
+		t.Fatalf("%d of %d events stored", got, len(evs))
 	}
 }
 
