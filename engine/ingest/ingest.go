@@ -76,6 +76,12 @@ type Config struct {
 	Workers   int // verify workers; default: one per CPU
 	QueueSize int // per-stage queue bound; default 4096
 	MaxBatch  int // events per transaction; default 1000
+	// MaxBatchBytes bounds a transaction's events by their size (eventBytes);
+	// default 4 MiB. A thousand trust events write about 9 MiB of
+	// write-ahead log; a thousand large ones (repository patches, up to the
+	// message size) would write gigabytes in one transaction, which no bound
+	// on the log can hold (the store empties the log between transactions).
+	MaxBatchBytes int
 	// MaxBatchWait is how long a batch may wait to fill while events are
 	// still being verified (with none on its way it is committed at once);
 	// default 20ms
@@ -153,6 +159,9 @@ func New(st Store, checker Checker, verify Verifier, cfg Config) (*Pipeline, err
 	}
 	if cfg.MaxBatchWait <= 0 {
 		cfg.MaxBatchWait = 20 * time.Millisecond
+	}
+	if cfg.MaxBatchBytes <= 0 {
+		cfg.MaxBatchBytes = 4 << 20
 	}
 	p := &Pipeline{
 		store: st, checker: checker, verify: verify, cfg: cfg,
@@ -370,9 +379,10 @@ func (p *Pipeline) writeLoop() {
 			return
 		}
 		batch = append(batch[:0], j)
+		size := eventBytes(j.ev)
 		timer.Reset(p.cfg.MaxBatchWait)
 	fill:
-		for len(batch) < p.cfg.MaxBatch {
+		for len(batch) < p.cfg.MaxBatch && size < p.cfg.MaxBatchBytes {
 			// Nothing on its way: commit now. Waiting out MaxBatchWait would
 			// only hold back the OKs that let pushing clients send more; under
 			// load, what arrives during this commit makes the next batch.
@@ -385,6 +395,7 @@ func (p *Pipeline) writeLoop() {
 					break fill
 				}
 				batch = append(batch, j)
+				size += eventBytes(j.ev)
 			case <-p.drained: // look again: the last job may have left verification
 			case <-timer.C:
 				break fill
@@ -395,6 +406,18 @@ func (p *Pipeline) writeLoop() {
 		p.commit(batch)
 		<-p.cores
 	}
+}
+
+// eventBytes is about what an event weighs in a transaction: its content
+// and tags, and its fixed fields.
+func eventBytes(ev *nostr.Event) int {
+	n := len(ev.Content) + len(ev.ID) + len(ev.PubKey) + len(ev.Sig) + 64
+	for _, tag := range ev.Tags {
+		for _, v := range tag {
+			n += len(v) + 4
+		}
+	}
+	return n
 }
 
 // Exclusive runs fn between commits: a change to what the store holds

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -23,9 +24,19 @@ type faultyStore struct {
 	*store.Store
 	hold chan struct{} // when not nil, SaveBatch waits for a receive
 	fail atomic.Bool
+	// batchBytes are the sizes (eventBytes) of the batches saved
+	mu         sync.Mutex
+	batchBytes []int
 }
 
 func (s *faultyStore) SaveBatch(evs []*nostr.Event) ([]store.SaveResult, error) {
+	size := 0
+	for _, ev := range evs {
+		size += eventBytes(ev)
+	}
+	s.mu.Lock()
+	s.batchBytes = append(s.batchBytes, size)
+	s.mu.Unlock()
 	if s.hold != nil {
 		<-s.hold
 	}
@@ -376,5 +387,58 @@ func TestBatchCommitsWhenNothingMoreIsOnItsWay(t *testing.T) {
 	}
 	if n, err := st.Count(ctx, nostr.Filter{}); err != nil || n != int64(len(evs)) {
 		t.Fatalf("stored %d (%v), want %d", n, err, len(evs))
+	}
+}
+
+// Large events make smaller batches: a transaction holds events up to
+// MaxBatchBytes (the last one may pass it), however many MaxBatch allows,
+// so one transaction's write-ahead log stays within what its bound holds.
+func TestBatchesAreBoundedInBytes(t *testing.T) {
+	st, err := store.Open(filepath.Join(t.TempDir(), "dtp.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	fs := &faultyStore{Store: st, hold: make(chan struct{})}
+	const limit = 8000
+	p, err := New(fs, validation.DefaultProfile(), validation.VerifyEvent, Config{MaxBatchBytes: limit, MaxBatchWait: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	author := fixture.NewAuthor(7)
+	var evs []*nostr.Event
+	for i := range 60 {
+		evs = append(evs, author.Trust(fixture.P(fixture.NewAuthor(100+i).Pubkey), "1", 1_700_000_000, fixture.Content(strings.Repeat("x", 1000))))
+	}
+	largest := 0
+	for _, ev := range evs {
+		largest = max(largest, eventBytes(ev))
+	}
+	results := make(chan []Result, 1)
+	go func() {
+		r, _ := p.SubmitAll(context.Background(), evs, "test")
+		results <- r
+	}()
+	// the first batch is held until every event waits in the queues behind it
+	testutil.EventuallyWithin(t, 10*time.Second, "every event verified", func() bool {
+		return len(p.verifyQ) == 0 && p.verifying.Load() == 0
+	})
+	close(fs.hold)
+	for _, r := range <-results {
+		if !r.OK() || r.Outcome != Stored {
+			t.Fatalf("%+v", r)
+		}
+	}
+	p.Close()
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	t.Logf("batches of %v bytes (events of %d)", fs.batchBytes, largest)
+	if len(fs.batchBytes) < 60*largest/(limit+largest) {
+		t.Fatalf("%d batches for %d events of about %d bytes under %d", len(fs.batchBytes), len(evs), largest, limit)
+	}
+	for _, b := range fs.batchBytes {
+		if b >= limit+largest {
+			t.Fatalf("a batch of %d bytes, bound %d", b, limit)
+		}
 	}
 }
