@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -227,19 +226,9 @@ func (o *openedLine) Write(p []byte) (int, error) {
 
 // procStatusKiB reads a kB figure of /proc/self/status (VmRSS, VmHWM).
 func procStatusKiB(t testing.TB, field string) int64 {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		t.Fatal(err)
+	kib, ok := testutil.ProcStatusKiB(field)
+	if !ok {
+		t.Fatalf("no %s in /proc/self/status", field)
 	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, field+":"); ok {
-			n, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return n
-		}
-	}
-	t.Fatalf("no %s in /proc/self/status", field)
-	return 0
+	return kib
 }

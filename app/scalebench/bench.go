@@ -124,6 +124,7 @@ type Latency struct {
 	P99           float64 `json:"p99Millis"`
 	Max           float64 `json:"maxMillis"`
 	ComputeMicros float64 `json:"meanComputeMicros"` // the server's own figure
+	ComputeP99    float64 `json:"p99ComputeMicros"`
 }
 
 // trustKinds are the kinds the web is made of and the sync keeps.

@@ -138,8 +138,7 @@ func (s *server) resolveMany(ctx context.Context, subjects []string, warm int) (
 		return Latency{}, err
 	}
 	defer c.CloseNow()
-	var took []float64
-	var compute int64
+	var took, compute []float64
 	for k, subj := range subjects {
 		t := time.Now()
 		a, err := resolve(ctx, c, strconv.Itoa(k), subj)
@@ -148,7 +147,7 @@ func (s *server) resolveMany(ctx context.Context, subjects []string, warm int) (
 		}
 		if k >= warm {
 			took = append(took, float64(time.Since(t).Microseconds())/1000)
-			compute += a.ComputeMicros
+			compute = append(compute, float64(a.ComputeMicros))
 		}
 	}
 	return latency(took, compute), nil
@@ -163,8 +162,7 @@ func (s *server) resolveAfterCommits(ctx context.Context, events []*nostr.Event,
 		return Latency{}, err
 	}
 	defer c.CloseNow()
-	var took []float64
-	var compute int64
+	var took, compute []float64
 	for k, ev := range events {
 		if err := push(ctx, c, ev); err != nil {
 			return Latency{}, err
@@ -176,7 +174,7 @@ func (s *server) resolveAfterCommits(ctx context.Context, events []*nostr.Event,
 			return Latency{}, fmt.Errorf("resolve %s: %w", subj, err)
 		}
 		took = append(took, float64(time.Since(t).Microseconds())/1000)
-		compute += a.ComputeMicros
+		compute = append(compute, float64(a.ComputeMicros))
 	}
 	return latency(took, compute), nil
 }
@@ -212,13 +210,22 @@ func push(ctx context.Context, c *websocket.Conn, ev *nostr.Event) error {
 }
 
 // latency is the percentiles of round trips in milliseconds, with the
-// server's mean compute time.
-func latency(took []float64, compute int64) Latency {
+// server's own compute times (µs): their mean and p99, which the machine's
+// load stretches less than the round trips.
+func latency(took, compute []float64) Latency {
 	if len(took) == 0 {
 		return Latency{}
 	}
-	slices.Sort(took)
-	at := func(q float64) float64 { return took[min(int(q*float64(len(took))), len(took)-1)] }
-	return Latency{Count: len(took), P50: at(0.50), P99: at(0.99), Max: took[len(took)-1],
-		ComputeMicros: float64(compute) / float64(len(took))}
+	var sum float64
+	for _, c := range compute {
+		sum += c
+	}
+	return Latency{Count: len(took), P50: quantile(took, 0.50), P99: quantile(took, 0.99), Max: quantile(took, 1),
+		ComputeMicros: sum / float64(len(compute)), ComputeP99: quantile(compute, 0.99)}
+}
+
+// quantile sorts xs and returns its q-quantile (the largest for q = 1).
+func quantile(xs []float64, q float64) float64 {
+	slices.Sort(xs)
+	return xs[min(int(q*float64(len(xs))), len(xs)-1)]
 }

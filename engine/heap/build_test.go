@@ -270,6 +270,9 @@ func benchHeapBytes(b *testing.B, authors int) {
 		b.ReportMetric(float64(held)/float64(st.Edges), "B/edge")
 		b.ReportMetric(float64(st.Edges), "edges")
 		b.ReportMetric(float64(st.Nodes), "nodes")
+		if kib, ok := testutil.ProcStatusKiB("VmHWM"); ok {
+			b.ReportMetric(float64(kib)/1024, "peak-RSS-MiB") // the whole test process's, generator included
+		}
 		runtime.KeepAlive(h)
 	}
 }
