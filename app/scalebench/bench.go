@@ -22,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/coder/websocket"
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine"
@@ -495,12 +496,16 @@ func (r *run) measureRest(ctx context.Context, data, url string) error {
 		}
 	}
 	r.logf("%d warm resolves", r.cfg.Resolves)
-	if r.res.Resolve, err = srv.resolveMany(ctx, subjects, len(subjects)-r.cfg.Resolves); err != nil {
+	asked := func(k int) string { return subjects[k%len(subjects)] }
+	if r.res.Resolve, err = srv.timeResolves(ctx, len(subjects), len(subjects)-r.cfg.Resolves, asked, nil); err != nil {
 		return err
 	}
+	// the first question after each commit, which a walk cached before it
+	// must be brought up to date for
 	commits := r.commits()
 	r.logf("%d resolves, each the first after a pushed statement's commit", len(commits))
-	if r.res.ResolveAfterCommit, err = srv.resolveAfterCommits(ctx, commits, subjects); err != nil {
+	pushed := func(c *websocket.Conn, k int) error { return push(ctx, c, commits[k]) }
+	if r.res.ResolveAfterCommit, err = srv.timeResolves(ctx, len(commits), 0, asked, pushed); err != nil {
 		return err
 	}
 	r.res.RestRSS, r.res.ServerPeakRSS = processRSS(srv.cmd.Process.Pid)

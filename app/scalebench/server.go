@@ -130,51 +130,31 @@ func (s *server) firstAnswer(ctx context.Context, subject string) (time.Duration
 	return listening, a.String(), nil
 }
 
-// resolveMany asks every subject in turn on one connection and times the
-// round trips after the first warm ones.
-func (s *server) resolveMany(ctx context.Context, subjects []string, warm int) (Latency, error) {
+// timeResolves asks n questions in turn on one connection, subject(k) the
+// k-th, after before(c, k) when there is one (not timed), and times the round
+// trips from the warm-th on.
+func (s *server) timeResolves(ctx context.Context, n, warm int, subject func(k int) string, before func(c *websocket.Conn, k int) error) (Latency, error) {
 	c, err := s.dial(ctx)
 	if err != nil {
 		return Latency{}, err
 	}
 	defer c.CloseNow()
 	var took, compute []float64
-	for k, subj := range subjects {
+	for k := range n {
+		if before != nil {
+			if err := before(c, k); err != nil {
+				return Latency{}, err
+			}
+		}
 		t := time.Now()
-		a, err := resolve(ctx, c, strconv.Itoa(k), subj)
+		a, err := resolve(ctx, c, strconv.Itoa(k), subject(k))
 		if err != nil {
-			return Latency{}, fmt.Errorf("resolve %s: %w", subj, err)
+			return Latency{}, fmt.Errorf("resolve %s: %w", subject(k), err)
 		}
 		if k >= warm {
 			took = append(took, float64(time.Since(t).Microseconds())/1000)
 			compute = append(compute, float64(a.ComputeMicros))
 		}
-	}
-	return latency(took, compute), nil
-}
-
-// resolveAfterCommits pushes the events one at a time and, once each is
-// committed (its OK), asks one question: the first question after each
-// commit, which a walk cached before it must be brought up to date for.
-func (s *server) resolveAfterCommits(ctx context.Context, events []*nostr.Event, subjects []string) (Latency, error) {
-	c, err := s.dial(ctx)
-	if err != nil {
-		return Latency{}, err
-	}
-	defer c.CloseNow()
-	var took, compute []float64
-	for k, ev := range events {
-		if err := push(ctx, c, ev); err != nil {
-			return Latency{}, err
-		}
-		subj := subjects[k%len(subjects)]
-		t := time.Now()
-		a, err := resolve(ctx, c, "c"+strconv.Itoa(k), subj)
-		if err != nil {
-			return Latency{}, fmt.Errorf("resolve %s: %w", subj, err)
-		}
-		took = append(took, float64(time.Since(t).Microseconds())/1000)
-		compute = append(compute, float64(a.ComputeMicros))
 	}
 	return latency(took, compute), nil
 }

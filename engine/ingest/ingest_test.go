@@ -208,19 +208,26 @@ func TestStoreFailureIsNeverAcknowledged(t *testing.T) {
 	}
 }
 
-// TestHeldIdsSkipSignatureWork: ids already in the store when the pipeline
-// starts are answered as duplicates without a signature check, and new ids
-// are not mistaken for held ones.
-func TestHeldIdsSkipSignatureWork(t *testing.T) {
+// holdingHalf is a store holding the first 10 of 20 statements, and the 20.
+func holdingHalf(t *testing.T) (*store.Store, []*nostr.Event) {
+	t.Helper()
 	st, err := store.Open(filepath.Join(t.TempDir(), "dtp.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
+	t.Cleanup(func() { st.Close() })
 	evs := statements(20)
 	if _, err := st.SaveBatch(evs[:10]); err != nil {
 		t.Fatal(err)
 	}
+	return st, evs
+}
+
+// TestHeldIdsSkipSignatureWork: ids already in the store when the pipeline
+// starts are answered as duplicates without a signature check, and new ids
+// are not mistaken for held ones.
+func TestHeldIdsSkipSignatureWork(t *testing.T) {
+	st, evs := holdingHalf(t)
 	var verified atomic.Int64
 	verify := func(ev *nostr.Event) error { verified.Add(1); return validation.VerifyEvent(ev) }
 	p, err := New(st, validation.DefaultProfile(), verify, Config{})
@@ -287,15 +294,7 @@ func (s slowIDs) EachID(ctx context.Context, fn func(string)) error {
 // seconds): until they are read, a held event is still answered as a
 // duplicate (from the database), and new events are stored.
 func TestStartsBeforeTheHeldIdsAreRead(t *testing.T) {
-	st, err := store.Open(filepath.Join(t.TempDir(), "dtp.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	evs := statements(20)
-	if _, err := st.SaveBatch(evs[:10]); err != nil {
-		t.Fatal(err)
-	}
+	st, evs := holdingHalf(t)
 	slow := slowIDs{Store: st, release: make(chan struct{})}
 	p, err := New(slow, validation.DefaultProfile(), validation.VerifyEvent, Config{})
 	if err != nil {
