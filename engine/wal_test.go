@@ -57,7 +57,10 @@ func TestFirstSyncKeepsTheLogUnderItsBound(t *testing.T) {
 	if s.WALLimitBytes != limit || s.WALPeakBytes > limit || s.WALBytes > limit {
 		t.Fatalf("the log passed its bound: %+v", s)
 	}
-	if s.WALResets < 2 || s.DatabaseBytes == 0 {
+	// at least once past half the bound (a slow run, as under -race on a
+	// busy machine, lets SQLite start the log over by itself between
+	// batches, so the guard has less to do)
+	if s.WALResets < 1 || s.DatabaseBytes == 0 {
 		t.Fatalf("the sync wrote too little to show the bound: %+v", s)
 	}
 	_, metrics := httpGet(t, base+"/metrics")
@@ -95,7 +98,7 @@ func TestPushAndImportKeepTheLogUnderItsBound(t *testing.T) {
 		if s.WALPeakBytes > limit || s.WALBytes > limit {
 			t.Fatalf("%s: the log passed its bound: %+v", what, s)
 		}
-		if s.WALResets < resetsBefore+2 {
+		if s.WALResets < resetsBefore+1 { // at least once, as in TestFirstSyncKeepsTheLogUnderItsBound
 			t.Fatalf("%s wrote too little to show the bound: %+v", what, s)
 		}
 		return s.WALResets
