@@ -53,6 +53,12 @@ func benchSmall(t *testing.T, args ...string) scalebench.Result {
 	if res.Resolve.Count != 50 || res.Resolve.P50 <= 0 || res.Resolve.P99 < res.Resolve.P50 || res.RestRSS <= 0 {
 		t.Errorf("resolves %+v, RSS at rest %d", res.Resolve, res.RestRSS)
 	}
+	if a := res.ResolveAfterCommit; a.Count != 2 || a.P50 <= 0 || a.P99 < a.P50 {
+		t.Errorf("resolves after a commit %+v, want 2 (authors 25 and 125)", a)
+	}
+	if res.WALLimit != 64<<20 || res.FirstSync.WALPeak > res.WALLimit {
+		t.Errorf("WAL peak %d of a bound of %d bytes", res.FirstSync.WALPeak, res.WALLimit)
+	}
 	return res
 }
 

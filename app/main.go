@@ -62,6 +62,7 @@ func (e *exitError) Error() string { return e.err.Error() }
 var errUsage = errors.New("usage")
 
 func main() {
+	setMemoryTarget()
 	err := run(os.Args[1:])
 	if err == nil {
 		return

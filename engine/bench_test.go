@@ -196,7 +196,7 @@ type pushClient struct {
 	r    *bufio.Reader
 }
 
-func dialPushClient(b *testing.B, wsURL string) *pushClient {
+func dialPushClient(b testing.TB, wsURL string) *pushClient {
 	u, err := neturl.Parse(wsURL)
 	if err != nil {
 		b.Fatal(err)

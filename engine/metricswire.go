@@ -20,6 +20,12 @@ func (e *Engine) registerMetrics() {
 	relays := registerRelayMetrics(r, "dtp_")
 	passes := r.NewCopiedCounter("dtp_sync_passes_total", "Sync passes finished.")
 	passDuration := r.NewGauge("dtp_sync_pass_duration_seconds", "Duration of the last sync pass.")
+	dbBytes := r.NewGauge("dtp_store_database_bytes", "Size of the database file.")
+	walBytes := r.NewGauge("dtp_store_wal_bytes", "Size of the write-ahead log file.")
+	walPeak := r.NewGauge("dtp_store_wal_peak_bytes", "Largest size of the write-ahead log since the engine opened.")
+	walLimit := r.NewGauge("dtp_store_wal_limit_bytes", "Bound of the write-ahead log: the writer starts it over at half of it.")
+	walResets := r.NewCopiedCounter("dtp_store_wal_resets_total", "Times the writer started the write-ahead log over.")
+	walBlocked := r.NewCopiedCounter("dtp_store_wal_resets_blocked_total", "Write-ahead log resets held up by readers still in the log.")
 
 	r.OnCollect(func(*metrics.Registry) {
 		duplicates.Set(float64(e.ingest.Duplicates()))
@@ -37,6 +43,13 @@ func (e *Engine) registerMetrics() {
 		relays(m.Metrics)
 		passes.Set(float64(m.Passes))
 		passDuration.Set(m.PassDurationSeconds)
+		st := e.storeStatus()
+		dbBytes.Set(float64(st.DatabaseBytes))
+		walBytes.Set(float64(st.WALBytes))
+		walPeak.Set(float64(st.WALPeakBytes))
+		walLimit.Set(float64(st.WALLimitBytes))
+		walResets.Set(float64(st.WALResets))
+		walBlocked.Set(float64(st.WALResetsBlocked))
 	})
 }
 

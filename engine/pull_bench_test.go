@@ -117,7 +117,7 @@ func logProgress(b *testing.B, eng *Engine, kind string) (stop func()) {
 }
 
 // seededDataDir is a new data directory whose store holds evs.
-func seededDataDir(b *testing.B, evs []*nostr.Event) string {
+func seededDataDir(b testing.TB, evs []*nostr.Event) string {
 	b.Helper()
 	dir := b.TempDir()
 	seed, err := store.Open(DatabasePath(dir))

@@ -26,6 +26,13 @@ func (e *Engine) registerSettingsParts() {
 				e.server.SetLimits(e.serverLimits(to.Limits))
 			}
 		},
+		func(from, to settings.Settings) {
+			if walLimit(from.Limits) != walLimit(to.Limits) {
+				if err := e.store.SetWALLimit(walLimit(to.Limits)); err != nil {
+					e.log.Warn("write-ahead log limit", "err", err)
+				}
+			}
+		},
 		e.sync.ApplySettings,  // strategy, interval, pause, relays; limits at each pass and connection
 		e.repos.ApplySettings, // services, bootstrap relay; the page timeout at each connection
 		// access rules: read by the server at each request (server.Config.Access)
@@ -113,3 +120,6 @@ func (e *Engine) serverLimits(l settings.Limits) server.Limits {
 	sl.MaxTagBytes = cmp.Or(o.MaxTagBytes, l.MaxTagKiB<<10)
 	return sl
 }
+
+// walLimit is the write-ahead log's bound in bytes under the user's limits.
+func walLimit(l settings.Limits) int64 { return int64(l.MaxWALMiB) << 20 }

@@ -27,6 +27,7 @@ func (e *Engine) Status() status.Snapshot {
 		Relays:          sy.Relays,
 		Frontier:        e.frontierStatus(),
 		Heap:            e.trust.heap.Stats(),
+		Store:           e.storeStatus(),
 		Progress:        sy.Progress,
 		Ingest:          e.stats.snapshot(e.ingest.Duplicates()),
 		Listen:          e.ListenAddr(),
@@ -67,4 +68,11 @@ func (e *Engine) coverage(syncReasons []string) status.Coverage {
 		reasons = append(reasons, status.ReasonHeapLimit)
 	}
 	return status.NewCoverage(reasons...)
+}
+
+// storeStatus is the database's size on disk and its log's bound.
+func (e *Engine) storeStatus() status.Store {
+	w := e.store.WAL()
+	return status.Store{DatabaseBytes: e.store.Size(), WALBytes: w.Bytes, WALPeakBytes: w.PeakBytes,
+		WALLimitBytes: w.Limit, WALResets: w.Resets, WALResetsBlocked: w.Blocked}
 }

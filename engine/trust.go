@@ -27,18 +27,10 @@ type trust struct {
 	resolver *resolver.Resolver
 }
 
-// buildTrust rebuilds the heap from the database (no signature checks),
-// walks the frontier once and wires the pipeline's commits into both.
-func (e *Engine) buildTrust() error {
+// buildTrust walks the frontier of heap h (openHeap) once and wires the
+// pipeline's commits into both.
+func (e *Engine) buildTrust(h *heap.Heap, clock *startClock) {
 	s := e.Settings()
-	h := heap.New(s.Limits)
-	res, err := h.Build(context.Background(), e.store)
-	if err != nil {
-		return fmt.Errorf("rebuild trust graph: %w", err)
-	}
-	if res.Skipped > 0 {
-		e.log.Warn("stored events no longer pass validation; left out of the trust graph", "count", res.Skipped)
-	}
 	tracker := frontier.NewTracker(h, frontier.Config{
 		Limits:   s.Limits,
 		Roots:    s.Roots,
@@ -47,13 +39,13 @@ func (e *Engine) buildTrust() error {
 		OnLeft: func(pubkeys []string) { e.sync.AuthorsLeft(pubkeys) },
 	})
 	tracker.Recompute()
+	clock.lap("frontier")
 	e.trust = trust{heap: h, frontier: tracker, resolver: resolver.New(h, frontierView{e}, e, e.band)}
 	e.ingest.OnCommit(func(c ingest.Committed) {
 		if h.ApplyParsed(c.Parsed).HopsChanged {
 			tracker.Notify()
 		}
 	})
-	return nil
 }
 
 // frontierView is the frontier as answers show it: the walk, with the event

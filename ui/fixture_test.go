@@ -186,6 +186,7 @@ func fixture() status.Snapshot {
 			Truncation: []status.Truncation{{Reason: "maxTotalAuthors", Cut: 1234}, {Reason: "maxAuthorsPerLevel", Cut: 56}},
 		},
 		Heap:     status.Heap{Nodes: 1234, Edges: 98765, GraphVersion: 77, NodeLimit: limits.HeapNodeLimit, EdgeLimit: limits.HeapEdgeLimit},
+		Store:    status.Store{DatabaseBytes: 1_234_000_000, WALBytes: 3_100_000, WALPeakBytes: 40_000_000, WALLimitBytes: 64 << 20},
 		Progress: status.Progress{Pass: "trust", Done: 420, Total: 1000, Stored: 900},
 		Ingest: status.Ingest{Accepted: 5000, Duplicates: 700, Rejected: 2, AcceptedPerSec: 12.5,
 			RecentRejections: []status.Rejection{

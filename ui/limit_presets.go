@@ -26,6 +26,7 @@ var limitHelp = map[string]string{
 	"maxQueuedMiB":             "MiB waiting to be sent to one client; a client that stops reading is dropped",
 	"maxTotalQueuedMiB":        "MiB waiting to be sent to all clients; past it the slowest are dropped",
 	"maxTagKiB":                "KiB of tags one event may carry; a larger one is refused",
+	"maxWALMiB":                "MiB of the database's write-ahead log on disk, at most (the database file is what grows with your data)",
 }
 
 // limitPresets are the caps for the size of network followed: Normal is

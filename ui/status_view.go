@@ -29,7 +29,7 @@ type statusView struct {
 	state, coverage, reasons   *widget.Label
 	lastSync, nextSync, period *widget.Label
 	nodes, edges, heapLimit    *widget.Label
-	graphVersion               *widget.Label
+	graphVersion, wal          *widget.Label
 	form                       *widget.Form
 	nextSyncItem               *widget.FormItem
 	diagnostics                *widget.Accordion // the engine's figures, closed until asked for
@@ -45,7 +45,7 @@ func newStatusView(g *GUI) *statusView {
 
 	for _, l := range []**widget.Label{
 		&v.summary, &v.restart, &v.state, &v.coverage, &v.reasons, &v.lastSync, &v.nextSync, &v.period,
-		&v.nodes, &v.edges, &v.heapLimit, &v.graphVersion,
+		&v.nodes, &v.edges, &v.heapLimit, &v.graphVersion, &v.wal,
 	} {
 		*l = widget.NewLabel("")
 		(*l).Wrapping = fyne.TextWrapWord
@@ -67,6 +67,7 @@ func newStatusView(g *GUI) *statusView {
 		widget.NewFormItem("Heap edges", v.edges),
 		widget.NewFormItem("Heap limit", v.heapLimit),
 		widget.NewFormItem("Graph version", v.graphVersion),
+		widget.NewFormItem("Write-ahead log", v.wal),
 	)))
 	v.root = container.NewVScroll(container.NewVBox(
 		v.summary,
@@ -213,6 +214,9 @@ func (v *statusView) render(s status.Snapshot) {
 		setText(v.heapLimit, "reached: "+s.Heap.LimitReason)
 	}
 	setText(v.graphVersion, fmt.Sprint(s.Heap.GraphVersion))
+	// the bound in the setting's unit (limits --max-wal-mib)
+	setText(v.wal, fmt.Sprintf("%s of at most %d MiB (largest %s), beside a database of %s", byteSize(s.Store.WALBytes),
+		s.Store.WALLimitBytes>>20, byteSize(s.Store.WALPeakBytes), byteSize(s.Store.DatabaseBytes)))
 }
 
 // nameNextSync names the next-sync row for the strategy: continuous

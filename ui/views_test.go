@@ -28,6 +28,7 @@ func TestStatusViewShowsSnapshot(t *testing.T) {
 		"heap edges":    v.edges.Text,
 		"heap limit":    v.heapLimit.Text,
 		"graph version": v.graphVersion.Text,
+		"wal":           v.wal.Text,
 		"strategy":      v.strategy.Selected,
 		"pause button":  v.pause.Text,
 	}
@@ -43,6 +44,7 @@ func TestStatusViewShowsSnapshot(t *testing.T) {
 		"heap edges":    "98,765 of 5,000,000",
 		"heap limit":    "not reached",
 		"graph version": "77",
+		"wal":           "3.1 MB of at most 64 MiB (largest 40.0 MB), beside a database of 1.2 GB",
 		"strategy":      "Interval (trusted network)",
 		"pause button":  "Pause sync",
 	}

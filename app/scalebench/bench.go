@@ -22,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/coder/websocket"
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine"
@@ -73,13 +74,17 @@ type Result struct {
 	DataDirBytes int64 `json:"dataDirBytes"`
 	DatabaseSize int64 `json:"databaseBytes"`
 	WALAtRest    int64 `json:"walBytesAtRest"`
+	WALLimit     int64 `json:"walLimitBytes"` // the bound the syncing directory's setting gives
 
 	RestartSeconds   float64 `json:"restartToFirstAnswerSeconds"`
 	ListeningSeconds float64 `json:"restartToListeningSeconds"`
 	FirstAnswer      string  `json:"firstAnswer"`
 	Resolve          Latency `json:"resolve"`
-	RestRSS          int64   `json:"serverRSSAtRest"`
-	ServerPeakRSS    int64   `json:"serverPeakRSS"`
+	// ResolveAfterCommit is the first question after each of a run of
+	// pushed statements, each a new hop of a different author.
+	ResolveAfterCommit Latency `json:"resolveAfterCommit"`
+	RestRSS            int64   `json:"serverRSSAtRest"`
+	ServerPeakRSS      int64   `json:"serverPeakRSS"`
 }
 
 // Phase is one measured `sync --once` process.
@@ -120,6 +125,7 @@ type Latency struct {
 	P99           float64 `json:"p99Millis"`
 	Max           float64 `json:"maxMillis"`
 	ComputeMicros float64 `json:"meanComputeMicros"` // the server's own figure
+	ComputeP99    float64 `json:"p99ComputeMicros"`
 }
 
 // trustKinds are the kinds the web is made of and the sync keeps.
@@ -306,6 +312,18 @@ func (r *run) writeChanges(path string) (int, error) {
 	return n, os.WriteFile(path, b, 0o644)
 }
 
+// commits are the statements pushed for ResolveAfterCommit: a new trust
+// statement by every hundredth author from the 25th (not the change
+// refresh's), at most 200, dated now.
+func (r *run) commits() []*nostr.Event {
+	now := time.Now().Unix()
+	var evs []*nostr.Event
+	for i := 25 % r.cfg.Authors; i < r.cfg.Authors && len(evs) < min(r.cfg.Resolves, 200); i += 100 {
+		evs = append(evs, r.web.Change(i, now))
+	}
+	return evs
+}
+
 // prepare sets up the syncing data directory: the web's root, the relay,
 // caps raised so the whole web is in the frontier. A pass keeps at most
 // maxEvents ÷ maxTotalAuthors trust statements of one author, so maxEvents
@@ -415,6 +433,9 @@ func (r *run) readFrontier(ctx context.Context, data string) error {
 			Edges       int    `json:"edges"`
 			LimitReason string `json:"limitReason"`
 		} `json:"heap"`
+		Store struct {
+			WALLimitBytes int64 `json:"walLimitBytes"`
+		} `json:"store"`
 	}
 	out, err := r.command(ctx, data, "status", "--json")
 	if err != nil {
@@ -431,7 +452,7 @@ func (r *run) readFrontier(ctx context.Context, data string) error {
 	for _, t := range s.Frontier.Truncation {
 		f.Truncation = append(f.Truncation, fmt.Sprintf("%s %d", t.Reason, t.Cut))
 	}
-	r.res.Frontier = f
+	r.res.Frontier, r.res.WALLimit = f, s.Store.WALLimitBytes
 	return nil
 }
 
@@ -475,7 +496,16 @@ func (r *run) measureRest(ctx context.Context, data, url string) error {
 		}
 	}
 	r.logf("%d warm resolves", r.cfg.Resolves)
-	if r.res.Resolve, err = srv.resolveMany(ctx, subjects, len(subjects)-r.cfg.Resolves); err != nil {
+	asked := func(k int) string { return subjects[k%len(subjects)] }
+	if r.res.Resolve, err = srv.timeResolves(ctx, len(subjects), len(subjects)-r.cfg.Resolves, asked, nil); err != nil {
+		return err
+	}
+	// the first question after each commit, which a walk cached before it
+	// must be brought up to date for
+	commits := r.commits()
+	r.logf("%d resolves, each the first after a pushed statement's commit", len(commits))
+	pushed := func(c *websocket.Conn, k int) error { return push(ctx, c, commits[k]) }
+	if r.res.ResolveAfterCommit, err = srv.timeResolves(ctx, len(commits), 0, asked, pushed); err != nil {
 		return err
 	}
 	r.res.RestRSS, r.res.ServerPeakRSS = processRSS(srv.cmd.Process.Pid)

@@ -34,7 +34,7 @@ func (res *Result) Print(w io.Writer) {
 		heap += ", at " + f.HeapLimit
 	}
 	p("  heap", "%s", heap)
-	p("  WAL peak", "%s", mib(res.FirstSync.WALPeak))
+	p("  WAL peak", "%s (bound %s)", mib(res.FirstSync.WALPeak), mib(res.WALLimit))
 	p("  RSS peak", "%s (the sync process)", mib(res.FirstSync.RSSPeak))
 	if ref := res.Reference; ref != nil {
 		p("strfry sync --dir down", "%.1f s, %d events, %.0f events/s (first sync ÷ strfry = %.2f); again with nothing new %.1f s",
@@ -45,7 +45,9 @@ func (res *Result) Print(w io.Writer) {
 	p("data directory", "%s (dtp.db %s, WAL at rest %s)", mib(res.DataDirBytes), mib(res.DatabaseSize), mib(res.WALAtRest))
 	p("restart to first answer", "%.2f s (listening after %.2f s): %s", res.RestartSeconds, res.ListeningSeconds, res.FirstAnswer)
 	r := res.Resolve
-	p("resolve (warm)", "%d questions: p50 %.2f ms, p99 %.2f ms, max %.2f ms (server compute mean %.0f µs)", r.Count, r.P50, r.P99, r.Max, r.ComputeMicros)
+	p("resolve (warm)", "%d questions: p50 %.2f ms, p99 %.2f ms, max %.2f ms (server compute mean %.0f µs, p99 %.0f µs)", r.Count, r.P50, r.P99, r.Max, r.ComputeMicros, r.ComputeP99)
+	r = res.ResolveAfterCommit
+	p("resolve after a commit", "%d questions, each the first after a pushed statement: p50 %.2f ms, p99 %.2f ms, max %.2f ms (server compute mean %.0f µs, p99 %.0f µs)", r.Count, r.P50, r.P99, r.Max, r.ComputeMicros, r.ComputeP99)
 	p("server RSS", "%s at rest after the questions, peak %s", mib(res.RestRSS), mib(res.ServerPeakRSS))
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/nbd-wtf/go-nostr"
 )
 
 // server is a `dtp-personal serve --headless` process on loopback.
@@ -129,32 +130,82 @@ func (s *server) firstAnswer(ctx context.Context, subject string) (time.Duration
 	return listening, a.String(), nil
 }
 
-// resolveMany asks every subject in turn on one connection and times the
-// round trips after the first warm ones.
-func (s *server) resolveMany(ctx context.Context, subjects []string, warm int) (Latency, error) {
+// timeResolves asks n questions in turn on one connection, subject(k) the
+// k-th, after before(c, k) when there is one (not timed), and times the round
+// trips from the warm-th on.
+func (s *server) timeResolves(ctx context.Context, n, warm int, subject func(k int) string, before func(c *websocket.Conn, k int) error) (Latency, error) {
 	c, err := s.dial(ctx)
 	if err != nil {
 		return Latency{}, err
 	}
 	defer c.CloseNow()
-	var took []float64
-	var compute int64
-	for k, subj := range subjects {
+	var took, compute []float64
+	for k := range n {
+		if before != nil {
+			if err := before(c, k); err != nil {
+				return Latency{}, err
+			}
+		}
 		t := time.Now()
-		a, err := resolve(ctx, c, strconv.Itoa(k), subj)
+		a, err := resolve(ctx, c, strconv.Itoa(k), subject(k))
 		if err != nil {
-			return Latency{}, fmt.Errorf("resolve %s: %w", subj, err)
+			return Latency{}, fmt.Errorf("resolve %s: %w", subject(k), err)
 		}
 		if k >= warm {
 			took = append(took, float64(time.Since(t).Microseconds())/1000)
-			compute += a.ComputeMicros
+			compute = append(compute, float64(a.ComputeMicros))
 		}
 	}
-	if len(took) == 0 {
-		return Latency{}, nil
+	return latency(took, compute), nil
+}
+
+// push sends one EVENT on c and waits for its OK true (sent after the
+// event's transaction committed).
+func push(ctx context.Context, c *websocket.Conn, ev *nostr.Event) error {
+	frame, _ := json.Marshal([]any{"EVENT", ev})
+	if err := c.Write(ctx, websocket.MessageText, frame); err != nil {
+		return err
 	}
-	slices.Sort(took)
-	at := func(q float64) float64 { return took[min(int(q*float64(len(took))), len(took)-1)] }
-	return Latency{Count: len(took), P50: at(0.50), P99: at(0.99), Max: took[len(took)-1],
-		ComputeMicros: float64(compute) / float64(len(took))}, nil
+	for {
+		_, b, err := c.Read(ctx)
+		if err != nil {
+			return err
+		}
+		var f []json.RawMessage
+		if json.Unmarshal(b, &f) != nil || len(f) < 3 {
+			continue
+		}
+		var label, id string
+		var ok bool
+		json.Unmarshal(f[0], &label)
+		json.Unmarshal(f[1], &id)
+		if label != "OK" || id != ev.ID {
+			continue
+		}
+		if json.Unmarshal(f[2], &ok); !ok {
+			return fmt.Errorf("push %s refused: %s", ev.ID, b)
+		}
+		return nil
+	}
+}
+
+// latency is the percentiles of round trips in milliseconds, with the
+// server's own compute times (µs): their mean and p99, which the machine's
+// load stretches less than the round trips.
+func latency(took, compute []float64) Latency {
+	if len(took) == 0 {
+		return Latency{}
+	}
+	var sum float64
+	for _, c := range compute {
+		sum += c
+	}
+	return Latency{Count: len(took), P50: quantile(took, 0.50), P99: quantile(took, 0.99), Max: quantile(took, 1),
+		ComputeMicros: sum / float64(len(compute)), ComputeP99: quantile(compute, 0.99)}
+}
+
+// quantile sorts xs and returns its q-quantile (the largest for q = 1).
+func quantile(xs []float64, q float64) float64 {
+	slices.Sort(xs)
+	return xs[min(int(q*float64(len(xs))), len(xs)-1)]
 }

@@ -118,3 +118,32 @@ func (v View) bindings(n NodeID, now int64, trusted Trusted) []Binding {
 	}
 	return out
 }
+
+// HasHints reports whether author n holds a statement with npub hints:
+// whether a walk trusts n then decides bindings (trustedHints).
+func (v View) HasHints(n NodeID) bool {
+	for _, ei := range v.h.nodes[n].out {
+		if e := v.h.edges.at(ei); e.extra != 0 && len(v.h.extras[e.extra].hints) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Speakers calls fn with every author of a 32009 statement that Opinions
+// may count as about pubkey node n: statements about n itself, and about X
+// accounts whose hints name n (which may bind them to n). An author may come
+// more than once.
+func (v View) Speakers(n NodeID, fn func(author NodeID)) {
+	about := func(x NodeID) {
+		for _, ei := range v.h.nodes[x].in {
+			if e := v.h.edges.at(ei); e.kind == kindCodeTrust {
+				fn(e.author)
+			}
+		}
+	}
+	about(n)
+	for account := range v.h.ids.accounts[keyText(v.h.nodes[n].key)] {
+		about(account)
+	}
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 
+	"dtp-personal/engine/fixture"
 	"dtp-personal/engine/heap/heaptest"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/store"
@@ -234,5 +235,44 @@ func benchBuildFromStore(b *testing.B, authors int) {
 		b.ReportMetric(secs, "build-s")
 		b.ReportMetric(edges/secs, "edges/s")
 		b.ReportMetric(edges/cpu, "edges/cpu-s")
+	}
+}
+
+// BenchmarkHeapBytes300k: the heap of the ScaleWeb of 300,000 authors
+// (about 3.6 million statements and claims, issue 26 §3), applied straight
+// from generated events, and the bytes it holds: in all and per edge, with
+// its node and edge counts, so the guardrails' counts (SPEC §4: 1,000,000 nodes, 5,000,000
+// edges) can be read as bytes. Run with -benchtime 1x.
+func BenchmarkHeapBytes300k(b *testing.B) { benchHeapBytes(b, 300_000) }
+
+// BenchmarkHeapBytes100k is BenchmarkHeapBytes300k at 100,000 authors.
+func BenchmarkHeapBytes100k(b *testing.B) { benchHeapBytes(b, 100_000) }
+
+func benchHeapBytes(b *testing.B, authors int) {
+	web := fixture.NewScaleWeb(authors, 1)
+	for b.Loop() {
+		before := heapBytes()
+		h := New(settings.DefaultLimits())
+		err := web.EachUnsigned(func(evs []*nostr.Event) error {
+			p := parseBatch(evs)
+			if p.skipped > 0 {
+				b.Fatalf("%d generated events did not parse", p.skipped)
+			}
+			h.Apply(p.stmts, p.claims)
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		held := heapBytes() - before
+		st := h.Stats()
+		b.ReportMetric(float64(held)/(1<<20), "heap-MiB")
+		b.ReportMetric(float64(held)/float64(st.Edges), "B/edge")
+		b.ReportMetric(float64(st.Edges), "edges")
+		b.ReportMetric(float64(st.Nodes), "nodes")
+		if kib, ok := testutil.ProcStatusKiB("VmHWM"); ok {
+			b.ReportMetric(float64(kib)/1024, "peak-RSS-MiB") // the whole test process's, generator included
+		}
+		runtime.KeepAlive(h)
 	}
 }

@@ -100,7 +100,8 @@ type Heap struct {
 	strs   []string
 	strIdx map[string]uint32
 
-	ids identities
+	ids      identities
+	opinions opinionLog
 }
 
 // New returns an empty heap with the node and edge guardrails of limits
@@ -167,6 +168,7 @@ func (h *Heap) Apply(stmts []*validation.Statement, claims []*validation.Claims)
 			c.Applied++
 			h.version++
 		}
+		h.opinions.commit(applied, h.version)
 		c.HopsChanged = c.HopsChanged || hops
 	}
 	for _, s := range stmts {
@@ -356,6 +358,12 @@ func (h *Heap) setWinner(ei uint32, s *validation.Statement, id [32]byte, value 
 		h.extras[e.extra] = edgeExtra{}
 	}
 	bindingChanged := h.updateHints(e.subject, oldHints, hints)
+	if e.kind == kindCodeTrust {
+		h.opinions.note(e.author)
+	}
+	if bindingChanged {
+		h.noteAccountSpeakers(e.subject)
+	}
 	return h.mayDecideHop(e) || bindingChanged
 }
 

@@ -193,6 +193,7 @@ func (h *Heap) applyClaims(c *validation.Claims) (applied, hops bool) {
 	for _, id := range slices.Concat(held.twitterIDs, c.TwitterIDs) {
 		if n, ok := h.nodeIdx[string(tagTyped)+xAccountPrefix+id]; ok {
 			if _, hinted := h.ids.hinted[n]; hinted && h.recountClaimants(n) {
+				h.noteAccountSpeakers(n)
 				hops = true
 			}
 		}

@@ -76,10 +76,19 @@ type Config struct {
 	Workers   int // verify workers; default: one per CPU
 	QueueSize int // per-stage queue bound; default 4096
 	MaxBatch  int // events per transaction; default 1000
+	// MaxBatchBytes bounds a transaction's events by their size (eventBytes);
+	// default 4 MiB. A thousand trust events write about 9 MiB of
+	// write-ahead log; a thousand large ones (repository patches, up to the
+	// message size) would write gigabytes in one transaction, which no bound
+	// on the log can hold (the store empties the log between transactions).
+	MaxBatchBytes int
 	// MaxBatchWait is how long a batch may wait to fill while events are
 	// still being verified (with none on its way it is committed at once);
 	// default 20ms
 	MaxBatchWait time.Duration
+	// SeenFilter is the held-ids filter a pipeline on the same store state
+	// gave (Pipeline.SeenFilter); nil reads the ids from the store.
+	SeenFilter []byte
 }
 
 // ErrClosed is returned by Submit after Close.
@@ -136,8 +145,8 @@ type Pipeline struct {
 	cores chan struct{}
 }
 
-// New loads the ids the store holds and starts the pipeline's workers and
-// writer.
+// New starts the pipeline's workers and writer, and loads the ids the store
+// holds in the background (loadSeen).
 func New(st Store, checker Checker, verify Verifier, cfg Config) (*Pipeline, error) {
 	if cfg.Workers <= 0 {
 		cfg.Workers = runtime.NumCPU()
@@ -151,6 +160,9 @@ func New(st Store, checker Checker, verify Verifier, cfg Config) (*Pipeline, err
 	if cfg.MaxBatchWait <= 0 {
 		cfg.MaxBatchWait = 20 * time.Millisecond
 	}
+	if cfg.MaxBatchBytes <= 0 {
+		cfg.MaxBatchBytes = 4 << 20
+	}
 	p := &Pipeline{
 		store: st, checker: checker, verify: verify, cfg: cfg,
 		verifyQ:  make(chan *job, cfg.QueueSize),
@@ -158,11 +170,8 @@ func New(st Store, checker Checker, verify Verifier, cfg Config) (*Pipeline, err
 		stop:     make(chan struct{}),
 		inflight: make(map[string]*job),
 		drained:  make(chan struct{}, 1),
-		seen:     new(seenFilter),
+		seen:     loadSeen(st, cfg.SeenFilter),
 		cores:    make(chan struct{}, runtime.GOMAXPROCS(0)),
-	}
-	if err := st.EachID(context.Background(), p.seen.add); err != nil {
-		return nil, err
 	}
 	for range cfg.Workers {
 		p.wg.Add(1)
@@ -273,6 +282,7 @@ func (p *Pipeline) Close() {
 	p.wg.Wait()
 	close(p.writeQ)
 	p.writerWG.Wait()
+	p.seen.close()
 }
 
 func (p *Pipeline) forget(j *job) {
@@ -369,9 +379,10 @@ func (p *Pipeline) writeLoop() {
 			return
 		}
 		batch = append(batch[:0], j)
+		size := eventBytes(j.ev)
 		timer.Reset(p.cfg.MaxBatchWait)
 	fill:
-		for len(batch) < p.cfg.MaxBatch {
+		for len(batch) < p.cfg.MaxBatch && size < p.cfg.MaxBatchBytes {
 			// Nothing on its way: commit now. Waiting out MaxBatchWait would
 			// only hold back the OKs that let pushing clients send more; under
 			// load, what arrives during this commit makes the next batch.
@@ -384,6 +395,7 @@ func (p *Pipeline) writeLoop() {
 					break fill
 				}
 				batch = append(batch, j)
+				size += eventBytes(j.ev)
 			case <-p.drained: // look again: the last job may have left verification
 			case <-timer.C:
 				break fill
@@ -394,6 +406,18 @@ func (p *Pipeline) writeLoop() {
 		p.commit(batch)
 		<-p.cores
 	}
+}
+
+// eventBytes is about what an event weighs in a transaction: its content
+// and tags, and its fixed fields.
+func eventBytes(ev *nostr.Event) int {
+	n := len(ev.Content) + len(ev.ID) + len(ev.PubKey) + len(ev.Sig) + 64
+	for _, tag := range ev.Tags {
+		for _, v := range tag {
+			n += len(v) + 4
+		}
+	}
+	return n
 }
 
 // Exclusive runs fn between commits: a change to what the store holds

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"dtp-personal/engine/fixture"
 	"dtp-personal/engine/store"
 	"dtp-personal/engine/validation"
+	"dtp-personal/internal/testutil"
 )
 
 // faultyStore is the real store with fault injection: it can hold commits
@@ -22,9 +24,19 @@ type faultyStore struct {
 	*store.Store
 	hold chan struct{} // when not nil, SaveBatch waits for a receive
 	fail atomic.Bool
+	// batchBytes are the sizes (eventBytes) of the batches saved
+	mu         sync.Mutex
+	batchBytes []int
 }
 
 func (s *faultyStore) SaveBatch(evs []*nostr.Event) ([]store.SaveResult, error) {
+	size := 0
+	for _, ev := range evs {
+		size += eventBytes(ev)
+	}
+	s.mu.Lock()
+	s.batchBytes = append(s.batchBytes, size)
+	s.mu.Unlock()
 	if s.hold != nil {
 		<-s.hold
 	}
@@ -196,19 +208,26 @@ func TestStoreFailureIsNeverAcknowledged(t *testing.T) {
 	}
 }
 
-// TestHeldIdsSkipSignatureWork: ids already in the store when the pipeline
-// starts are answered as duplicates without a signature check, and new ids
-// are not mistaken for held ones.
-func TestHeldIdsSkipSignatureWork(t *testing.T) {
+// holdingHalf is a store holding the first 10 of 20 statements, and the 20.
+func holdingHalf(t *testing.T) (*store.Store, []*nostr.Event) {
+	t.Helper()
 	st, err := store.Open(filepath.Join(t.TempDir(), "dtp.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
+	t.Cleanup(func() { st.Close() })
 	evs := statements(20)
 	if _, err := st.SaveBatch(evs[:10]); err != nil {
 		t.Fatal(err)
 	}
+	return st, evs
+}
+
+// TestHeldIdsSkipSignatureWork: ids already in the store when the pipeline
+// starts are answered as duplicates without a signature check, and new ids
+// are not mistaken for held ones.
+func TestHeldIdsSkipSignatureWork(t *testing.T) {
+	st, evs := holdingHalf(t)
 	var verified atomic.Int64
 	verify := func(ev *nostr.Event) error { verified.Add(1); return validation.VerifyEvent(ev) }
 	p, err := New(st, validation.DefaultProfile(), verify, Config{})
@@ -232,6 +251,7 @@ func TestHeldIdsSkipSignatureWork(t *testing.T) {
 
 func TestSeenFilter(t *testing.T) {
 	var f seenFilter
+	f.loaded.Store(true)
 	evs := statements(200)
 	for _, ev := range evs[:100] {
 		f.add(ev.ID)
@@ -252,6 +272,94 @@ func TestSeenFilter(t *testing.T) {
 	}
 	if !f.mayHold("not hex") {
 		t.Fatal("an id the filter cannot hash must fall back to the database check")
+	}
+}
+
+// slowIDs is a store whose held ids are read only when release is closed.
+type slowIDs struct {
+	*store.Store
+	release chan struct{}
+}
+
+func (s slowIDs) EachID(ctx context.Context, fn func(string)) error {
+	select {
+	case <-s.release:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return s.Store.EachID(ctx, fn)
+}
+
+// The pipeline starts without waiting for the held ids (a million take
+// seconds): until they are read, a held event is still answered as a
+// duplicate (from the database), and new events are stored.
+func TestStartsBeforeTheHeldIdsAreRead(t *testing.T) {
+	st, evs := holdingHalf(t)
+	slow := slowIDs{Store: st, release: make(chan struct{})}
+	p, err := New(slow, validation.DefaultProfile(), validation.VerifyEvent, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	results, err := p.SubmitAll(context.Background(), evs, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range results {
+		if want := map[bool]Outcome{true: Duplicate, false: Stored}[i < 10]; r.Outcome != want {
+			t.Fatalf("event %d answered %+v while the ids load, want %v", i, r, want)
+		}
+	}
+	if p.seen.loaded.Load() {
+		t.Fatal("the filter says it holds ids it has not read")
+	}
+	close(slow.release)
+	testutil.Eventually(t, "the held ids read", p.seen.loaded.Load)
+	for _, ev := range evs {
+		if !p.seen.mayHold(ev.ID) {
+			t.Fatalf("held id %s certainly new once loaded", ev.ID)
+		}
+	}
+	p.Close()
+	// Close ends a load still running
+	stuck, err := New(slowIDs{Store: st, release: make(chan struct{})}, validation.DefaultProfile(), validation.VerifyEvent, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stuck.Close()
+}
+
+// A pipeline given the filter an earlier one held (Config.SeenFilter, kept
+// in the heap snapshot) starts with it whole and reads no ids.
+func TestSeenFilterCarriedOver(t *testing.T) {
+	p, st := newPipeline(t, Config{})
+	evs := statements(20)
+	if _, err := p.SubmitAll(context.Background(), evs[:10], "test"); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Eventually(t, "the held ids read", p.seen.loaded.Load)
+	saved := p.SeenFilter()
+	never := slowIDs{Store: st.Store, release: make(chan struct{})}
+	var verified atomic.Int64
+	verify := func(ev *nostr.Event) error { verified.Add(1); return validation.VerifyEvent(ev) }
+	next, err := New(never, validation.DefaultProfile(), verify, Config{SeenFilter: saved})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer next.Close()
+	if !next.seen.loaded.Load() {
+		t.Fatal("a carried-over filter is not whole at once")
+	}
+	results, err := next.SubmitAll(context.Background(), evs, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range results {
+		if want := map[bool]Outcome{true: Duplicate, false: Stored}[i < 10]; r.Outcome != want {
+			t.Fatalf("event %d answered %+v, want %v", i, r, want)
+		}
+	}
+	if verified.Load() != 10 {
+		t.Fatalf("%d signature checks for 10 new and 10 held events, want 10", verified.Load())
 	}
 }
 
@@ -278,5 +386,58 @@ func TestBatchCommitsWhenNothingMoreIsOnItsWay(t *testing.T) {
 	}
 	if n, err := st.Count(ctx, nostr.Filter{}); err != nil || n != int64(len(evs)) {
 		t.Fatalf("stored %d (%v), want %d", n, err, len(evs))
+	}
+}
+
+// Large events make smaller batches: a transaction holds events up to
+// MaxBatchBytes (the last one may pass it), however many MaxBatch allows,
+// so one transaction's write-ahead log stays within what its bound holds.
+func TestBatchesAreBoundedInBytes(t *testing.T) {
+	st, err := store.Open(filepath.Join(t.TempDir(), "dtp.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	fs := &faultyStore{Store: st, hold: make(chan struct{})}
+	const limit = 8000
+	p, err := New(fs, validation.DefaultProfile(), validation.VerifyEvent, Config{MaxBatchBytes: limit, MaxBatchWait: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	author := fixture.NewAuthor(7)
+	var evs []*nostr.Event
+	for i := range 60 {
+		evs = append(evs, author.Trust(fixture.P(fixture.NewAuthor(100+i).Pubkey), "1", 1_700_000_000, fixture.Content(strings.Repeat("x", 1000))))
+	}
+	largest := 0
+	for _, ev := range evs {
+		largest = max(largest, eventBytes(ev))
+	}
+	results := make(chan []Result, 1)
+	go func() {
+		r, _ := p.SubmitAll(context.Background(), evs, "test")
+		results <- r
+	}()
+	// the first batch is held until every event waits in the queues behind it
+	testutil.EventuallyWithin(t, 10*time.Second, "every event verified", func() bool {
+		return len(p.verifyQ) == 0 && p.verifying.Load() == 0
+	})
+	close(fs.hold)
+	for _, r := range <-results {
+		if !r.OK() || r.Outcome != Stored {
+			t.Fatalf("%+v", r)
+		}
+	}
+	p.Close()
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	t.Logf("batches of %v bytes (events of %d)", fs.batchBytes, largest)
+	if len(fs.batchBytes) < 60*largest/(limit+largest) {
+		t.Fatalf("%d batches for %d events of about %d bytes under %d", len(fs.batchBytes), len(evs), largest, limit)
+	}
+	for _, b := range fs.batchBytes {
+		if b >= limit+largest {
+			t.Fatalf("a batch of %d bytes, bound %d", b, limit)
+		}
 	}
 }

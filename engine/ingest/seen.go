@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"context"
 	"encoding/binary"
 	"encoding/hex"
 	"sync/atomic"
@@ -17,6 +18,58 @@ const seenBits = 1 << 24
 // serve as the hash. Safe for concurrent use without locks.
 type seenFilter struct {
 	words [seenBits / 64]atomic.Uint64
+	// loaded is set once every id held when the pipeline started is in;
+	// until then every id may be held. The pipeline adds what it commits
+	// meanwhile itself.
+	loaded atomic.Bool
+	stop   context.CancelFunc
+	done   chan struct{}
+}
+
+// loadSeen returns the filter of the ids st holds: from saved, a filter
+// Pipeline.SeenFilter gave for the store as it is now, or else read from the
+// store in the background: reading a million ids took a second of a start
+// (issue 26), and until the filter is whole the duplicate check asks the
+// database.
+func loadSeen(st Store, saved []byte) *seenFilter {
+	f := &seenFilter{done: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.Background())
+	f.stop = cancel
+	if len(saved) == len(f.words)*8 {
+		for i := range f.words {
+			f.words[i].Store(binary.LittleEndian.Uint64(saved[8*i:]))
+		}
+		f.loaded.Store(true)
+		close(f.done)
+		return f
+	}
+	go func() {
+		defer close(f.done)
+		if st.EachID(ctx, f.add) == nil {
+			f.loaded.Store(true)
+		}
+	}()
+	return f
+}
+
+// SeenFilter is the held-ids filter as bytes, to give a later pipeline on
+// the same store state (Config.SeenFilter); nil while it is still loading.
+func (p *Pipeline) SeenFilter() []byte {
+	f := p.seen
+	if !f.loaded.Load() {
+		return nil
+	}
+	out := make([]byte, 8*len(f.words))
+	for i := range f.words {
+		binary.LittleEndian.PutUint64(out[8*i:], f.words[i].Load())
+	}
+	return out
+}
+
+// close stops a load still running and waits for it to end.
+func (f *seenFilter) close() {
+	f.stop()
+	<-f.done
 }
 
 // probes derives the four bit positions of an id; ok is false for an id
@@ -52,10 +105,10 @@ func (f *seenFilter) add(id string) {
 	}
 }
 
-// mayHold is false only for ids certainly not added.
+// mayHold is false only for ids certainly not held.
 func (f *seenFilter) mayHold(id string) bool {
 	p, ok := probes(id)
-	if !ok {
+	if !ok || !f.loaded.Load() {
 		return true
 	}
 	for _, bit := range p {

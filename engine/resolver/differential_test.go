@@ -70,6 +70,55 @@ func TestResolverMatchesReference(t *testing.T) {
 	}
 }
 
+// TestResolverMatchesReferenceBetweenCommits applies the same random webs in
+// batches, asking between them with a few fixed bands, so that walks are
+// kept across commits that changed nothing they read (walk.carriesTo) and
+// computed again after the others: every answer must still be the
+// reference's over the statements applied so far.
+func TestResolverMatchesReferenceBetweenCommits(t *testing.T) {
+	const now, batches = 100, 8
+	var computed, carried int64
+	for seed := uint64(1); seed <= 12; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 26))
+		world := randomWeb(rng)
+		limits := settings.DefaultLimits()
+		h := heap.New(limits)
+		tr := frontier.NewTracker(h, frontier.Config{Limits: limits, Roots: world.roots})
+		res := New(h, tr, nil, nil)
+		res.now = func() time.Time { return time.Unix(now, 0) }
+		shuffled := slices.Clone(world.stmts)
+		rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+		bands := []Band{DefaultBand, {MaxDegree: 5, FollowThreshold: 50, Red: 25}, {MaxDegree: 3, FollowThreshold: 1, Red: 0}}
+		for b := 1; b <= batches; b++ {
+			applied := shuffled[:len(shuffled)*b/batches]
+			h.Apply(applied[len(shuffled)*(b-1)/batches:], nil)
+			tr.Recompute()
+			ref := newReference(applied, now)
+			for _, subject := range world.subjects {
+				for _, ctx := range []string{"", "development:go"} {
+					band := bands[rng.IntN(len(bands))]
+					q := Query{Subject: subject.value, Context: ctx, Scope: "x.com",
+						MaxDegree: &band.MaxDegree, FollowThreshold: &band.FollowThreshold, Red: &band.Red}
+					got, err := res.Resolve(context.Background(), q)
+					if err != nil {
+						t.Fatal(err)
+					}
+					want := ref.answer(world.roots, subject, ctx, "x.com", band)
+					if diff := compareAnswers(got, want); diff != "" {
+						t.Fatalf("seed %d batch %d subject %s context %q band %+v: %s", seed, b, subject.value, ctx, band, diff)
+					}
+				}
+			}
+		}
+		computed += res.walks.computed.Load()
+		carried += res.walks.caughtUp.Load()
+	}
+	t.Logf("%d walks computed, %d brought up to a newer version", computed, carried)
+	if carried == 0 || computed == 0 {
+		t.Fatalf("walks computed %d, kept %d: the test does not exercise both", computed, carried)
+	}
+}
+
 type subjectRef2 struct {
 	tag   byte
 	value string

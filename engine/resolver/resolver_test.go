@@ -241,6 +241,26 @@ func TestBoundIdentityAndPendingClaims(t *testing.T) {
 	}
 }
 
+// A claim that binds an X account changes whom the walk follows: an answer
+// right after it, with the walk of the question before in the cache, follows
+// the new owner (the claim's commit changed what the cached walk read).
+// Seen failing while claims did not mark the account's speakers changed.
+func TestAnswerFollowsANewBindingAtOnce(t *testing.T) {
+	const acct = "user:id:4242"
+	owner := pk(70)
+	f := newFixture(t, settings.DefaultLimits(), nil,
+		stmt(1, 'i', acct, "1", "", func(s *validation.Statement) { s.BoundHints, s.Scopes = []string{owner}, []string{"x.com"} }),
+		stmt(70, 'p', pk(80), "1", ""),
+	)
+	if a := f.resolve(t, Query{Subject: pk(80)}); a.Verdict != VerdictNone {
+		t.Fatalf("before the claim: %s %+v", a.Verdict, a.Evidence)
+	}
+	f.heap.Apply(nil, []*validation.Claims{{ID: pk(71), Author: owner, CreatedAt: 5, TwitterIDs: []string{"4242"}}})
+	if a := f.resolve(t, Query{Subject: pk(80)}); a.Verdict != VerdictTrusted || len(a.Evidence) != 1 || a.Evidence[0].Author != owner {
+		t.Fatalf("after the claim: %s %+v", a.Verdict, a.Evidence)
+	}
+}
+
 func TestCoverageReasons(t *testing.T) {
 	cov := staticCoverage{"never-synced", "relay-failed:wss://r.example"}
 	f := newFixture(t, settings.DefaultLimits(), cov)

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"dtp-personal/engine/heap"
 )
@@ -38,23 +39,46 @@ type reach struct {
 // 0..maxDegree-1, as the extension's loop (degree < maxDepth) takes it.
 //
 // The walk does not depend on the subject, so one walk answers every query
-// with its parameters until the heap changes (or an opinion's window opens
-// or closes, at nextChange).
+// with its parameters until the heap changes what it read (or an opinion's
+// window opens or closes, at nextChange): see carriesTo.
 type walk struct {
 	nodes      []reach
 	threshold  int
-	nextChange int64 // unix time after which the walk may differ; 0 = never
+	maxDegree  int
+	context    string
+	scope      string
+	nextChange int64    // unix time after which the walk may differ; 0 = never
+	absent     []string // roots that had no node
+	rootRank   map[heap.NodeID]int
+	// read holds, for every author whose opinions the walk read, those
+	// opinions as it counted them: what a commit that changes the author
+	// takes back (catchUp).
+	read map[heap.NodeID]readOpinions
+}
+
+// readOpinions are an author's opinions as a walk counted them, at depth
+// level (the author's depth + 1), sorted by subject.
+type readOpinions struct {
+	level int8
+	ops   []heap.Opinion
 }
 
 func newWalk(v heap.View, rootKeys []string, p walkParams, now int64) *walk {
-	w := &walk{nodes: make([]reach, v.NumNodes()), threshold: p.threshold}
+	w := &walk{nodes: make([]reach, v.NumNodes()), threshold: p.threshold, maxDegree: p.maxDegree,
+		context: p.context, scope: p.scope, rootRank: map[heap.NodeID]int{}, read: map[heap.NodeID]readOpinions{}}
 	for i := range w.nodes {
-		w.nodes[i].depth = -1
+		w.nodes[i] = reach{depth: -1, parent: heap.NoNode}
 	}
 	var level []heap.NodeID
 	for _, pk := range rootKeys {
-		if n, ok := v.Pubkey(pk); ok && w.nodes[n].depth < 0 {
+		n, ok := v.Pubkey(pk)
+		if !ok {
+			w.absent = append(w.absent, pk)
+			continue
+		}
+		if w.nodes[n].depth < 0 {
 			w.nodes[n] = reach{depth: 0, followed: true, parent: heap.NoNode}
+			w.rootRank[n] = len(level)
 			level = append(level, n)
 		}
 	}
@@ -72,6 +96,7 @@ func newWalk(v heap.View, rootKeys []string, p walkParams, now int64) *walk {
 			var change int64
 			opinions, change = v.Opinions(n, p.context, p.scope, now, trusted, opinions[:0])
 			w.nextChange = earliestChange(w.nextChange, change)
+			w.read[n] = readOpinions{level: int8(depth + 1), ops: sortedOpinions(slices.Clone(opinions))}
 			for _, o := range opinions {
 				r := &w.nodes[o.Subject]
 				switch {
@@ -101,6 +126,11 @@ func newWalk(v heap.View, rootKeys []string, p walkParams, now int64) *walk {
 	return w
 }
 
+func sortedOpinions(ops []heap.Opinion) []heap.Opinion {
+	slices.SortFunc(ops, func(x, y heap.Opinion) int { return cmp.Compare(x.Subject, y.Subject) })
+	return ops
+}
+
 // follows reports whether the walk follows n: a root, or a node whose trust
 // percentage at its depth reaches the threshold.
 func (w *walk) follows(n heap.NodeID) bool {
@@ -110,6 +140,12 @@ func (w *walk) follows(n heap.NodeID) bool {
 	}
 	p, ok := percent(int(r.trust), int(r.distrust))
 	return r.followed && ok && p >= w.threshold
+}
+
+// reading reports whether the walk reads n's opinions: n is followed at a
+// depth from which the walk goes on.
+func (w *walk) reading(n heap.NodeID) bool {
+	return w.nodes[n].depth >= 0 && int(w.nodes[n].depth)+1 < w.maxDegree && w.follows(n)
 }
 
 // depthOf is n's depth when the walk follows n (its statements count).
@@ -157,59 +193,62 @@ func earliestChange(a, b int64) int64 {
 	return a
 }
 
-// walkCache keeps the walks of the current heap version: queries with the
-// same parameters share one, and a walk is computed once even when several
-// queries ask for it at the same moment.
+// walkCache keeps one walk per set of parameters: queries with the same
+// parameters share it, and a commit makes the next query bring it up to date
+// (walk.catchUp) rather than walk again, so a question after a commit pays
+// for what the commit changed. Every answer is computed from one heap
+// version: its walk is exact for that version.
 type walkCache struct {
 	mu    sync.Mutex
-	walks map[walkKey]*cachedWalk
-}
-
-type walkKey struct {
-	version uint64
-	walkParams
+	walks map[walkParams]*cachedWalk
+	// computed and caughtUp count walks computed and walks brought up to a
+	// newer version (for tests and benchmarks)
+	computed, caughtUp atomic.Int64
 }
 
 type cachedWalk struct {
-	once sync.Once
-	w    *walk
+	mu      sync.Mutex // held while the walk is computed or brought up to date
+	w       *walk
+	version uint64 // the heap version w is exact for
 }
 
 // maxCachedWalks bounds the cache: parameters come from clients (contexts,
 // session roots), so their variety is not ours to bound.
 const maxCachedWalks = 16
 
-// get returns the walk for p over view v at now, computing it if needed.
+// get returns the walk for p over view v at now. Walks are computed and
+// updated inside a view, so the heap does not move meanwhile, and a walk
+// handed out is not changed while its view lasts: only a query at a newer
+// version changes it, and the heap moves only when every view has ended.
 func (c *walkCache) get(v heap.View, p walkParams, now int64) *walk {
-	key := walkKey{v.Version(), p}
-	for {
-		c.mu.Lock()
-		entry := c.walks[key]
-		if entry == nil {
-			if len(c.walks) >= maxCachedWalks {
-				clear(c.walks)
-			}
-			if c.walks == nil {
-				c.walks = make(map[walkKey]*cachedWalk)
-			}
-			for k := range c.walks {
-				if k.version != key.version {
-					delete(c.walks, k)
-				}
-			}
-			entry = &cachedWalk{}
-			c.walks[key] = entry
+	c.mu.Lock()
+	entry := c.walks[p]
+	if entry == nil {
+		if len(c.walks) >= maxCachedWalks {
+			clear(c.walks)
 		}
-		c.mu.Unlock()
-		entry.once.Do(func() { entry.w = newWalk(v, strings.Split(p.roots, ","), p, now) })
-		if entry.w.nextChange == 0 || now < entry.w.nextChange {
-			return entry.w
+		if c.walks == nil {
+			c.walks = make(map[walkParams]*cachedWalk)
 		}
-		// An opinion entered or left its window since this walk: drop it.
-		c.mu.Lock()
-		if c.walks[key] == entry {
-			delete(c.walks, key)
-		}
-		c.mu.Unlock()
+		entry = &cachedWalk{}
+		c.walks[p] = entry
 	}
+	c.mu.Unlock()
+	entry.mu.Lock()
+	defer entry.mu.Unlock()
+	version := v.Version()
+	switch {
+	case entry.w != nil && entry.version == version:
+	case entry.w != nil && entry.w.catchUp(v, entry.version, now):
+		c.caughtUp.Add(1)
+	default:
+		entry.w = nil
+	}
+	// an opinion entered or left its window since the walk
+	if entry.w == nil || entry.w.nextChange != 0 && now >= entry.w.nextChange {
+		entry.w = newWalk(v, strings.Split(p.roots, ","), p, now)
+		c.computed.Add(1)
+	}
+	entry.version = version
+	return entry.w
 }

@@ -42,6 +42,9 @@ type Limits struct {
 	// MaxTagKiB caps the bytes of all of an event's tag elements together,
 	// pushed or synced (an unknown tag may not carry what content may not).
 	MaxTagKiB int `json:"maxTagKiB"`
+	// MaxWALMiB bounds SQLite's write-ahead log on disk: the writer starts
+	// it over whenever it passes half of this (SPEC §9, store.SetWALLimit).
+	MaxWALMiB int `json:"maxWALMiB"`
 }
 
 // DefaultLimits are SPEC §4/§5 defaults.
@@ -53,6 +56,7 @@ func DefaultLimits() Limits {
 		FollowThreshold: DefaultFollowThreshold, Red: DefaultRed,
 		MaxConnections: 256, MaxConnectionsPerAddress: 64,
 		MaxQueuedMiB: 4, MaxTotalQueuedMiB: 64, MaxTagKiB: 64,
+		MaxWALMiB: 64,
 	}
 }
 
@@ -96,6 +100,8 @@ var LimitFields = []LimitField{
 	{"max-queued-mib", "maxQueuedMiB", "Queue per client (MiB)", 1, 1024, func(l *Limits) *int { return &l.MaxQueuedMiB }},
 	{"max-total-queued-mib", "maxTotalQueuedMiB", "Queue for all clients (MiB)", 1, 64 << 10, func(l *Limits) *int { return &l.MaxTotalQueuedMiB }},
 	{"max-tag-kib", "maxTagKiB", "Max tags per event (KiB)", 1, 1024, func(l *Limits) *int { return &l.MaxTagKiB }},
+	// at least 32: half of it must hold the largest batch's log (about 10 MiB)
+	{"max-wal-mib", "maxWALMiB", "Write-ahead log on disk (MiB)", 32, 64 << 10, func(l *Limits) *int { return &l.MaxWALMiB }},
 }
 
 // Check reports whether v is within f's bounds.

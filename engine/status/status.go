@@ -38,6 +38,7 @@ type Snapshot struct {
 	Relays          []Relay           `json:"relays"`
 	Frontier        Frontier          `json:"frontier"`
 	Heap            Heap              `json:"heap"`
+	Store           Store             `json:"store"`
 	Progress        Progress          `json:"progress"`
 	Ingest          Ingest            `json:"ingest"`
 	Listen          string            `json:"listen"` // where the server listens now ("" = not serving); may differ from Settings.Listen
@@ -111,6 +112,20 @@ type Heap struct {
 	NodeLimit    int    `json:"nodeLimit"`
 	EdgeLimit    int    `json:"edgeLimit"`
 	LimitReason  string `json:"limitReason,omitempty"` // ReasonHeapNodeLimit | ReasonHeapEdgeLimit
+}
+
+// Store is the database's size on disk: the file, which grows with the
+// data, and its write-ahead log, which stays under its bound (SPEC §9).
+type Store struct {
+	DatabaseBytes int64 `json:"databaseBytes"`
+	WALBytes      int64 `json:"walBytes"`
+	WALPeakBytes  int64 `json:"walPeakBytes"` // the largest since the engine opened
+	WALLimitBytes int64 `json:"walLimitBytes"`
+	// WALResets counts the times the writer started the log over at half
+	// its bound; WALResetsBlocked those that readers still in the log held
+	// up (each tried again half a second later).
+	WALResets        int64 `json:"walResets"`
+	WALResetsBlocked int64 `json:"walResetsBlocked"`
 }
 
 // Progress is the running sync pass: Done of Total keys (authors, X

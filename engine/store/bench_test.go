@@ -20,19 +20,20 @@ const benchBatch = 1000
 //   - replacing: every event supersedes the stored winner of its slot.
 func BenchmarkSaveBatch(b *testing.B) {
 	b.Run("fresh", func(b *testing.B) {
+		s, _ := openTemp(b)
 		benchSave(b, func(n, i int) *nostr.Event {
 			return trustEvent(hex64("author", i%50), hex64("subject", n, i), "1", int64(1_700_000_000+n))
-		})
+		}, s)
 	})
 	b.Run("replacing", func(b *testing.B) {
+		s, _ := openTemp(b)
 		benchSave(b, func(n, i int) *nostr.Event {
 			return trustEvent(hex64("author", i%50), hex64("subject", i), fmt.Sprint(n%2), int64(1_700_000_000+n))
-		})
+		}, s)
 	})
 }
 
-func benchSave(b *testing.B, event func(batch, i int) *nostr.Event) {
-	s, _ := openTemp(b)
+func benchSave(b *testing.B, event func(batch, i int) *nostr.Event, s *Store) {
 	evs := make([]*nostr.Event, benchBatch)
 	var cpu time.Duration
 	for n := 0; n < b.N; n++ {
@@ -90,4 +91,29 @@ func BenchmarkScan(b *testing.B) {
 	events := float64(b.N * stored)
 	b.ReportMetric(events/b.Elapsed().Seconds(), "events/s")
 	b.ReportMetric(events/cpu.Seconds(), "events/cpu-s")
+}
+
+// BenchmarkWALLimit is SaveBatch's fresh case under several bounds of the
+// write-ahead log, and with none (the log then holds every batch since the
+// store opened): what the guard's resets cost the writer, the log's peak and
+// how often it was reset. Run with -benchtime 100x (100 batches of 1000).
+func BenchmarkWALLimit(b *testing.B) {
+	for _, mib := range []int64{32, 64, 256, 1 << 20} {
+		name := fmt.Sprintf("%dMiB", mib)
+		if mib == 1<<20 {
+			name = "unbounded"
+		}
+		b.Run(name, func(b *testing.B) {
+			s, _ := openTemp(b)
+			if err := s.SetWALLimit(mib << 20); err != nil {
+				b.Fatal(err)
+			}
+			benchSave(b, func(n, i int) *nostr.Event {
+				return trustEvent(hex64("author", i%50), hex64("subject", n, i), "1", int64(1_700_000_000+n))
+			}, s)
+			w := s.WAL()
+			b.ReportMetric(float64(w.PeakBytes)/(1<<20), "wal-peak-MiB")
+			b.ReportMetric(float64(w.Resets), "resets")
+		})
+	}
 }

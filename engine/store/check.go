@@ -142,3 +142,27 @@ func (s *Store) check(ctx context.Context, pragma string) (string, error) {
 	}
 	return strings.Join(lines, "\n"), nil
 }
+
+// StartCheck runs QuickCheck, for at most limit, beside whatever reads the
+// store meanwhile; every write waits until it passed and fails with its
+// error when it found damage (Checked). A start so checks a large file while
+// it loads everything else instead of before.
+func (s *Store) StartCheck(limit time.Duration) {
+	s.checked = make(chan struct{})
+	go func() {
+		defer close(s.checked)
+		ctx, cancel := context.WithTimeout(context.Background(), limit)
+		defer cancel()
+		s.checkErr = s.QuickCheck(ctx)
+	}()
+}
+
+// Checked waits for StartCheck's check and returns what it found (nil when
+// none was started).
+func (s *Store) Checked() error {
+	if s.checked == nil {
+		return nil
+	}
+	<-s.checked
+	return s.checkErr
+}

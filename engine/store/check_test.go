@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nbd-wtf/go-nostr"
 )
@@ -77,5 +78,42 @@ func TestBadFilesAreRefusedAndLeftAsTheyAre(t *testing.T) {
 				t.Fatal("the bad file was changed")
 			}
 		})
+	}
+}
+
+// A check started beside the start's reads holds every write back until it
+// passed, and fails them all when it found damage, leaving the file as it
+// is.
+func TestWritesWaitForTheStartCheck(t *testing.T) {
+	corrupted := ourDatabase(t)
+	for i := 3 * 4096; i < 5*4096; i++ {
+		corrupted[i] = 0x5a
+	}
+	path := filepath.Join(t.TempDir(), "dtp.sqlite")
+	if err := os.WriteFile(path, corrupted, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.StartCheck(time.Minute)
+	var bad *BadFileError
+	if _, err := s.SaveBatch([]*nostr.Event{trustEvent(hex64("a"), hex64("b"), "1", 1700000000)}); !errors.As(err, &bad) {
+		t.Fatalf("a write on a damaged file: %v", err)
+	}
+	if err := s.Checked(); !errors.As(err, &bad) {
+		t.Fatalf("the check's finding: %v", err)
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(after, corrupted) {
+		t.Fatal("the damaged file was changed")
+	}
+
+	good, _ := openTemp(t)
+	good.StartCheck(time.Minute)
+	save(t, good, trustEvent(hex64("a"), hex64("b"), "1", 1700000000))
+	if err := good.Checked(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/nbd-wtf/go-nostr"
 
@@ -313,20 +314,39 @@ func (s *Store) Has(id string) (bool, error) {
 	return true, nil
 }
 
+// idPage is how many ids EachID reads per statement, with idPageSQL: one
+// row of ids joined by commas, since going through database/sql row by row
+// was most of its cost (about a microsecond an id).
+const (
+	idPage    = 20000
+	idPageSQL = `SELECT count(*), ifnull(group_concat(id, ','), '') FROM (SELECT id FROM events WHERE id > ? ORDER BY id LIMIT ?)`
+)
+
 // EachID calls fn with the id of every stored event, for building in-memory
-// indexes at start-up.
+// indexes. It reads the id index alone (a tenth of the table's pages), in
+// pages, each a statement of its own, so no read holds the log for long (a
+// reset waits for the readers in it: checkpointer.guard); an event stored
+// meanwhile may or may not be seen.
 func (s *Store) EachID(ctx context.Context, fn func(id string)) error {
-	rows, err := s.r.QueryContext(ctx, `SELECT id FROM events`)
-	if err != nil {
-		return fmt.Errorf("store: ids: %w", err)
-	}
-	defer rows.Close()
-	var id string
-	for rows.Next() {
-		if err := rows.Scan(&id); err != nil {
+	return s.eachID(ctx, idPage, fn)
+}
+
+func (s *Store) eachID(ctx context.Context, page int, fn func(id string)) error {
+	after := ""
+	for {
+		var n int
+		var ids string
+		if err := s.r.QueryRowContext(ctx, idPageSQL, after, page).Scan(&n, &ids); err != nil {
 			return fmt.Errorf("store: ids: %w", err)
 		}
-		fn(id)
+		for id := range strings.SplitSeq(ids, ",") {
+			if id != "" {
+				fn(id)
+				after = id
+			}
+		}
+		if n < page {
+			return nil
+		}
 	}
-	return rows.Err()
 }

@@ -297,7 +297,11 @@ func (s *Store) Count(ctx context.Context, filters ...nostr.Filter) (int64, erro
 // from fn stops the scan and is returned. Scan returns only after its reader
 // has stopped.
 func (s *Store) Scan(ctx context.Context, kinds []int, fn func(*nostr.Event) error) error {
-	q, args, ok := scanSQL(kinds)
+	rare, err := s.rareKinds(ctx, kinds)
+	if err != nil {
+		return fmt.Errorf("store: scan kinds %v: %w", kinds, err)
+	}
+	q, args, ok := scanSQL(kinds, rare)
 	if !ok {
 		return nil
 	}
@@ -348,12 +352,37 @@ func (s *Store) readPages(ctx context.Context, q string, args []any, pages chan<
 	}
 }
 
+// rareScan is how many events of the kinds asked for a Scan reads through
+// the kind index rather than the table.
+const rareScan = 20000
+
+// rareKinds reports whether at most rareScan events are of kinds (nil: all
+// kinds, never rare), counted from the kind index.
+func (s *Store) rareKinds(ctx context.Context, kinds []int) (bool, error) {
+	if kinds == nil {
+		return false, nil
+	}
+	w := whereClause{}
+	w.in("kind", anySlice(kinds))
+	if w.none {
+		return true, nil
+	}
+	var n int
+	err := s.r.QueryRowContext(ctx, "SELECT count(*) FROM (SELECT 1 FROM events"+w.sql()+" LIMIT ?)", append(w.args, rareScan+1)...).Scan(&n)
+	return n <= rareScan, err
+}
+
 // scanSQL builds the page query of Scan; its last two parameters are the
 // rowid to continue after and the page size. ok is false when nothing can
-// match. Walking the rowid keeps every page a range read; via the kind index
-// each page would re-sort all remaining rows of those kinds.
-func scanSQL(kinds []int) (q string, args []any, ok bool) {
+// match. Walking the rowid keeps every page a range read. Events of rare
+// kinds are found through the kind index instead (repository sync's start
+// read the whole table twice for none): each page then sorts the rows of
+// those kinds left, few by definition.
+func scanSQL(kinds []int, rare bool) (q string, args []any, ok bool) {
 	w := whereClause{from: "events e NOT INDEXED"}
+	if rare {
+		w.from = "events e INDEXED BY events_kind_created"
+	}
 	if kinds != nil {
 		w.in("e.kind", anySlice(kinds))
 	}

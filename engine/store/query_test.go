@@ -272,13 +272,51 @@ func TestTagHashCollisionIsFilteredOut(t *testing.T) {
 
 func TestScanWalksRowidRange(t *testing.T) {
 	s, _ := openTemp(t)
-	q, args, ok := scanSQL([]int{1, 2})
+	q, args, ok := scanSQL([]int{1, 2}, false)
 	if !ok {
 		t.Fatal("no scan query")
 	}
 	plan := queryPlan(t, s, q, append(args, 0, 10)...)
 	if len(plan) != 1 || plan[0] != "SEARCH e USING INTEGER PRIMARY KEY (rowid>?)" {
 		t.Fatalf("scan page plan: %v", plan)
+	}
+	// rare kinds are read through the kind index, sorted by rowid
+	q, args, _ = scanSQL([]int{1, 2}, true)
+	if plan := strings.Join(queryPlan(t, s, q, append(args, 0, 10)...), "; "); !strings.Contains(plan, "USING INDEX events_kind_created (kind=?)") {
+		t.Fatalf("rare kinds' scan page plan: %s", plan)
+	}
+}
+
+// Scan finds rare kinds through the index and common ones by walking the
+// table, and gives the same events in the same order either way.
+func TestScanRareAndCommonKinds(t *testing.T) {
+	s, _ := openTemp(t)
+	var want []string
+	var evs []*nostr.Event
+	for i := range 3 * scanPageSize {
+		kind := 1
+		if i%100 == 0 {
+			kind = 1621
+		}
+		evs = append(evs, mkEvent(kind, hex64("author", i), int64(1_700_000_000+i)))
+		if kind == 1621 {
+			want = append(want, evs[i].ID)
+		}
+	}
+	save(t, s, evs...)
+	for _, kinds := range [][]int{{1621}, {1621, 1}} {
+		var got []string
+		if err := s.Scan(context.Background(), kinds, func(ev *nostr.Event) error {
+			if ev.Kind == 1621 {
+				got = append(got, ev.ID)
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("scan of kinds %v found %d of the %d events of kind 1621, or in another order", kinds, len(got), len(want))
+		}
 	}
 }
 
@@ -371,5 +409,31 @@ func TestExpiredEventsAreNotServed(t *testing.T) {
 	var rows int
 	if err := s.r.QueryRow("SELECT count(*) FROM expirations").Scan(&rows); err != nil || rows != 2 {
 		t.Errorf("expirations holds %d rows (%v), want 2: the replaced event's row goes with it", rows, err)
+	}
+}
+
+// EachID reads the id index alone, a range per page, and gives every id
+// once across pages.
+func TestEachIDReadsTheIDIndex(t *testing.T) {
+	s, _ := openTemp(t)
+	plan := strings.Join(queryPlan(t, s, idPageSQL, "", 10), "; ")
+	if !strings.Contains(plan, "USING COVERING INDEX") {
+		t.Fatalf("id page plan: %s", plan)
+	}
+	var want []string
+	for i := range 20 {
+		ev := mkEvent(1, hex64("author", i), 1_700_000_000)
+		save(t, s, ev)
+		want = append(want, ev.ID)
+	}
+	slices.Sort(want)
+	for _, page := range []int{7, 10, 20, 50} {
+		var got []string
+		if err := s.eachID(context.Background(), page, func(id string) { got = append(got, id) }); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("pages of %d: %d ids, want the %d held", page, len(got), len(want))
+		}
 	}
 }

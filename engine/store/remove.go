@@ -199,9 +199,11 @@ func (s *Store) ReleaseFreePages(ctx context.Context) (int64, error) {
 		if free == 0 {
 			break
 		}
+		s.ckpt.guard() // each step is a write of its own, moving up to a step of pages through the log
 		if _, err := s.w.ExecContext(ctx, fmt.Sprintf(`PRAGMA incremental_vacuum(%d)`, min(free, releaseStep))); err != nil {
 			return released, fmt.Errorf("store: incremental vacuum: %w", err)
 		}
+		s.ckpt.committed()
 		released += min(free, releaseStep)
 	}
 	return released, s.CheckpointNow(ctx)

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -91,5 +92,47 @@ func TestSetOutsiders(t *testing.T) {
 	}
 	if since, err := s.SetOutsiders(nil, 400); err != nil || len(since) != 0 {
 		t.Fatalf("nobody outside: %v %v", since, err)
+	}
+}
+
+// Giving many free pages back (ReleaseFreePages after a large prune) keeps
+// the write-ahead log under its bound like any other write: each step of the
+// release is a write of its own that the guard sees first.
+func TestReleasingPagesKeepsTheLogUnderItsBound(t *testing.T) {
+	s, path := openTemp(t)
+	const limit = 16 << 20
+	if err := s.SetWALLimit(limit); err != nil {
+		t.Fatal(err)
+	}
+	content := strings.Repeat("x", 4000)
+	var ids []string
+	for b := range 28 {
+		var evs []*nostr.Event
+		for i := range 1000 {
+			ev := mkEventContent(content, 1621, hex64("carol", b), int64(1000+i), nostr.Tag{"a", "30617:" + hex64("bob") + ":repo"})
+			evs = append(evs, ev)
+			if i%2 == 0 { // every other: the free pages lie among held ones, which the release moves
+				ids = append(ids, ev.ID)
+			}
+		}
+		save(t, s, evs...)
+	}
+	for chunk := range slices.Chunk(ids, 500) {
+		if _, err := s.DeleteEvents(chunk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	released, err := s.ReleaseFreePages(context.Background())
+	if err != nil || released*4096 < 3*limit {
+		t.Fatalf("released %d pages (%v); the test needs several bounds' worth", released, err)
+	}
+	fi, err := os.Stat(path + "-wal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := s.WAL()
+	t.Logf("released %d pages; log %d bytes, peak %d, bound %d, %d resets", released, fi.Size(), w.PeakBytes, w.Limit, w.Resets)
+	if fi.Size() > limit || w.PeakBytes > limit {
+		t.Fatalf("the log reached %d bytes (peak seen %d), over its bound of %d", fi.Size(), w.PeakBytes, limit)
 	}
 }

@@ -232,6 +232,36 @@ CREATE TABLE outsiders (
 	since  INTEGER NOT NULL -- unix time it was first seen outside
 ) WITHOUT ROWID;
 `,
+	// 10: the generation of what the trust graph is built from (events, the
+	// claim history, the fetched claims), moved by every change to them
+	// whoever makes it, and the database's own random id: together they name
+	// the state a heap snapshot was written from (Store.HeapState).
+	`
+CREATE TABLE heap_state (
+	id         INTEGER PRIMARY KEY CHECK (id = 1),
+	database   TEXT    NOT NULL,
+	generation INTEGER NOT NULL
+);
+INSERT INTO heap_state (id, database, generation) VALUES (1, lower(hex(randomblob(16))), 0);
+CREATE TRIGGER events_heap_insert AFTER INSERT ON events
+BEGIN UPDATE heap_state SET generation = generation + 1; END;
+CREATE TRIGGER events_heap_delete AFTER DELETE ON events
+BEGIN UPDATE heap_state SET generation = generation + 1; END;
+CREATE TRIGGER events_heap_update AFTER UPDATE ON events
+BEGIN UPDATE heap_state SET generation = generation + 1; END;
+CREATE TRIGGER claim_history_heap_insert AFTER INSERT ON claim_history
+BEGIN UPDATE heap_state SET generation = generation + 1; END;
+CREATE TRIGGER claim_history_heap_delete AFTER DELETE ON claim_history
+BEGIN UPDATE heap_state SET generation = generation + 1; END;
+CREATE TRIGGER claim_history_heap_update AFTER UPDATE ON claim_history
+BEGIN UPDATE heap_state SET generation = generation + 1; END;
+CREATE TRIGGER claims_fetched_heap_insert AFTER INSERT ON claims_fetched
+BEGIN UPDATE heap_state SET generation = generation + 1; END;
+CREATE TRIGGER claims_fetched_heap_delete AFTER DELETE ON claims_fetched
+BEGIN UPDATE heap_state SET generation = generation + 1; END;
+CREATE TRIGGER claims_fetched_heap_update AFTER UPDATE ON claims_fetched
+BEGIN UPDATE heap_state SET generation = generation + 1; END;
+`,
 }
 
 // migrate brings the schema up to date. Each step re-reads user_version inside

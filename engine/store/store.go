@@ -31,6 +31,10 @@ type Store struct {
 	ckpt  *checkpointer
 	path  string
 	full  atomic.Bool // the last write failed with SQLITE_FULL (see Full)
+	// checked is closed once StartCheck's check ended, with checkErr its
+	// finding; nil when no check was started
+	checked  chan struct{}
+	checkErr error
 }
 
 // Open opens (creating if needed) the database at path and applies pending
@@ -50,7 +54,8 @@ func Open(path string) (*Store, error) {
 	common := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)&_pragma=synchronous(FULL)", busyTimeoutMillis)
 	// WAL is a property of the file, set by the writer before any reader
 	// connects; readers then never need the lock that switching takes.
-	w, err := sql.Open("sqlite", path+"?"+common+"&_pragma=journal_mode(WAL)&_pragma=cache_size(-32768)&_pragma=temp_store(memory)&_pragma=wal_autocheckpoint(0)&_txlock=immediate")
+	w, err := sql.Open("sqlite", path+"?"+common+"&_pragma=journal_mode(WAL)&_pragma=cache_size(-32768)&_pragma=temp_store(memory)&_pragma=wal_autocheckpoint(0)"+
+		fmt.Sprintf("&_pragma=journal_size_limit(%d)", DefaultWALLimit)+"&_txlock=immediate")
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
@@ -76,7 +81,7 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("store: open %s for checkpoints: %w", path, err)
 	}
 	ck.SetMaxOpenConns(1)
-	s := &Store{w: w, r: r, ckpt: startCheckpointer(ck), path: path}
+	s := &Store{w: w, r: r, ckpt: startCheckpointer(ck, w, path+"-wal"), path: path}
 	if err := s.stmts.prepare(w); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("store: prepare statements: %w", err)
@@ -90,8 +95,14 @@ func (s *Store) Close() error {
 	return errors.Join(s.ckpt.close(), s.r.Close(), s.w.Close())
 }
 
-// writeTx runs fn inside one write transaction, committing when fn returns nil.
+// writeTx runs fn inside one write transaction, committing when fn returns
+// nil, once the start-up check passed (StartCheck). The log is kept under
+// its bound first (checkpointer.guard).
 func (s *Store) writeTx(fn func(tx *sql.Tx) error) error {
+	if err := s.Checked(); err != nil {
+		return err
+	}
+	s.ckpt.guard()
 	tx, err := s.w.Begin()
 	if err != nil {
 		return err

@@ -1,0 +1,528 @@
+package heap
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"strings"
+	"unsafe"
+
+	"dtp-personal/engine/settings"
+	"dtp-personal/engine/validation"
+)
+
+// A snapshot is the heap written to a file, so that a start can load it
+// instead of parsing every stored event again (SPEC §4): at a million
+// events the parse is most of a start. The database stays the truth: the
+// file names the database state it was written from (its key, given by the
+// caller), and a snapshot whose key is not the database's now is stale and
+// ignored, as is one whose checksum (CRC-32C over the whole file) fails.
+//
+// Layout: the magic, the format, the key, then the heap's parts (strings,
+// nodes, edges, extras, identity facts), then the checksum; numbers
+// little-endian, except the large arrays (node keys' and lists' lengths,
+// the lists, the edges), which are this machine's memory as it is: only the
+// program that wrote a snapshot reads it back (the key names the program),
+// and reading them takes no decoding. Indexes (node and string lookups, the
+// slot index, the identity reverse index) are rebuilt on load.
+
+var snapshotMagic = []byte("dtp-heap")
+
+// snapshotFormat changes with the layout or with what the heap keeps.
+const snapshotFormat = 1
+
+// ErrStaleSnapshot is a snapshot of another database state than the key
+// asked for.
+var ErrStaleSnapshot = errors.New("heap snapshot is stale")
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// SaveSnapshot writes the heap to path (through a temporary file renamed
+// over it), with key naming the database state it holds, and the caller's
+// attachment (other state of that database, kept and checked with it). It
+// is not synced: a snapshot torn by a crash fails its checksum and is
+// ignored.
+func (h *Heap) SaveSnapshot(path string, key, attachment []byte) error {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return fmt.Errorf("heap snapshot: %w", err)
+	}
+	e := &encoder{w: bufio.NewWriterSize(f, 1<<20), crc: crc32.New(castagnoli)}
+	h.mu.RLock()
+	h.encode(e, key)
+	h.mu.RUnlock()
+	e.u32(uint32(len(attachment)))
+	e.raw(attachment)
+	var sum [4]byte
+	binary.LittleEndian.PutUint32(sum[:], e.crc.Sum32())
+	if e.err == nil {
+		_, e.err = e.w.Write(sum[:])
+	}
+	if e.err == nil {
+		e.err = e.w.Flush()
+	}
+	if err := errors.Join(e.err, f.Close()); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("heap snapshot: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("heap snapshot: %w", err)
+	}
+	return nil
+}
+
+// LoadSnapshot reads the heap at path, with the guardrails of limits, and
+// the attachment saved with it, when it was written under key and is whole.
+// Otherwise it returns an error: os.ErrNotExist, ErrStaleSnapshot, or what
+// is wrong with the file.
+func LoadSnapshot(path string, key []byte, limits settings.Limits) (h *Heap, attachment []byte, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkSum(f, fi.Size()); err != nil {
+		return nil, nil, err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, nil, err
+	}
+	d := &decoder{r: bufio.NewReaderSize(io.LimitReader(f, fi.Size()-4), 1<<20), left: fi.Size() - 4}
+	if magic := d.bytes(len(snapshotMagic)); d.err == nil && !bytes.Equal(magic, snapshotMagic) {
+		return nil, nil, errors.New("heap snapshot: not a heap snapshot")
+	}
+	if format := d.u32(); d.err == nil && format != snapshotFormat {
+		return nil, nil, fmt.Errorf("%w: format %d, this program writes %d", ErrStaleSnapshot, format, snapshotFormat)
+	}
+	if held := d.str(); d.err == nil && held != string(key) {
+		return nil, nil, ErrStaleSnapshot
+	}
+	h = New(limits)
+	h.decode(d)
+	if n := d.count(1); n > 0 {
+		attachment = make([]byte, n)
+		d.rawInto(attachment)
+	}
+	if d.err == nil && d.left != 0 {
+		d.err = errors.New("trailing bytes")
+	}
+	if d.err != nil {
+		return nil, nil, fmt.Errorf("heap snapshot: %w", d.err)
+	}
+	return h, attachment, nil
+}
+
+// checkSum reads the file through and compares its checksum with the last
+// four bytes.
+func checkSum(f *os.File, size int64) error {
+	if size < int64(len(snapshotMagic))+4 {
+		return errors.New("heap snapshot: too short")
+	}
+	crc := crc32.New(castagnoli)
+	if _, err := io.Copy(crc, io.LimitReader(f, size-4)); err != nil {
+		return fmt.Errorf("heap snapshot: %w", err)
+	}
+	var sum [4]byte
+	if _, err := io.ReadFull(f, sum[:]); err != nil {
+		return fmt.Errorf("heap snapshot: %w", err)
+	}
+	if binary.LittleEndian.Uint32(sum[:]) != crc.Sum32() {
+		return errors.New("heap snapshot: checksum mismatch (damaged)")
+	}
+	return nil
+}
+
+func (h *Heap) encode(e *encoder, key []byte) {
+	e.raw(snapshotMagic)
+	e.u32(snapshotFormat)
+	e.str(string(key))
+	e.u64(h.version)
+	e.str(h.limitReason)
+	e.u32(uint32(len(h.strs)))
+	for _, s := range h.strs {
+		e.str(s)
+	}
+	// Nodes as arrays: key lengths, then all keys; the lengths of every
+	// out list, then of every in list; then all out lists, then all in.
+	e.u32(uint32(len(h.nodes)))
+	lengths := make([]uint32, len(h.nodes))
+	for _, part := range []func(n *node) int{
+		func(n *node) int { return len(n.key) },
+		func(n *node) int { return len(n.out) },
+		func(n *node) int { return len(n.in) },
+	} {
+		for i := range h.nodes {
+			lengths[i] = uint32(part(&h.nodes[i]))
+		}
+		e.raw(rawBytes(lengths))
+	}
+	for i := range h.nodes {
+		e.raw(unsafe.Slice(unsafe.StringData(h.nodes[i].key), len(h.nodes[i].key)))
+	}
+	for i := range h.nodes {
+		e.raw(rawBytes(h.nodes[i].out))
+	}
+	for i := range h.nodes {
+		e.raw(rawBytes(h.nodes[i].in))
+	}
+	// Edges as they lie in memory: only this program reads them back (the
+	// key names it), and edges hold no pointers.
+	e.u32(uint32(h.edges.n))
+	e.u32(uint32(unsafe.Sizeof(edge{})))
+	for _, chunk := range h.edges.chunks {
+		e.raw(rawBytes(chunk))
+	}
+	e.u32(uint32(len(h.extras)))
+	for _, x := range h.extras {
+		e.u32(uint32(len(x.labels)))
+		for _, l := range x.labels {
+			e.str(l.Name)
+			e.str(l.Description)
+		}
+		e.str(x.content)
+		e.strs(x.hints)
+	}
+	ids := &h.ids
+	e.u32(uint32(len(ids.hinted)))
+	for n, counts := range ids.hinted {
+		e.u32(uint32(n))
+		e.u32(uint32(len(counts)))
+		for p, c := range counts {
+			e.str(p)
+			e.u32(uint32(c))
+		}
+	}
+	e.u32(uint32(len(ids.claimants)))
+	for n, cs := range ids.claimants {
+		e.u32(uint32(n))
+		e.u32(uint32(len(cs)))
+		for _, c := range cs {
+			e.u32(uint32(c))
+		}
+	}
+	e.u32(uint32(len(ids.claims)))
+	for p, c := range ids.claims {
+		e.str(p)
+		e.u64(uint64(c.createdAt))
+		e.str(c.id)
+		e.strs(c.twitterIDs)
+	}
+	e.u32(uint32(len(ids.everClaimed)))
+	for p := range ids.everClaimed {
+		e.str(p.pubkey)
+		e.str(p.twitterID)
+	}
+	e.u32(uint32(len(ids.fetched)))
+	for p := range ids.fetched {
+		e.str(p)
+	}
+}
+
+func (h *Heap) decode(d *decoder) {
+	h.version = d.u64()
+	h.limitReason = d.str()
+	h.strs = make([]string, d.count(1))
+	for i := range h.strs {
+		h.strs[i] = d.str()
+		h.strIdx[h.strs[i]] = uint32(i)
+	}
+	nodes := d.count(12)
+	h.nodes = make([]node, nodes)
+	h.nodeIdx = make(map[string]NodeID, nodes)
+	var lengths [3][]uint32 // of keys, out lists, in lists
+	var total [3]int64
+	for i := range lengths {
+		lengths[i] = make([]uint32, nodes)
+		d.rawInto(rawBytes(lengths[i]))
+		for _, n := range lengths[i] {
+			total[i] += int64(n)
+		}
+	}
+	if total[0] > d.left || 4*(total[1]+total[2]) > d.left {
+		d.fail("nodes larger than the file")
+		return
+	}
+	keys := make([]byte, total[0])
+	d.rawInto(keys)
+	keyText := unsafe.String(unsafe.SliceData(keys), len(keys)) // keys is not written again
+	lists := make([]uint32, total[1]+total[2])
+	d.rawInto(rawBytes(lists))
+	if d.err != nil {
+		return
+	}
+	var at [3]int
+	at[2] = int(total[1])
+	for i := range h.nodes {
+		n := &h.nodes[i]
+		k, o, in := int(lengths[0][i]), int(lengths[1][i]), int(lengths[2][i])
+		n.key = keyText[at[0] : at[0]+k]
+		// capped slices: an append by Apply moves a list out of the arena
+		n.out = lists[at[1] : at[1]+o : at[1]+o]
+		n.in = lists[at[2] : at[2]+in : at[2]+in]
+		at[0], at[1], at[2] = at[0]+k, at[1]+o, at[2]+in
+		if o == 0 {
+			n.out = nil
+		}
+		if in == 0 {
+			n.in = nil
+		}
+		if k == 0 {
+			d.fail("a node without a key")
+			return
+		}
+		h.nodeIdx[n.key] = NodeID(i)
+	}
+	edges := d.count(int64(unsafe.Sizeof(edge{})))
+	if size := d.u32(); d.err == nil && size != uint32(unsafe.Sizeof(edge{})) {
+		d.fail("edges of another size")
+		return
+	}
+	for c := 0; c < edges; c += 1 << edgeChunkBits {
+		chunk := make([]edge, min(1<<edgeChunkBits, edges-c), 1<<edgeChunkBits)
+		d.rawInto(rawBytes(chunk))
+		h.edges.chunks = append(h.edges.chunks, chunk)
+	}
+	if d.err != nil {
+		return
+	}
+	h.edges.n = edges
+	for _, chunk := range h.edges.chunks {
+		for i := range chunk {
+			if x := &chunk[i]; int(x.author) >= len(h.nodes) || int(x.subject) >= len(h.nodes) || int(x.context) >= len(h.strs) || int(x.scope) >= len(h.strs) {
+				d.fail("an edge names a node or string that is not there")
+				return
+			}
+		}
+	}
+	h.extras = make([]edgeExtra, d.count(9))
+	for i := range h.extras {
+		x := &h.extras[i]
+		for range d.count(2) {
+			x.labels = append(x.labels, validation.Label{Name: d.str(), Description: d.str()})
+		}
+		x.content = d.str()
+		x.hints = d.strs()
+	}
+	for _, n := range h.nodes {
+		for _, list := range [][]uint32{n.out, n.in} {
+			for _, ei := range list {
+				if int(ei) >= h.edges.n {
+					d.fail("a node lists an edge that is not there")
+					return
+				}
+			}
+		}
+	}
+	for i := range h.nodes {
+		if out := h.nodes[i].out; len(out) > slotScanMax {
+			for _, ei := range out {
+				e := h.edges.at(ei)
+				h.slots[slotKey{author: e.author, subject: e.subject, context: e.context, scope: e.scope, kind: e.kind}] = ei
+			}
+		}
+	}
+	ids := &h.ids
+	hinted := d.count(8)
+	ids.hinted = make(map[NodeID]map[string]int32, hinted)
+	for range hinted {
+		n := d.node(len(h.nodes))
+		counts := make(map[string]int32)
+		for range d.count(5) {
+			p := d.str()
+			counts[p] = int32(d.u32())
+			if ids.accounts[p] == nil {
+				ids.accounts[p] = make(map[NodeID]struct{})
+			}
+			ids.accounts[p][n] = struct{}{}
+		}
+		ids.hinted[n] = counts
+	}
+	for range d.count(8) {
+		n := d.node(len(h.nodes))
+		cs := make([]NodeID, d.count(4))
+		for i := range cs {
+			cs[i] = d.node(len(h.nodes))
+		}
+		ids.claimants[n] = cs
+	}
+	claims := d.count(17)
+	ids.claims = make(map[string]claimRecord, claims)
+	for range claims {
+		p := d.str()
+		ids.claims[p] = claimRecord{createdAt: int64(d.u64()), id: d.str(), twitterIDs: d.strs()}
+	}
+	everClaimed := d.count(2)
+	ids.everClaimed = make(map[claimPair]struct{}, everClaimed)
+	for range everClaimed {
+		ids.everClaimed[claimPair{d.str(), d.str()}] = struct{}{}
+	}
+	fetched := d.count(1)
+	ids.fetched = make(map[string]struct{}, fetched)
+	for range fetched {
+		ids.fetched[d.str()] = struct{}{}
+	}
+	h.opinions.since = h.version // nothing before the load is logged
+}
+
+// encoder writes a snapshot, keeping its checksum and its first error.
+type encoder struct {
+	w   *bufio.Writer
+	crc hash.Hash32
+	err error
+	buf [8]byte
+}
+
+func (e *encoder) raw(b []byte) {
+	if e.err == nil {
+		e.crc.Write(b)
+		_, e.err = e.w.Write(b)
+	}
+}
+
+func (e *encoder) u8(v uint8) { e.raw([]byte{v}) }
+
+func (e *encoder) u32(v uint32) {
+	binary.LittleEndian.PutUint32(e.buf[:4], v)
+	e.raw(e.buf[:4])
+}
+
+func (e *encoder) u64(v uint64) {
+	binary.LittleEndian.PutUint64(e.buf[:], v)
+	e.raw(e.buf[:])
+}
+
+func (e *encoder) str(s string) {
+	e.u32(uint32(len(s)))
+	e.raw([]byte(s))
+}
+
+func (e *encoder) strs(ss []string) {
+	e.u32(uint32(len(ss)))
+	for _, s := range ss {
+		e.str(s)
+	}
+}
+
+// decoder reads a snapshot whose checksum held; left bounds every count
+// and length by the bytes there are, so a bad one cannot allocate much.
+type decoder struct {
+	r    *bufio.Reader
+	left int64
+	err  error
+	zero [snapshotBuffer]byte // what next gives after an error
+}
+
+// snapshotBuffer is the decoder's read buffer, and the most next gives.
+const snapshotBuffer = 1 << 20
+
+func (d *decoder) fail(what string) {
+	if d.err == nil {
+		d.err = errors.New(what)
+	}
+}
+
+// next returns the file's next n bytes (n ≤ snapshotBuffer), valid until
+// the next read; zeros once something failed.
+func (d *decoder) next(n int) []byte {
+	if d.err == nil && int64(n) > d.left {
+		d.fail("cut short")
+	}
+	if d.err != nil {
+		return d.zero[:n]
+	}
+	b, err := d.r.Peek(n)
+	if err != nil {
+		d.err = err
+		return d.zero[:n]
+	}
+	d.r.Discard(n)
+	d.left -= int64(n)
+	return b
+}
+
+func (d *decoder) bytes(n int) []byte { return bytes.Clone(d.next(n)) }
+
+// rawInto fills b with the file's next len(b) bytes.
+func (d *decoder) rawInto(b []byte) {
+	if d.err == nil && int64(len(b)) > d.left {
+		d.fail("cut short")
+	}
+	if d.err != nil {
+		return
+	}
+	if _, err := io.ReadFull(d.r, b); err != nil {
+		d.err = err
+		return
+	}
+	d.left -= int64(len(b))
+}
+
+// rawBytes is the memory of a slice of plain values (no pointers), as
+// bytes: what the snapshot writes and reads back for large arrays.
+func rawBytes[T uint32 | edge](s []T) []byte {
+	if len(s) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(s[0])))
+}
+
+func (d *decoder) u8() uint8 { return d.next(1)[0] }
+
+func (d *decoder) u32() uint32 { return binary.LittleEndian.Uint32(d.next(4)) }
+
+func (d *decoder) u64() uint64 { return binary.LittleEndian.Uint64(d.next(8)) }
+
+// count reads a count of records at least minSize bytes each.
+func (d *decoder) count(minSize int64) int {
+	n := int64(d.u32())
+	if n*minSize > d.left || n > math.MaxInt32 {
+		d.fail("a count larger than the file")
+		return 0
+	}
+	return int(n)
+}
+
+func (d *decoder) str() string {
+	n := d.count(1)
+	if n <= snapshotBuffer {
+		return string(d.next(n))
+	}
+	var sb strings.Builder
+	for ; n > 0 && d.err == nil; n -= snapshotBuffer {
+		sb.Write(d.next(min(n, snapshotBuffer)))
+	}
+	return sb.String()
+}
+
+func (d *decoder) strs() []string {
+	n := d.count(4)
+	if n == 0 {
+		return nil
+	}
+	out := make([]string, n)
+	for i := range out {
+		out[i] = d.str()
+	}
+	return out
+}
+
+func (d *decoder) node(nodes int) NodeID {
+	n := d.u32()
+	if int(n) >= nodes {
+		d.fail("a node that is not there")
+	}
+	return NodeID(n)
+}
