@@ -30,6 +30,7 @@ Usage:
   dtp-personal repo-sync status [--json]            repositories followed and their sync relays
   dtp-personal access allow-host NAME | disallow-host NAME     a name this server answers to (reverse proxy)
   dtp-personal access allow-origin ORIGIN | disallow-origin ORIGIN  a web page that may use this server
+  dtp-personal access trust-proxy ADDR | untrust-proxy ADDR   a reverse proxy whose X-Forwarded-For names its clients
   dtp-personal access list [--json]
   dtp-personal sync --once                           one frontier pass; exit 0 complete, 3 partial, 1 error
   dtp-personal status [--json]

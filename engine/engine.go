@@ -194,7 +194,7 @@ func Open(opts Options) (*Engine, error) {
 		},
 		Access: func() server.Access {
 			s := e.Settings()
-			return server.Access{AllowLAN: s.AllowLAN, Hosts: s.AllowedHosts, Origins: s.AllowedOrigins}
+			return server.Access{AllowLAN: s.AllowLAN, Hosts: s.AllowedHosts, Origins: s.AllowedOrigins, Proxies: s.TrustedProxies}
 		},
 		Info: server.Info{
 			Name: "dtp-personal", Software: "dtp-personal", Version: Version,

@@ -26,6 +26,9 @@ var limitHelp = map[string]string{
 	"maxQueuedMiB":             "MiB waiting to be sent to one client; a client that stops reading is dropped",
 	"maxTotalQueuedMiB":        "MiB waiting to be sent to all clients; past it the slowest are dropped",
 	"maxTagKiB":                "KiB of tags one event may carry; a larger one is refused",
+	"maxSubscriptions":         "subscriptions one client may keep open (a GRASP-02 peer opens about 70)",
+	"maxFiltersPerReq":         "filters one request may carry",
+	"maxMessageKiB":            "KiB one message from a client may take",
 }
 
 // limitPresets are the caps for the size of network followed: Normal is

@@ -89,6 +89,16 @@ func SetRepoBootstrap(url string) func(*Settings) error {
 	}
 }
 
+// TrustProxy names a reverse proxy in front of this server by its address.
+func TrustProxy(addr string) func(*Settings) error {
+	return addTo(trustedProxies, addr, ParseProxyAddress)
+}
+
+// UntrustProxy takes a reverse proxy off the list.
+func UntrustProxy(addr string) func(*Settings) error {
+	return removeFrom(trustedProxies, addr, ParseProxyAddress)
+}
+
 // AllowHost lets requests name this server by host (a reverse proxy's name).
 func AllowHost(name string) func(*Settings) error { return addTo(allowedHosts, name, ParseHostName) }
 
@@ -112,6 +122,7 @@ func roots(s *Settings) *[]string          { return &s.Roots }
 func repoServices(s *Settings) *[]string   { return &s.RepoSyncServices }
 func allowedHosts(s *Settings) *[]string   { return &s.AllowedHosts }
 func allowedOrigins(s *Settings) *[]string { return &s.AllowedOrigins }
+func trustedProxies(s *Settings) *[]string { return &s.TrustedProxies }
 
 // addTo inserts the parsed value into a sorted list unless it is there.
 func addTo(list func(*Settings) *[]string, typed string, parse func(string) (string, error)) func(*Settings) error {

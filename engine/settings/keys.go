@@ -40,6 +40,8 @@ var keys = []key{
 			}
 			return canonical(s.RepoSyncBootstrap, NormalizeRelayURL)
 		}),
+	jsonValue("trustedProxies", func(s *Settings) any { return &s.TrustedProxies },
+		func(s *Settings) error { return canonicalAll(s.TrustedProxies, ParseProxyAddress) }),
 	jsonValue("allowedHosts", func(s *Settings) any { return &s.AllowedHosts },
 		func(s *Settings) error { return canonicalAll(s.AllowedHosts, ParseHostName) }),
 	jsonValue("allowedOrigins", func(s *Settings) any { return &s.AllowedOrigins },

@@ -42,6 +42,14 @@ type Limits struct {
 	// MaxTagKiB caps the bytes of all of an event's tag elements together,
 	// pushed or synced (an unknown tag may not carry what content may not).
 	MaxTagKiB int `json:"maxTagKiB"`
+	// MaxSubscriptions, MaxFiltersPerReq and MaxMessageKiB bound what one
+	// client connection may ask of the server (NIP-11 limitation
+	// max_subscriptions, max_filters, max_message_length): the defaults serve
+	// a GRASP-02 peer, which opens one subscription per filter group, up to
+	// about 70.
+	MaxSubscriptions int `json:"maxSubscriptions"`
+	MaxFiltersPerReq int `json:"maxFiltersPerReq"`
+	MaxMessageKiB    int `json:"maxMessageKiB"`
 }
 
 // DefaultLimits are SPEC §4/§5 defaults.
@@ -53,6 +61,7 @@ func DefaultLimits() Limits {
 		FollowThreshold: DefaultFollowThreshold, Red: DefaultRed,
 		MaxConnections: 256, MaxConnectionsPerAddress: 64,
 		MaxQueuedMiB: 4, MaxTotalQueuedMiB: 64, MaxTagKiB: 64,
+		MaxSubscriptions: 100, MaxFiltersPerReq: 100, MaxMessageKiB: 512,
 	}
 }
 
@@ -96,6 +105,9 @@ var LimitFields = []LimitField{
 	{"max-queued-mib", "maxQueuedMiB", "Queue per client (MiB)", 1, 1024, func(l *Limits) *int { return &l.MaxQueuedMiB }},
 	{"max-total-queued-mib", "maxTotalQueuedMiB", "Queue for all clients (MiB)", 1, 64 << 10, func(l *Limits) *int { return &l.MaxTotalQueuedMiB }},
 	{"max-tag-kib", "maxTagKiB", "Max tags per event (KiB)", 1, 1024, func(l *Limits) *int { return &l.MaxTagKiB }},
+	{"max-subscriptions", "maxSubscriptions", "Subscriptions per client", 1, 10000, func(l *Limits) *int { return &l.MaxSubscriptions }},
+	{"max-filters-per-req", "maxFiltersPerReq", "Filters per request", 1, 1000, func(l *Limits) *int { return &l.MaxFiltersPerReq }},
+	{"max-message-kib", "maxMessageKiB", "Message size (KiB)", 16, 16 << 10, func(l *Limits) *int { return &l.MaxMessageKiB }},
 }
 
 // Check reports whether v is within f's bounds.

@@ -35,6 +35,11 @@ type Settings struct {
 	// AllowedOrigins are web pages that may use the server (ParseOrigin
 	// form, sorted); other pages may neither read nor write.
 	AllowedOrigins []string `json:"allowedOrigins"`
+	// TrustedProxies are the addresses of reverse proxies in front of this
+	// server (ParseProxyAddress form, sorted): a connection from one is
+	// counted against the per-address cap by the client address the proxy
+	// names in X-Forwarded-For, not as the proxy's own.
+	TrustedProxies []string `json:"trustedProxies"`
 }
 
 // DefaultListen is where the server listens unless told otherwise.
@@ -45,7 +50,7 @@ func Defaults() Settings {
 	return Settings{
 		Strategy: FrontierInterval, IntervalMinutes: 15, Limits: DefaultLimits(),
 		Listen: DefaultListen, ScopeProfile: "x.com", RepoSyncServices: []string{}, Notify: true,
-		AllowedHosts: []string{}, AllowedOrigins: []string{},
+		AllowedHosts: []string{}, AllowedOrigins: []string{}, TrustedProxies: []string{},
 	}
 }
 
@@ -56,5 +61,6 @@ func (s Settings) clone() Settings {
 	s.RepoSyncServices = slices.Clone(s.RepoSyncServices)
 	s.AllowedHosts = slices.Clone(s.AllowedHosts)
 	s.AllowedOrigins = slices.Clone(s.AllowedOrigins)
+	s.TrustedProxies = slices.Clone(s.TrustedProxies)
 	return s
 }
