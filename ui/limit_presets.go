@@ -29,6 +29,8 @@ var limitHelp = map[string]string{
 	"maxSubscriptions":         "subscriptions one client may keep open (a GRASP-02 peer opens about 70)",
 	"maxFiltersPerReq":         "filters one request may carry",
 	"maxMessageKiB":            "KiB one message from a client may take",
+	"maxRepoRelays":            "relays repository sync connects to, at most (those most repositories share are kept)",
+	"maxRelaysPerRepo":         "relays taken from one repository's announcement, at most",
 }
 
 // limitPresets are the caps for the size of network followed: Normal is

@@ -16,6 +16,9 @@ import (
 	"dtp-personal/engine/store"
 )
 
+// openPolicy dials every relay an announcement names, with no caps.
+var openPolicy = dialPolicy{allowLocal: true}
+
 const (
 	bootstrapA = "wss://a.example"
 	relayC     = "wss://c.example"
@@ -50,7 +53,7 @@ func deltaOf(ds []relayDelta, relay string) relayDelta {
 func TestPlanFollowsAnnouncementsAndRoots(t *testing.T) {
 	t.Parallel()
 	ix := newIndex([]string{ourService}, settings.NormalizeRelayURL)
-	p := newPlan([]string{ourService}, bootstrapA)
+	p := newPlan([]string{ourService}, bootstrapA, openPolicy)
 	ref := repoRef(fixture.RepoRef(owner.Pubkey, "tool"))
 
 	ds := follow(t, ix, p, owner.Announce("tool", []string{ourService, relayB, "WSS://C.example/"}, nil, 100))
@@ -101,7 +104,7 @@ func TestLoadRebuildsTheSameMaps(t *testing.T) {
 	}
 	defer st.Close()
 	ix := newIndex([]string{ourService}, settings.NormalizeRelayURL)
-	live := newPlan([]string{ourService}, bootstrapA)
+	live := newPlan([]string{ourService}, bootstrapA, openPolicy)
 	ref1 := fixture.RepoRef(owner.Pubkey, "tool")
 	ref2 := fixture.RepoRef(maint.Pubkey, "lib")
 	evs := []*nostr.Event{
@@ -118,7 +121,7 @@ func TestLoadRebuildsTheSameMaps(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	_, loaded, err := load(context.Background(), st, []string{ourService}, bootstrapA, settings.NormalizeRelayURL)
+	_, loaded, err := load(context.Background(), st, []string{ourService}, bootstrapA, openPolicy, settings.NormalizeRelayURL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,5 +185,48 @@ func TestWindowStartsAtFirstChangeAndDoesNotReset(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("second window did not close")
+	}
+}
+
+// The caps keep the relays most followed repositories share: with one relay
+// per repository, each of three repositories takes the relay all three
+// name, not its own; with two relays in all, the one two repositories share
+// comes next. A new policy reassigns the relays: the caps lifted, every
+// relay opens. Each relay not taken is listed with its cap.
+func TestPlanCapsKeepTheMostSharedRelays(t *testing.T) {
+	t.Parallel()
+	ix := newIndex([]string{ourService}, settings.NormalizeRelayURL)
+	p := newPlan([]string{ourService}, "", dialPolicy{allowLocal: true, maxRelays: 2, maxPerRepo: 1})
+	const shared, pair, own = "wss://z-shared.example", "wss://y-pair.example", "wss://a-own.example"
+	follow(t, ix, p,
+		owner.Announce("one", []string{ourService, own, pair, shared}, nil, 100),
+		owner.Announce("two", []string{ourService, pair, shared}, nil, 100),
+		owner.Announce("three", []string{ourService, shared}, nil, 100))
+	if got := p.Relays(); !slices.Equal(got, []string{shared}) {
+		t.Fatalf("one relay per repository: %v, want only the relay all three share", got)
+	}
+	reasons := map[string]string{}
+	for _, r := range p.Refused() {
+		reasons[r.URL] = r.Reason
+	}
+	if reasons[own] != RefusedPerRepo || reasons[pair] != RefusedPerRepo || len(reasons) != 2 {
+		t.Fatalf("refused %v, want the other two past the per-repository cap", reasons)
+	}
+
+	p.SetPolicy(dialPolicy{allowLocal: true, maxRelays: 2, maxPerRepo: 3})
+	ds := p.Apply(nil)
+	if got := p.Relays(); !slices.Equal(got, []string{pair, shared}) {
+		t.Fatalf("two relays in all: %v, want the two most shared", got)
+	}
+	if d := deltaOf(ds, pair); !d.Open || len(d.Refs) != 2 {
+		t.Fatalf("the pair's relay under the new policy: %+v, want opened for its two repositories", d)
+	}
+	if r := p.Refused(); len(r) != 1 || r[0].URL != own || r[0].Reason != RefusedRepoCap {
+		t.Fatalf("refused %+v, want the own relay past the cap on repository relays", r)
+	}
+
+	p.SetPolicy(openPolicy)
+	if ds := p.Apply(nil); !deltaOf(ds, own).Open || len(p.Refused()) != 0 {
+		t.Fatalf("caps lifted: %+v, refused %+v; want the last relay opened and none refused", ds, p.Refused())
 	}
 }

@@ -43,6 +43,13 @@ func startNode(t *testing.T, services []string, bootstrap string) *node {
 // called more than once).
 func startNodeAt(t *testing.T, path string, services []string, bootstrap string) (*node, func()) {
 	t.Helper()
+	return startNodeWith(t, path, settingsFor(services, bootstrap))
+}
+
+// startNodeWith runs a node with settings s on the database at path until
+// stop (which may be called more than once).
+func startNodeWith(t *testing.T, path string, s settings.Settings) (*node, func()) {
+	t.Helper()
 	st, err := store.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -51,7 +58,7 @@ func startNodeAt(t *testing.T, path string, services []string, bootstrap string)
 	n := &node{st: st, sink: sink}
 	ctx, cancel := context.WithCancel(context.Background())
 	n.sync, err = New(ctx, Config{
-		Store: st, Sink: sink, Normalize: settings.NormalizeRelayURL, Settings: settingsFor(services, bootstrap),
+		Store: st, Sink: sink, Normalize: settings.NormalizeRelayURL, Settings: s,
 		Window: WindowConfig{Length: 50 * time.Millisecond},
 	})
 	if err != nil {
@@ -80,11 +87,13 @@ func startNodeAt(t *testing.T, path string, services []string, bootstrap string)
 }
 
 // settingsFor are the default settings with our services and bootstrap
-// relay, and a page timeout of 5 s.
+// relay, a page timeout of 5 s, and local relays allowed: the tests' relays
+// listen on 127.0.0.1 with ws://.
 func settingsFor(services []string, bootstrap string) settings.Settings {
 	s := settings.Defaults()
 	s.RepoSyncServices, s.RepoSyncBootstrap = services, bootstrap
 	s.Limits.PageTimeoutSeconds = 5
+	s.RepoSyncLocalRelays = true
 	return s
 }
 

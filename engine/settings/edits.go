@@ -89,6 +89,13 @@ func SetRepoBootstrap(url string) func(*Settings) error {
 	}
 }
 
+// SetRepoLocalRelays allows or refuses (the default) dialling the local
+// relays announcements name: ws:// URLs and loopback, private, link-local
+// and unique-local addresses.
+func SetRepoLocalRelays(allow bool) func(*Settings) error {
+	return func(s *Settings) error { s.RepoSyncLocalRelays = allow; return nil }
+}
+
 // TrustProxy names a reverse proxy in front of this server by its address.
 func TrustProxy(addr string) func(*Settings) error {
 	return addTo(trustedProxies, addr, ParseProxyAddress)

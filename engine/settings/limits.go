@@ -50,6 +50,11 @@ type Limits struct {
 	MaxSubscriptions int `json:"maxSubscriptions"`
 	MaxFiltersPerReq int `json:"maxFiltersPerReq"`
 	MaxMessageKiB    int `json:"maxMessageKiB"`
+	// MaxRepoRelays caps the relays repository sync connects to, and
+	// MaxRelaysPerRepo the relays taken from one repository's announcement
+	// (written by anyone): the relays most repositories share are kept.
+	MaxRepoRelays    int `json:"maxRepoRelays"`
+	MaxRelaysPerRepo int `json:"maxRelaysPerRepo"`
 }
 
 // DefaultLimits are SPEC §4/§5 defaults.
@@ -62,6 +67,7 @@ func DefaultLimits() Limits {
 		MaxConnections: 256, MaxConnectionsPerAddress: 64,
 		MaxQueuedMiB: 4, MaxTotalQueuedMiB: 64, MaxTagKiB: 64,
 		MaxSubscriptions: 100, MaxFiltersPerReq: 100, MaxMessageKiB: 512,
+		MaxRepoRelays: 200, MaxRelaysPerRepo: 10,
 	}
 }
 
@@ -108,6 +114,8 @@ var LimitFields = []LimitField{
 	{"max-subscriptions", "maxSubscriptions", "Subscriptions per client", 1, 10000, func(l *Limits) *int { return &l.MaxSubscriptions }},
 	{"max-filters-per-req", "maxFiltersPerReq", "Filters per request", 1, 1000, func(l *Limits) *int { return &l.MaxFiltersPerReq }},
 	{"max-message-kib", "maxMessageKiB", "Message size (KiB)", 16, 16 << 10, func(l *Limits) *int { return &l.MaxMessageKiB }},
+	{"max-repo-relays", "maxRepoRelays", "Repository relays", 1, 10000, func(l *Limits) *int { return &l.MaxRepoRelays }},
+	{"max-relays-per-repo", "maxRelaysPerRepo", "Relays per repository", 1, 1000, func(l *Limits) *int { return &l.MaxRelaysPerRepo }},
 }
 
 // Check reports whether v is within f's bounds.

@@ -29,6 +29,11 @@ type Settings struct {
 	RepoSyncServices []string `json:"repoSyncServices"`
 	// RepoSyncBootstrap is the relay always asked for repositories; "" = none.
 	RepoSyncBootstrap string `json:"repoSyncBootstrap"`
+	// RepoSyncLocalRelays lets repository sync dial what announcements name
+	// on this machine or its networks: ws:// URLs and addresses that are
+	// loopback, private, link-local or unique-local. Off by default: an
+	// announcement is written by anyone (SPEC §8 dial policy).
+	RepoSyncLocalRelays bool `json:"repoSyncLocalRelays"`
 	// AllowedHosts are names besides this machine's own that requests may
 	// carry in Host (ParseHostName form, sorted), e.g. a reverse proxy's.
 	AllowedHosts []string `json:"allowedHosts"`

@@ -77,6 +77,7 @@ type Relay struct {
 	ids      map[string]bool
 	conns    map[*conn]bool
 
+	accepts     atomic.Int64 // TCP connections accepted
 	reqs        atomic.Int64
 	eventsSent  atomic.Int64
 	negAnswers  atomic.Int64
@@ -100,9 +101,27 @@ func Start() (*Relay, error) {
 		byAuthor: map[string][]*stored{}, ids: map[string]bool{}, conns: map[*conn]bool{},
 	}
 	r.srv = &http.Server{Handler: r}
-	go func() { _ = r.srv.Serve(ln) }()
+	go func() { _ = r.srv.Serve(countingListener{ln, &r.accepts}) }()
 	return r, nil
 }
+
+// countingListener counts the TCP connections it accepts.
+type countingListener struct {
+	net.Listener
+	n *atomic.Int64
+}
+
+func (l countingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err == nil {
+		l.n.Add(1)
+	}
+	return c, err
+}
+
+// Accepts counts the TCP connections made to the relay, whatever came of
+// them (a TLS handshake it cannot answer, a NIP-11 request, a WebSocket).
+func (r *Relay) Accepts() int64 { return r.accepts.Load() }
 
 // Close stops the relay and drops every connection.
 func (r *Relay) Close() {
