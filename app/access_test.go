@@ -31,10 +31,11 @@ func TestAccessRulesReachARunningServer(t *testing.T) {
 		{[]string{"access", "trust-proxy", "::ffff:10.0.0.7"}, "added 10.0.0.7\n"},
 		{[]string{"access", "trust-proxy", "[fd00::1]"}, "added fd00::1\n"},
 		{[]string{"access", "untrust-proxy", "fd00::1"}, "removed fd00::1\n"},
-		{[]string{"access", "list"}, "hosts    localhost, loopback and listen addresses, relay.example.com\n" +
+		{[]string{"access", "list"}, "peers    loopback\n" +
+			"hosts    localhost, loopback and listen addresses, relay.example.com\n" +
 			"origins  no Origin (native clients), browser extensions, https://app.example\n" +
 			"proxies  10.0.0.7 (X-Forwarded-For names their clients)\n"},
-		{[]string{"access", "list", "--json"}, "{\n  \"allowedHosts\": [\n    \"relay.example.com\"\n  ],\n" +
+		{[]string{"access", "list", "--json"}, "{\n  \"allowLan\": false,\n  \"allowedHosts\": [\n    \"relay.example.com\"\n  ],\n" +
 			"  \"allowedOrigins\": [\n    \"https://app.example\"\n  ],\n  \"trustedProxies\": [\n    \"10.0.0.7\"\n  ]\n}\n"},
 	} {
 		out, err := cliRun(t, data, step.args...)

@@ -359,7 +359,7 @@ func TestImportResolveExportOffline(t *testing.T) {
 	if err != nil {
 		t.Fatalf("import: %v %s", err, stderr.String())
 	}
-	if string(out) != "2 stored, 0 duplicates, 2 rejected of 4 lines\n" {
+	if string(out) != "2 stored, 0 duplicates, 2 rejected of 4 lines\nrefused: 1 × invalid: bad signature; 1 × invalid: line N is not a JSON event\n" {
 		t.Fatalf("import printed %q", out)
 	}
 	if !strings.Contains(stderr.String(), "rejected: invalid: bad signature") || !strings.Contains(stderr.String(), "rejected: invalid: line 4 is not a JSON event") {

@@ -20,12 +20,14 @@ import (
 	"time"
 
 	"dtp-personal/engine"
+	"dtp-personal/engine/importer"
 	"dtp-personal/engine/ingest"
 	"dtp-personal/engine/names"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
 	"dtp-personal/engine/validation"
+	"dtp-personal/internal/owneronly"
 	"dtp-personal/ui/words"
 )
 
@@ -56,7 +58,7 @@ func cmdServe(c *cli) error {
 // works while a server runs on the same directory: the server notices the
 // change through the store's revision within a second.
 func openStore(c *cli) (*store.Store, error) {
-	if err := os.MkdirAll(c.data(), 0o700); err != nil {
+	if err := owneronly.MkdirAll(c.data()); err != nil {
 		return nil, err
 	}
 	return store.Open(engine.DatabasePath(c.data()))
@@ -283,10 +285,27 @@ func modifySettings(c *cli, change func(*settings.Settings) error) (settings.Set
 // HTTP API of a running server when there is one, else an engine opened in
 // this process for the duration of the call.
 func withEngine(c *cli, remote func(engine.Running) error, local func(*engine.Engine) error) error {
+	return onEngine(c, engine.Options{}, remote, local)
+}
+
+// readEngine is withEngine for commands that only read (status, resolve):
+// the engine it opens takes no lock, so it never keeps a server from
+// starting on the data directory (SPEC §9).
+func readEngine(c *cli, remote func(engine.Running) error, local func(*engine.Engine) error) error {
+	return onEngine(c, engine.Options{ReadOnly: true}, remote, local)
+}
+
+func onEngine(c *cli, opts engine.Options, remote func(engine.Running) error, local func(*engine.Engine) error) error {
 	if r, ok := engine.FindRunning(c.data()); ok {
-		return remote(r)
+		// a server that is stopping closes its listener and connections
+		// before it gives up the directory: a reader then reads the
+		// database itself
+		if err := remote(r); err == nil || !opts.ReadOnly || !isTransportError(err) {
+			return err
+		}
 	}
-	eng, err := engine.Open(engine.Options{DataDir: c.data(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	opts.DataDir, opts.Logger = c.data(), slog.New(slog.NewTextHandler(io.Discard, nil))
+	eng, err := engine.Open(opts)
 	if errors.Is(err, engine.ErrAlreadyRunning) {
 		return fmt.Errorf("an engine holds %s but its address is unknown; try again in a moment", c.data())
 	}
@@ -297,17 +316,30 @@ func withEngine(c *cli, remote func(engine.Running) error, local func(*engine.En
 	return local(eng)
 }
 
+// isTransportError reports whether an HTTP request failed for its
+// connection (refused, closed before the answer) rather than by an answer.
+func isTransportError(err error) bool {
+	var ue *url.Error
+	return errors.As(err, &ue)
+}
+
 func getJSON(u string, v any) error {
 	client := &http.Client{Timeout: 30 * time.Second}
 	resp, err := client.Get(u)
 	if err != nil {
 		return err
 	}
+	return readAnswer(resp, v)
+}
+
+// readAnswer decodes a server's JSON answer into v, or returns its
+// {"error": …} with the request's URL and status.
+func readAnswer(resp *http.Response, v any) error {
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		var e struct{ Error string }
 		_ = json.NewDecoder(resp.Body).Decode(&e)
-		return fmt.Errorf("%s: %s %s", u, resp.Status, e.Error)
+		return fmt.Errorf("%s: %s %s", resp.Request.URL, resp.Status, e.Error)
 	}
 	return json.NewDecoder(resp.Body).Decode(v)
 }
@@ -380,7 +412,7 @@ func nextSteps(s status.Snapshot, running bool) []string {
 // when none runs.
 func currentStatus(c *cli) (status.Snapshot, error) {
 	var snap status.Snapshot
-	err := withEngine(c,
+	err := readEngine(c,
 		func(r engine.Running) error { return getJSON(r.Base()+"/api/v1/status", &snap) },
 		func(eng *engine.Engine) error { snap = eng.Status(); return nil })
 	return snap, err
@@ -402,7 +434,11 @@ func printStatus(w io.Writer, s status.Snapshot, known map[string]string) {
 	if s.Strategy == settings.FrontierInterval {
 		fmt.Fprintf(w, " (interval %d min)", s.IntervalMinutes)
 	}
-	fmt.Fprintf(w, "\nstate      %s\ncoverage   %s\n", s.State, s.Coverage.State)
+	fmt.Fprintf(w, "\nstate      %s\n", s.State)
+	if len(s.RestartNeeded) > 0 {
+		fmt.Fprintf(w, "restart    %s\n", status.WaitingForStart(s.RestartNeeded))
+	}
+	fmt.Fprintf(w, "coverage   %s\n", s.Coverage.State)
 	if len(s.Coverage.Reasons) > 0 {
 		fmt.Fprintln(w, indent(facts.Reasons(s.Coverage.Reasons)))
 	}
@@ -468,7 +504,7 @@ func cmdResolve(c *cli) error {
 		}
 	}
 	var ans engine.Answer
-	err := withEngine(c,
+	err := readEngine(c,
 		func(r engine.Running) error {
 			return getJSON(r.Base()+"/api/v1/resolve?"+params.Encode(), &ans)
 		},
@@ -517,7 +553,7 @@ func cmdImport(c *cli) error {
 	}
 	path := c.positional(0)
 	if path == "" {
-		return fmt.Errorf("%w: import needs a FILE.jsonl (or - for standard input)", errUsage)
+		return fmt.Errorf("%w: import needs a FILE: JSONL, the extension's attentionx-export (zip or events.json), or - for standard input", errUsage)
 	}
 	in := io.Reader(os.Stdin)
 	if path != "-" {
@@ -529,7 +565,7 @@ func cmdImport(c *cli) error {
 		in = f
 	}
 	progress := func(s ingest.Tally) {
-		fmt.Fprintf(os.Stderr, "\rimported %d lines: %d stored, %d duplicates, %d rejected", s.Lines, s.Stored, s.Duplicates, s.Rejected)
+		fmt.Fprintf(os.Stderr, "\rimported %s: %d stored, %d duplicates, %d rejected", importedCount(s), s.Stored, s.Duplicates, s.Rejected)
 	}
 	var stats ingest.Tally
 	err := withEngine(c,
@@ -548,8 +584,24 @@ func cmdImport(c *cli) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("%d stored, %d duplicates, %d rejected of %d lines\n", stats.Stored, stats.Duplicates, stats.Rejected, stats.Lines)
+	fmt.Printf("%d stored, %d duplicates, %d rejected of %s\n", stats.Stored, stats.Duplicates, stats.Rejected, importedCount(stats))
+	if rules := stats.Rules(); len(rules) > 0 {
+		parts := make([]string, len(rules))
+		for i, r := range rules {
+			parts[i] = fmt.Sprintf("%d × %s", r.Count, r.Rule)
+		}
+		fmt.Printf("refused: %s\n", strings.Join(parts, "; "))
+	}
 	return nil
+}
+
+// importedCount says how much an import read: lines of JSONL, or the events
+// of the extension's export.
+func importedCount(t ingest.Tally) string {
+	if t.Format == importer.FormatJSONL || t.Format == "" {
+		return fmt.Sprintf("%d lines", t.Lines)
+	}
+	return fmt.Sprintf("%d events (%s)", t.Lines, t.Format)
 }
 
 func cmdExport(c *cli) error {

@@ -28,13 +28,17 @@ func cmdBackup(c *cli) error {
 }
 
 // cmdDB runs `db check`: SQLite's full integrity_check; exit 1 when it
-// finds damage.
+// finds damage; and `db compact` (compactDB).
 func cmdDB(c *cli) error {
 	if err := c.parse(1); err != nil {
 		return err
 	}
-	if c.positional(0) != "check" {
-		return fmt.Errorf("%w: db %s: use db check", errUsage, c.positional(0))
+	switch c.positional(0) {
+	case "compact":
+		return compactDB(c)
+	case "check":
+	default:
+		return fmt.Errorf("%w: db %s: use db check or db compact", errUsage, c.positional(0))
 	}
 	st, err := openStore(c)
 	if err != nil {

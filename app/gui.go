@@ -27,6 +27,9 @@ func runGUI(ctx context.Context, eng ui.Engine, dataDir string, raise <-chan str
 		defer cache.Close()
 		people = cache
 	}
+	if err := ui.FollowAutostart(eng); err != nil {
+		slog.Warn("read whether the app starts at login", "err", err)
+	}
 	return ui.Run(ctx, ui.WithAutostart(eng, loginCommand()), ui.RunOptions{Names: people, Raise: raise, Version: versionName(), Ready: ready}, quit)
 }
 

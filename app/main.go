@@ -32,13 +32,19 @@ Usage:
   dtp-personal access allow-host NAME | disallow-host NAME     a name this server answers to (reverse proxy)
   dtp-personal access allow-origin ORIGIN | disallow-origin ORIGIN  a web page that may use this server
   dtp-personal access trust-proxy ADDR | untrust-proxy ADDR   a reverse proxy whose X-Forwarded-For names its clients
+  dtp-personal access allow-lan | disallow-lan       whether local-network peers may connect (private ranges)
   dtp-personal access list [--json]
   dtp-personal sync --once                           one frontier pass; exit 0 complete, 3 partial, 1 error
   dtp-personal status [--json]
   dtp-personal resolve SUBJECT [--context C] [--json]
   dtp-personal backup FILE                           a consistent snapshot, also while a server runs
   dtp-personal db check                              SQLite integrity_check; exit 1 when damaged
-  dtp-personal import FILE.jsonl                     through the ingest pipeline; progress on stderr
+  dtp-personal db compact                            rewrite the database file: every free page back to the disk
+  dtp-personal prune [--days N] [--dry-run] [--json] remove the trust events of people outside your network for N days
+  dtp-personal prune --auto DAYS                     a running server prunes by itself after DAYS (0: off, the default)
+  dtp-personal delete --filter JSON [--dry-run] [--json]  remove the events a NIP-01 filter matches (never your
+                                                     roots', those your answers use, or a followed repository's)
+  dtp-personal import FILE                           JSONL or the extension's attentionx-export (zip or events.json), through the ingest pipeline
   dtp-personal export [--kinds K,...] > FILE.jsonl   every stored event (trust and repository kinds); --kinds 32009,30617 picks kinds
   dtp-personal version                               the program's version (also --version)
   dtp-personal bench [--authors W] [--relay auto|strfry|dtp-personal] [--json]   the scale benchmark (README)
@@ -77,7 +83,7 @@ func main() {
 		}
 		os.Exit(ee.code)
 	default:
-		fmt.Fprintln(os.Stderr, "dtp-personal:", err)
+		printError(err)
 		os.Exit(1)
 	}
 }
@@ -98,6 +104,8 @@ var commands = map[string]func(c *cli) error{
 	"resolve":   cmdResolve,
 	"import":    cmdImport,
 	"export":    cmdExport,
+	"prune":     cmdPrune,
+	"delete":    cmdDelete,
 	"version":   cmdVersion,
 	"bench":     cmdBench,
 }

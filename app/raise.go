@@ -3,37 +3,34 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/subtle"
 	"errors"
 	"log/slog"
 	"net"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 )
 
 // A second launch of the desktop app (from the menu, where nobody reads a
-// terminal) asks the running one, over a Unix socket in the data directory,
-// to bring its window up, and exits 0.
+// terminal) asks the running one to bring its window up, and exits 0. It
+// asks over a channel only the same user can use: a Unix socket in the data
+// directory (raise_unix.go), or on Windows a loopback port with a secret
+// kept in the data directory (raise_windows.go).
 
 const raiseRequest, raiseAnswer = "raise", "ok"
 
-func raiseSocket(dataDir string) string { return filepath.Join(dataDir, "window.sock") }
-
 // listenForRaise listens for second launches until ctx ends; each request
 // is a value on the channel. The caller holds the data directory's lock, so
-// a socket file left by a process that died is stale and replaced.
+// what a process that died left behind is stale and replaced.
 func listenForRaise(ctx context.Context, dataDir string) (<-chan struct{}, error) {
-	path := raiseSocket(dataDir)
-	_ = os.Remove(path)
-	l, err := net.Listen("unix", path)
+	l, secret, err := raiseListen(dataDir)
 	if err != nil {
 		return nil, err
 	}
 	raise := make(chan struct{}, 1)
 	go func() {
 		<-ctx.Done()
-		l.Close() // also removes the socket file
+		l.Close() // also removes what raiseListen left in the data directory
 	}()
 	go func() {
 		for {
@@ -41,17 +38,17 @@ func listenForRaise(ctx context.Context, dataDir string) (<-chan struct{}, error
 			if err != nil {
 				return
 			}
-			go answerRaise(conn, raise)
+			go answerRaise(conn, raise, raiseRequest+secret)
 		}
 	}()
 	return raise, nil
 }
 
-func answerRaise(conn net.Conn, raise chan<- struct{}) {
+func answerRaise(conn net.Conn, raise chan<- struct{}, request string) {
 	defer conn.Close()
 	_ = conn.SetDeadline(time.Now().Add(2 * time.Second))
 	line, err := bufio.NewReader(conn).ReadString('\n')
-	if err != nil || strings.TrimSpace(line) != raiseRequest {
+	if err != nil || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(line)), []byte(request)) != 1 {
 		return
 	}
 	select {
@@ -63,13 +60,13 @@ func answerRaise(conn net.Conn, raise chan<- struct{}) {
 
 // askToRaise asks the desktop app running on dataDir to bring its window up.
 func askToRaise(dataDir string) error {
-	conn, err := net.DialTimeout("unix", raiseSocket(dataDir), 2*time.Second)
+	conn, secret, err := raiseDial(dataDir)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
 	_ = conn.SetDeadline(time.Now().Add(2 * time.Second))
-	if _, err := conn.Write([]byte(raiseRequest + "\n")); err != nil {
+	if _, err := conn.Write([]byte(raiseRequest + secret + "\n")); err != nil {
 		return err
 	}
 	line, err := bufio.NewReader(conn).ReadString('\n')

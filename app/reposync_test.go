@@ -44,7 +44,9 @@ func TestRepoSyncSettingsReachARunningServer(t *testing.T) {
 	awaitRepoSync(t, data, s, []string{"wss://relay.example"}, "wss://boot.example")
 	awaitStatus(t, data, s, "local relays allowed", func(st struct {
 		Settings struct{ RepoSyncLocalRelays bool }
-	}) bool { return st.Settings.RepoSyncLocalRelays })
+	}) bool {
+		return st.Settings.RepoSyncLocalRelays
+	})
 	if out, err := cliRun(t, data, "repo-sync", "local-relays", "refuse"); err != nil || out != localRelaysLine(false)+"\n" {
 		t.Fatalf("local-relays refuse printed %q (%v)", out, err)
 	}

@@ -51,6 +51,9 @@ func (e *Engine) Modify(change func(*settings.Settings) error) error {
 // every thousand answers. Submit blocks while the pipeline is full, so
 // memory stays bounded for any file size.
 func (e *Engine) Import(ctx context.Context, r io.Reader, progress func(ingest.Tally)) (ingest.Tally, error) {
+	if e.opts.ReadOnly {
+		return ingest.Tally{}, ErrReadOnly
+	}
 	return importer.Run(ctx, r, pipelineTransport{e}, progress)
 }
 

@@ -5,11 +5,20 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
+	"time"
 )
 
-// DefaultDataDir is the platform's user data directory for the product
-// ($XDG_DATA_HOME/dtp-personal, else ~/.local/share/dtp-personal).
+// DefaultDataDir is the platform's user data directory for the product:
+// %AppData%\dtp-personal on Windows, ~/Library/Application
+// Support/dtp-personal on macOS, else $XDG_DATA_HOME/dtp-personal or
+// ~/.local/share/dtp-personal.
 func DefaultDataDir() string {
+	if runtime.GOOS == "windows" || runtime.GOOS == "darwin" {
+		if d, err := os.UserConfigDir(); err == nil {
+			return filepath.Join(d, "dtp-personal")
+		}
+	}
 	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
 		return filepath.Join(d, "dtp-personal")
 	}
@@ -31,8 +40,33 @@ var ErrAlreadyRunning = errors.New("an engine is already running on this data di
 type dirLock struct{ f *os.File }
 
 // release drops the lock: closing the only descriptor of the lock file ends
-// its flock.
-func (l *dirLock) release() { l.f.Close() }
+// its flock. A read-only engine holds none (nil).
+func (l *dirLock) release() {
+	if l != nil {
+		l.f.Close()
+	}
+}
+
+// lockWait is how long Open waits for a data directory's lock that another
+// process holds before it reports ErrAlreadyRunning. FindRunning takes the
+// lock for a moment to see whether a server holds it, so a server started
+// just then (systemd restarting it beside a monitoring script's `status`)
+// would otherwise exit; an engine holds it for its lifetime, so a second
+// server still refuses, this much later.
+const lockWait = 500 * time.Millisecond
+
+// lockDataDirWaiting is lockDataDir, tried again for up to lockWait while
+// another holds the lock.
+func lockDataDirWaiting(dataDir string) (*dirLock, error) {
+	deadline := time.Now().Add(lockWait)
+	for {
+		l, err := lockDataDir(dataDir)
+		if !errors.Is(err, ErrAlreadyRunning) || time.Now().After(deadline) {
+			return l, err
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
 
 // Running describes the engine that holds a data directory, so that CLI
 // commands can reach it.

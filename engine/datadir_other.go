@@ -1,4 +1,4 @@
-//go:build !unix
+//go:build !unix && !windows
 
 package engine
 
@@ -7,8 +7,8 @@ import (
 	"runtime"
 )
 
-// lockDataDir refuses to run: the single-engine lock is an flock, and the
-// app ships for Linux only.
+// lockDataDir refuses to run: the single-engine lock is an flock on Unix
+// and LockFileEx on Windows, and the app ships for those only.
 func lockDataDir(string) (*dirLock, error) {
-	return nil, fmt.Errorf("data directory lock: not supported on %s (dtp-personal runs on Linux and other Unix systems)", runtime.GOOS)
+	return nil, fmt.Errorf("data directory lock: not supported on %s (dtp-personal runs on Linux, other Unix systems and Windows)", runtime.GOOS)
 }

@@ -34,6 +34,7 @@ import (
 	"dtp-personal/engine/store"
 	"dtp-personal/engine/trustsync"
 	"dtp-personal/engine/validation"
+	"dtp-personal/internal/owneronly"
 )
 
 // Version is the product version reported by NIP-11 and the CLI.
@@ -55,11 +56,17 @@ type Options struct {
 	// Timers a test shortens so it does not wait them out; zero = production.
 	FrontierDebounce time.Duration // frontier recompute after a change (frontier.DefaultDebounce, 1 s)
 	RepoWindow       time.Duration // repository sync's self-subscriber window (5 s)
+	PruneInterval    time.Duration // automatic prune rounds (a minute after the start, then hourly)
 	// SyncAfter, when not nil, holds the sync loops (trust and repository)
 	// back until it is closed; the server answers meanwhile. The desktop app
 	// lets its window paint and build its pages first, with the cores to
 	// itself (BenchmarkGUILagDuringSync), then syncs.
 	SyncAfter <-chan struct{}
+	// ReadOnly opens the engine for reading only (status, resolve with no
+	// server running): it takes no data directory lock, so it never keeps a
+	// server from starting, and it writes nothing (no NIP-42 key, no cursor
+	// clean-up); Serve, Import and SyncOnce refuse (ErrReadOnly).
+	ReadOnly bool
 }
 
 // Engine is one running engine on one data directory.
@@ -108,9 +115,14 @@ type Engine struct {
 // ErrClosed is returned by Serve on a closed engine.
 var ErrClosed = errors.New("engine closed")
 
+// ErrReadOnly is returned by the commands that write or serve, on an engine
+// opened with Options.ReadOnly.
+var ErrReadOnly = errors.New("engine opened read-only")
+
 // Open takes the data directory's lock, opens its database and builds the
 // engine. Only one engine may hold a data directory: a second Open returns
-// ErrAlreadyRunning.
+// ErrAlreadyRunning (after lockWait, in case the holder is only a command
+// looking for a server). With Options.ReadOnly it takes no lock.
 func Open(opts Options) (*Engine, error) {
 	if opts.DataDir == "" {
 		opts.DataDir = DefaultDataDir()
@@ -118,12 +130,15 @@ func Open(opts Options) (*Engine, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
-	if err := os.MkdirAll(opts.DataDir, 0o700); err != nil {
+	if err := owneronly.MkdirAll(opts.DataDir); err != nil {
 		return nil, fmt.Errorf("data directory: %w", err)
 	}
-	lock, err := lockDataDir(opts.DataDir)
-	if err != nil {
-		return nil, err
+	var lock *dirLock
+	if !opts.ReadOnly {
+		var err error
+		if lock, err = lockDataDirWaiting(opts.DataDir); err != nil {
+			return nil, err
+		}
 	}
 	st, err := store.Open(DatabasePath(opts.DataDir))
 	if err != nil {
@@ -154,7 +169,7 @@ func Open(opts Options) (*Engine, error) {
 	}
 	e.started = e.settings
 	e.stats = newIngestStats(e.metrics)
-	if e.authKey, err = loadAuthKey(st); err != nil {
+	if e.authKey, err = loadAuthKey(st, !opts.ReadOnly); err != nil {
 		e.closeStore()
 		return nil, err
 	}
@@ -175,19 +190,22 @@ func Open(opts Options) (*Engine, error) {
 		return nil, err
 	}
 	e.sync = e.newSyncRunner()
-	e.sync.ReconcileCursors(e.trust.frontier.Current().Pubkeys())
+	if !opts.ReadOnly {
+		e.sync.ReconcileCursors(e.trust.frontier.Current().Pubkeys())
+	}
 	e.registerMetrics()
 	e.registerRepoMetrics()
 	e.server = server.New(server.Config{
-		Ingest:     e.ingest,
-		Events:     st,
-		Resolver:   resolverPort{e},
-		Sessions:   e,
-		SyncNow:    e.SyncNow,
-		Status:     statusDocument{e},
-		Metrics:    e.metrics,
-		Limits:     e.serverLimits(e.settings.Limits),
-		OwnerToken: e.ownerToken,
+		Ingest:      e.ingest,
+		Events:      st,
+		Resolver:    resolverPort{e},
+		Sessions:    e,
+		SyncNow:     e.SyncNow,
+		Maintenance: maintenancePort{e},
+		Status:      statusDocument{e},
+		Metrics:     e.metrics,
+		Limits:      e.serverLimits(e.settings.Limits),
+		OwnerToken:  e.ownerToken,
 		Connections: func() (int, int) {
 			l := e.Settings().Limits
 			return l.MaxConnections, l.MaxConnectionsPerAddress
@@ -230,6 +248,9 @@ func (e *Engine) Submit(ctx context.Context, ev *nostr.Event, source string) (in
 // (settings watcher, status publisher, frontier, sync) until ctx ends or
 // Close is called; then it stops cleanly.
 func (e *Engine) Serve(ctx context.Context) error {
+	if e.opts.ReadOnly {
+		return ErrReadOnly
+	}
 	e.mu.Lock()
 	if e.closed {
 		e.mu.Unlock()
@@ -269,6 +290,7 @@ func (e *Engine) Serve(ctx context.Context) error {
 	loops.Go(func() { e.publishStatus(ctx) })
 	loops.Go(func() { e.watchStorage(ctx) })
 	loops.Go(func() { e.trust.frontier.Run(ctx) })
+	loops.Go(func() { e.autoPrune(ctx) })
 	loops.Go(func() {
 		if e.syncMayStart(ctx) {
 			e.repos.Run(ctx)

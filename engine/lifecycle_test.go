@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -120,5 +121,35 @@ func TestDataDirLockHoldsUntilClose(t *testing.T) {
 	second := openQuiet(t, data)
 	if err := second.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestReadOnlyEngineTakesNoLock: a read-only engine (status, resolve with no
+// server) opens beside the engine holding the directory, and an engine
+// opens beside it; it neither serves nor writes.
+func TestReadOnlyEngineTakesNoLock(t *testing.T) {
+	t.Parallel()
+	data := t.TempDir()
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	reader, err := Open(Options{DataDir: data, Logger: quiet, ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	writer := openQuiet(t, data) // the reader holds no lock
+	defer writer.Close()
+	second, err := Open(Options{DataDir: data, Logger: quiet, ReadOnly: true})
+	if err != nil {
+		t.Fatalf("read-only open beside a writer: %v", err)
+	}
+	defer second.Close()
+	if err := second.Serve(t.Context()); !errors.Is(err, ErrReadOnly) {
+		t.Fatalf("Serve on a read-only engine: %v, want ErrReadOnly", err)
+	}
+	if _, err := second.Import(t.Context(), strings.NewReader(""), nil); !errors.Is(err, ErrReadOnly) {
+		t.Fatalf("Import on a read-only engine: %v, want ErrReadOnly", err)
+	}
+	if key, ok, err := writer.store.State(stateAuthKey); err != nil || !ok || key == "" {
+		t.Fatalf("the writer's NIP-42 key: %q %v %v", key, ok, err)
 	}
 }

@@ -111,7 +111,7 @@ func TestExportImportRoundTripKeepsEveryEvent(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := ingest.Tally{Lines: len(evs), Stored: len(evs)}
+			want := ingest.Tally{Lines: len(evs), Stored: len(evs), Format: importer.FormatJSONL}
 			if fmt.Sprint(tally) != fmt.Sprint(want) {
 				t.Fatalf("import tally %+v, want %+v", tally, want)
 			}
@@ -127,7 +127,7 @@ func TestExportImportRoundTripKeepsEveryEvent(t *testing.T) {
 
 			// a second import of the same file: all held, nothing tried twice
 			tally, err = importOver(t, transport, dst, dstURL, file)
-			want = ingest.Tally{Lines: len(evs), Duplicates: len(evs)}
+			want = ingest.Tally{Lines: len(evs), Duplicates: len(evs), Format: importer.FormatJSONL}
 			if err != nil || fmt.Sprint(tally) != fmt.Sprint(want) {
 				t.Fatalf("second import tally %+v (%v), want %+v", tally, err, want)
 			}

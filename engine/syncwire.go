@@ -52,10 +52,10 @@ func (e *Engine) newSyncRunner() *trustsync.Runner {
 }
 
 // loadAuthKey returns the data directory's NIP-42 key, generating it on
-// first use. The server has no identity of its own: this key only answers
+// first use when create is set (a read-only engine syncs nothing). The server has no identity of its own: this key only answers
 // relays that ask for AUTH before serving reads.
-func loadAuthKey(st *store.Store) (string, error) {
-	if k, ok, err := st.State(stateAuthKey); err != nil || ok {
+func loadAuthKey(st *store.Store, create bool) (string, error) {
+	if k, ok, err := st.State(stateAuthKey); err != nil || ok || !create {
 		return k, err
 	}
 	k := nostr.GeneratePrivateKey()
@@ -117,6 +117,9 @@ func (e *Engine) SyncNow() error {
 // SyncOnce runs one frontier pass in this process and returns the coverage
 // it reached, including a frontier cut by its caps.
 func (e *Engine) SyncOnce(ctx context.Context) (status.Coverage, error) {
+	if e.opts.ReadOnly {
+		return status.Coverage{}, ErrReadOnly
+	}
 	cov, err := e.sync.RunOnce(ctx)
 	if err != nil {
 		return cov, err

@@ -96,6 +96,24 @@ func (e *Engine) Resolve(ctx context.Context, q Query) (Answer, error) {
 	return e.trust.resolver.Resolve(ctx, q)
 }
 
+// ResolveBatch answers q about each of subjects, in order, from one walk
+// (SPEC §7 batches); the scope profile applies as in Resolve.
+func (e *Engine) ResolveBatch(ctx context.Context, q Query, subjects []string) (resolver.Batch, error) {
+	if q.Scope == "" {
+		q.Scope = e.Settings().ScopeProfile
+	}
+	return e.trust.resolver.ResolveBatch(ctx, q, subjects)
+}
+
+// Trusted pages the people the roots trust under q's context, scope, roots
+// and band.
+func (e *Engine) Trusted(ctx context.Context, q Query, offset, limit int) (resolver.TrustedPage, error) {
+	if q.Scope == "" {
+		q.Scope = e.Settings().ScopeProfile
+	}
+	return e.trust.resolver.Trusted(ctx, q, offset, limit)
+}
+
 // band is the user's max degree and follow band, which a query may override.
 func (e *Engine) band() resolver.Band {
 	l := e.Settings().Limits
@@ -106,8 +124,25 @@ func (e *Engine) band() resolver.Band {
 type resolverPort struct{ e *Engine }
 
 func (p resolverPort) Resolve(ctx context.Context, q server.ResolveQuery) (any, error) {
-	return p.e.Resolve(ctx, Query{Subject: q.Subject, Context: q.Context, Scope: q.Scope, Roots: q.Roots,
-		MaxDegree: q.MaxDegree, FollowThreshold: q.FollowThreshold, Red: q.Red})
+	return p.e.Resolve(ctx, query(q))
+}
+
+func (p resolverPort) ResolveBatch(ctx context.Context, q server.ResolveQuery) (any, error) {
+	return p.e.ResolveBatch(ctx, query(q), q.Subjects)
+}
+
+func (p resolverPort) Trusted(ctx context.Context, q server.ResolveQuery, offset, limit int) (any, error) {
+	return p.e.Trusted(ctx, query(q), offset, limit)
+}
+
+func (p resolverPort) GraphStats(ctx context.Context) (any, error) {
+	return p.e.trust.resolver.Stats(ctx, Query{Scope: p.e.Settings().ScopeProfile})
+}
+
+// query is a client's question as the resolver takes it.
+func query(q server.ResolveQuery) Query {
+	return Query{Subject: q.Subject, Context: q.Context, Scope: q.Scope, Roots: q.Roots,
+		MaxDegree: q.MaxDegree, FollowThreshold: q.FollowThreshold, Red: q.Red}
 }
 
 // SetSessionRoots registers a client session's roots for its lifetime.

@@ -4,7 +4,8 @@
 # then each fuzz target for a few seconds beyond its seed corpus, and the
 # .deb package's build and contents. All of it with the C verifier
 # (the default build), plus one short run of the validation tests with the pure-Go
-# verifier so that build does not rot.
+# verifier so that build does not rot. Last, the Windows part
+# (packaging/windows/test.sh, which also runs alone).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source packaging/setup.sh
@@ -30,3 +31,5 @@ done
 echo "== .deb" >&2
 make -s -C packaging deb
 bash packaging/check-deb.sh packaging/dist/dtp-personal_*.deb
+echo "== Windows build, installer and Wine tests; macOS vet" >&2
+bash packaging/windows/test.sh

@@ -30,3 +30,15 @@ func (e autostartEngine) Modify(change func(*settings.Settings) error) error {
 		return autostart.Disable()
 	})
 }
+
+// FollowAutostart sets the start-at-login setting to what the desktop will
+// do at login, which may have changed outside the app: the Windows installer
+// writes the entry, and the user may remove it by hand or disable it in
+// Task Manager's Startup tab.
+func FollowAutostart(eng Engine) error {
+	on, err := autostart.Enabled()
+	if err != nil {
+		return err
+	}
+	return eng.Modify(settings.SetStartAtLogin(on))
+}

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"dtp-personal/engine/settings"
+	"dtp-personal/ui/autostart"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,4 +49,30 @@ func TestWithAutostartWritesEntryThenRecordsChoice(t *testing.T) {
 		t.Fatal(err)
 	}
 	assertCalls(t, fake, "SyncNow")
+}
+
+// An entry written or removed outside the app (the Windows installer, the
+// user) is what happens at login: the setting follows it at start.
+func TestFollowAutostartReadsTheEntry(t *testing.T) {
+	config := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", config)
+	fake := &fakeEngine{}
+	if err := autostart.Enable([]string{"/opt/dtp/dtp-personal"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := FollowAutostart(fake); err != nil {
+		t.Fatal(err)
+	}
+	if !fake.current().StartAtLogin {
+		t.Fatal("an entry is there, but the setting says the app does not start at login")
+	}
+	if err := autostart.Disable(); err != nil {
+		t.Fatal(err)
+	}
+	if err := FollowAutostart(fake); err != nil {
+		t.Fatal(err)
+	}
+	if fake.current().StartAtLogin {
+		t.Fatal("the entry is gone, but the setting says the app starts at login")
+	}
 }

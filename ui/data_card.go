@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
+	"dtp-personal/engine/importer"
 	"dtp-personal/engine/ingest"
 	"dtp-personal/engine/status"
 	"dtp-personal/ui/words"
@@ -42,7 +43,7 @@ func newDataCard(g *GUI) *dataCard {
 		c.where,
 		container.NewHBox(backup, export, importButton),
 		widget.NewLabel("A backup is a copy of the database to restore (see the README); an export is every "+
-			"event as JSON lines, which an import here or elsewhere takes in."),
+			"event as JSON lines, which an import here or elsewhere takes in, as it takes the AttentionX extension's export."),
 		c.result, c.err.label, c.about,
 	))
 	return c
@@ -177,7 +178,18 @@ func (c *dataCard) importFrom(path string) {
 		if err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("Imported %s: %s stored, %s already here, %s refused", words.Plural(t.Lines, "line"),
-			words.Count(t.Stored), words.Count(t.Duplicates), words.Count(t.Rejected)), nil
+		read := words.Plural(t.Lines, "line")
+		if t.Format != importer.FormatJSONL {
+			read = words.Plural(t.Lines, "event") + " of the extension's export"
+		}
+		done := fmt.Sprintf("Imported %s: %s stored, %s already here, %s refused", read,
+			words.Count(t.Stored), words.Count(t.Duplicates), words.Count(t.Rejected))
+		for i, r := range t.Rules() {
+			if i == 3 {
+				break
+			}
+			done += fmt.Sprintf("; %s: %s", words.Count(r.Count), r.Rule)
+		}
+		return done, nil
 	})
 }

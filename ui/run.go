@@ -50,6 +50,7 @@ func Run(ctx context.Context, eng Engine, opts RunOptions, quit func()) error {
 	}
 	a := fyneapp.NewWithID(AppID)
 	a.SetIcon(fyne.NewStaticResource("dtp-personal.png", assets.IconPNG))
+	registerNotifications()
 	g := New(a, eng, quit)
 	if opts.Names != nil {
 		g.SetNames(opts.Names)
@@ -135,6 +136,7 @@ func (t systemTray) SetSystemTrayMenu(menu *fyne.Menu) { t.desk.SetSystemTrayMen
 func (t systemTray) SetStatus(text string) {
 	systray.SetTitle(text)
 	systray.SetTooltip(text)
+	assertTrayIcon()
 }
 
 // trayWatched reports whether a StatusNotifierWatcher (the desktop's tray

@@ -70,6 +70,15 @@ func TestStatusViewShowsSnapshot(t *testing.T) {
 	}
 	// a continuous strategy's next scheduled pass is the daily full refresh
 	assertShows(t, g.win.Content(), "Next full refresh")
+	// a setting taken only at the start says it waits for one, and only then
+	const waits = "Saved: the listen address takes effect when dtp-personal starts again."
+	assertHides(t, g.win.Content(), waits)
+	s.RestartNeeded = []string{"listen address"}
+	g.render(s)
+	assertShows(t, g.win.Content(), waits)
+	s.RestartNeeded = nil
+	g.render(s)
+	assertHides(t, g.win.Content(), waits)
 	g.settle()
 	assertCalls(t, eng) // showing the engine's state is not a command
 	assertSettings(t, eng, nil)

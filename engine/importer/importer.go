@@ -1,5 +1,5 @@
-// Package importer reads events, one JSON object per line, and sends each
-// through a Transport: the ingest pipeline of the engine in this process, or
+// Package importer reads events, one JSON object per line or the AttentionX
+// extension's export (formats.go), and sends each through a Transport: the ingest pipeline of the engine in this process, or
 // a running server's WebSocket. The lines are checked in parallel and in any
 // order, so an event refused only because what it depends on is not held yet
 // (reposync.WaitsForOthers: a comment before its issue, an issue before its
@@ -9,8 +9,6 @@
 package importer
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -44,8 +42,9 @@ const (
 	MaxRounds    = 16
 )
 
-// Run sends every line of in through t and counts the answers, calling
-// progress (when not nil) after every thousand and once at the end.
+// Run sends every event of in (JSONL, or an attentionx-export: openSource)
+// through t and counts the answers, calling progress (when not nil) after
+// every thousand and once at the end.
 func Run(ctx context.Context, in io.Reader, t Transport, progress func(ingest.Tally)) (ingest.Tally, error) {
 	var (
 		mu    sync.Mutex
@@ -73,13 +72,19 @@ func Run(ctx context.Context, in io.Reader, t Transport, progress func(ingest.Ta
 		}
 		return err
 	}
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	var err error
-	for n := 1; err == nil && sc.Scan(); n++ {
-		text := bytes.TrimSpace(sc.Bytes())
-		if len(text) == 0 {
-			continue
+	src, closeSource, err := openSource(in)
+	if err != nil {
+		return tally, err
+	}
+	defer closeSource()
+	tally.Format = src.format()
+	for err == nil {
+		text, where, readErr := src.next()
+		if readErr != nil {
+			if readErr != io.EOF {
+				err = readErr
+			}
+			break
 		}
 		mu.Lock()
 		tally.Lines++
@@ -87,18 +92,13 @@ func Run(ctx context.Context, in io.Reader, t Transport, progress func(ingest.Ta
 		var ev nostr.Event
 		if jsonErr := json.Unmarshal(text, &ev); jsonErr != nil {
 			mu.Lock()
-			add(ingest.Result{Outcome: ingest.Rejected, Message: fmt.Sprintf("invalid: line %d is not a JSON event: %v", n, jsonErr)})
+			add(ingest.Result{Outcome: ingest.Rejected, Message: fmt.Sprintf("invalid: %s is not a JSON event: %v", where, jsonErr)})
 			mu.Unlock()
 			continue
 		}
-		err = send(&ev, bytes.Clone(text)) // held for another round, the line must outlive the scanner's buffer
+		err = send(&ev, text)
 	}
 	wg.Wait()
-	if err == nil {
-		if err = sc.Err(); err != nil {
-			err = fmt.Errorf("read import: %w", err)
-		}
-	}
 	// every answer is in, so every stored event is committed and known to
 	// the acceptance rules: what waited for one of them passes now
 	for round := 0; err == nil && t.Err() == nil && round < MaxRounds && held.len() > 0; round++ {

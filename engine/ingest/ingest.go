@@ -117,6 +117,10 @@ type Pipeline struct {
 
 	duplicates atomic.Int64
 
+	// committing is held while a batch is stored and its listeners run, and
+	// by Exclusive: a removal never interleaves with a commit.
+	committing sync.Mutex
+
 	// verifying counts jobs submitted and not yet handed to the writer or
 	// answered. While it is zero and the write queue is empty, nothing is on
 	// its way to the batch being filled (see writeLoop); drained tells a
@@ -392,7 +396,20 @@ func (p *Pipeline) writeLoop() {
 	}
 }
 
+// Exclusive runs fn between commits: a change to what the store holds
+// besides the pipeline's own batches (removing events), whose effect on the
+// listeners' state (the heap) must not interleave with a batch's. The
+// filter of held ids may still say "maybe" for a removed id, which only
+// costs that id a database read when it arrives again.
+func (p *Pipeline) Exclusive(fn func()) {
+	p.committing.Lock()
+	defer p.committing.Unlock()
+	fn()
+}
+
 func (p *Pipeline) commit(batch []*job) {
+	p.committing.Lock()
+	defer p.committing.Unlock()
 	evs := make([]*nostr.Event, len(batch))
 	for i, j := range batch {
 		evs[i] = j.ev

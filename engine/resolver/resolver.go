@@ -192,87 +192,127 @@ type subjectRef struct {
 // Resolve answers q. Only a malformed subject or band is an error; a
 // subject no followed author spoke about gets verdict "none".
 func (r *Resolver) Resolve(ctx context.Context, q Query) (Answer, error) {
-	start := time.Now()
-	if err := ctx.Err(); err != nil {
-		return Answer{}, err
-	}
 	subject, refs, err := parseSubject(q.Subject)
 	if err != nil {
 		return Answer{}, err
 	}
-	band, err := q.band(r.band())
+	answers, err := r.answerAll(ctx, q, []parsedSubject{{subject, refs}})
 	if err != nil {
 		return Answer{}, err
+	}
+	return answers[0], nil
+}
+
+// parsedSubject is a subject as parseSubject read it.
+type parsedSubject struct {
+	text string
+	refs []subjectRef
+}
+
+// answerAll answers q for each subject, in order, from one view of the heap
+// and one walk of each kind: the answers share a graphVersion.
+func (r *Resolver) answerAll(ctx context.Context, q Query, subjects []parsedSubject) ([]Answer, error) {
+	start := time.Now()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	band, err := q.band(r.band())
+	if err != nil {
+		return nil, err
 	}
 	fr := r.frontier.Current()
 	if len(q.Roots) > 0 {
 		fr = r.frontier.WithRoots(q.Roots)
 	}
-	a := Answer{
-		Subject: subject, Context: q.Context, Band: band,
-		Degrees: []DegreeCount{}, Evidence: []Evidence{}, Paths: [][]string{}, Bindings: []heap.Binding{},
-		Truncation: append([]status.Truncation{}, fr.Truncation...),
-	}
 	now := r.now().Unix()
 	var limitReason string
-	pending := false
-	var ratings []rating
+	answers := make([]Answer, len(subjects))
+	pending := make([]bool, len(subjects))
+	spent := make([]time.Duration, len(subjects))
+	var walked time.Duration
 	r.heap.View(func(v heap.View) {
-		a.GraphVersion, limitReason = v.Version(), v.LimitReason()
+		limitReason = v.LimitReason()
 		p := walkParams{roots: strings.Join(fr.Roots, ","), context: q.Context, scope: q.Scope, maxDegree: band.MaxDegree, threshold: band.FollowThreshold}
-		trustWalk := r.walks.get(v, p, now)
+		w := walks{trust: r.walks.get(v, p, now)}
 		p.threshold = 1 // the extension's rating query follows any author with a positive percentage
-		ratingWalk := r.walks.get(v, p, now)
-
-		inFrontier := func(n heap.NodeID) bool { _, ok := fr.NodeDepth(n); return ok }
-		nodes := subjectNodes(v, refs, now, inFrontier)
-		counted := func(w *walk) func(heap.NodeID) bool {
-			return func(n heap.NodeID) bool {
-				_, ok := w.depthOf(n)
-				return ok && !slices.Contains(nodes, n) // a subject's word about itself is no evidence
+		w.rating = r.walks.get(v, p, now)
+		w.inFrontier = func(n heap.NodeID) bool { _, ok := fr.NodeDepth(n); return ok }
+		walked = time.Since(start)
+		for i, s := range subjects {
+			began := time.Now()
+			answers[i] = Answer{
+				Subject: s.text, Context: q.Context, Band: band,
+				Degrees: []DegreeCount{}, Evidence: []Evidence{}, Paths: [][]string{}, Bindings: []heap.Binding{},
+				Truncation: append([]status.Truncation{}, fr.Truncation...), GraphVersion: v.Version(),
 			}
-		}
-		var spoke []heap.NodeID // one statement per author: the subject's own node first, then aliases
-		for _, n := range nodes {
-			for _, b := range v.Bindings(n, now, inFrontier) {
-				if slices.Contains(a.Bindings, b) {
-					continue // a bound pair shows on both of its nodes
-				}
-				a.Bindings = append(a.Bindings, b)
-				pending = pending || b.State == heap.StatePending
-			}
-			for _, ev := range v.Statements(n, validation.KindTrust, q.Context, q.Scope, now, counted(trustWalk)) {
-				if !slices.Contains(spoke, ev.Author) {
-					spoke = append(spoke, ev.Author)
-					depth, _ := trustWalk.depthOf(ev.Author)
-					a.Evidence = append(a.Evidence, evidence(v, depth, ev))
-				}
-			}
-		}
-		slices.SortFunc(a.Evidence, func(x, y Evidence) int {
-			return cmp.Or(cmp.Compare(x.Depth, y.Depth), strings.Compare(x.Author, y.Author), strings.Compare(x.Subject, y.Subject))
-		})
-		for _, e := range a.Evidence {
-			if author, ok := v.Pubkey(e.Author); ok && len(a.Paths) < MaxPaths {
-				a.Paths = append(a.Paths, trustWalk.path(v, author))
-			}
-		}
-		var rated []heap.NodeID
-		for _, n := range nodes {
-			for _, ev := range v.Statements(n, validation.KindRating, q.Context, q.Scope, now, counted(ratingWalk)) {
-				if !slices.Contains(rated, ev.Author) {
-					rated = append(rated, ev.Author)
-					depth, _ := ratingWalk.depthOf(ev.Author)
-					ratings = append(ratings, rating{depth, ev.Score})
-				}
-			}
+			pending[i] = answers[i].fill(v, w, s.refs, q, now)
+			spent[i] = time.Since(began)
 		}
 	})
+	for i := range answers {
+		a := &answers[i]
+		a.decide()
+		a.Coverage = r.coverageOf(fr, pending[i], limitReason)
+		// the shared walks, then this subject's own part
+		a.ComputeMicros = (walked + spent[i]).Microseconds()
+	}
+	return answers, nil
+}
+
+// walks are the walks one question's subjects share.
+type walks struct {
+	trust, rating *walk
+	inFrontier    heap.Trusted
+}
+
+// fill adds the evidence, paths, bindings and ratings about one subject
+// and reports whether a binding it depends on is still pending.
+func (a *Answer) fill(v heap.View, w walks, refs []subjectRef, q Query, now int64) (pending bool) {
+	nodes := subjectNodes(v, refs, now, w.inFrontier)
+	counted := func(w *walk) func(heap.NodeID) bool {
+		return func(n heap.NodeID) bool {
+			_, ok := w.depthOf(n)
+			return ok && !slices.Contains(nodes, n) // a subject's word about itself is no evidence
+		}
+	}
+	var spoke []heap.NodeID // one statement per author: the subject's own node first, then aliases
+	for _, n := range nodes {
+		for _, b := range v.Bindings(n, now, w.inFrontier) {
+			if slices.Contains(a.Bindings, b) {
+				continue // a bound pair shows on both of its nodes
+			}
+			a.Bindings = append(a.Bindings, b)
+			pending = pending || b.State == heap.StatePending
+		}
+		for _, ev := range v.Statements(n, validation.KindTrust, q.Context, q.Scope, now, counted(w.trust)) {
+			if !slices.Contains(spoke, ev.Author) {
+				spoke = append(spoke, ev.Author)
+				depth, _ := w.trust.depthOf(ev.Author)
+				a.Evidence = append(a.Evidence, evidence(v, depth, ev))
+			}
+		}
+	}
+	slices.SortFunc(a.Evidence, func(x, y Evidence) int {
+		return cmp.Or(cmp.Compare(x.Depth, y.Depth), strings.Compare(x.Author, y.Author), strings.Compare(x.Subject, y.Subject))
+	})
+	for _, e := range a.Evidence {
+		if author, ok := v.Pubkey(e.Author); ok && len(a.Paths) < MaxPaths {
+			a.Paths = append(a.Paths, w.trust.path(v, author))
+		}
+	}
+	var rated []heap.NodeID
+	var ratings []rating
+	for _, n := range nodes {
+		for _, ev := range v.Statements(n, validation.KindRating, q.Context, q.Scope, now, counted(w.rating)) {
+			if !slices.Contains(rated, ev.Author) {
+				rated = append(rated, ev.Author)
+				depth, _ := w.rating.depthOf(ev.Author)
+				ratings = append(ratings, rating{depth, ev.Score})
+			}
+		}
+	}
 	a.Ratings = summarise(ratings)
-	a.decide()
-	a.Coverage = r.coverageOf(fr, pending, limitReason)
-	a.ComputeMicros = time.Since(start).Microseconds()
-	return a, nil
+	return pending
 }
 
 // decide counts the evidence per degree and takes the verdict from the

@@ -476,14 +476,10 @@ func (c *conn) handleResolve(frame []json.RawMessage) {
 	var reqID string
 	var q ResolveQuery
 	if len(frame) != 3 || json.Unmarshal(frame[1], &reqID) != nil || json.Unmarshal(frame[2], &q) != nil {
-		c.notice(`invalid: RESOLVE is ["RESOLVE", <id>, {"subject": …}]`)
+		c.notice(`invalid: RESOLVE is ["RESOLVE", <id>, {"subject": …}] or ["RESOLVE", <id>, {"subjects": [ … ]}]`)
 		return
 	}
-	if c.s.cfg.Resolver == nil {
-		c.send("RESOLVED", reqID, map[string]string{"error": "error: resolver not available"})
-		return
-	}
-	ans, err := c.s.cfg.Resolver.Resolve(c.ctx, q)
+	ans, err := c.s.resolve(c.ctx, q)
 	if err != nil {
 		c.send("RESOLVED", reqID, map[string]string{"error": err.Error()})
 		return

@@ -35,8 +35,13 @@ func (fuzzPorts) Resolve(_ context.Context, q ResolveQuery) (any, error) {
 	}
 	return q, nil
 }
-func (fuzzPorts) SetSessionRoots(string, []string) error { return nil }
-func (fuzzPorts) DropSession(string)                     {}
+func (fuzzPorts) ResolveBatch(_ context.Context, q ResolveQuery) (any, error) { return q, nil }
+func (fuzzPorts) Trusted(_ context.Context, q ResolveQuery, _, _ int) (any, error) {
+	return q, nil
+}
+func (fuzzPorts) GraphStats(context.Context) (any, error) { return map[string]int{}, nil }
+func (fuzzPorts) SetSessionRoots(string, []string) error  { return nil }
+func (fuzzPorts) DropSession(string)                      {}
 
 // replyLabels are the messages the server may send.
 var replyLabels = map[string]bool{
@@ -55,6 +60,7 @@ func FuzzFrame(f *testing.F) {
 		`["COUNT","c",{"kinds":[1]}]`,
 		`["CLOSE","s"]`,
 		`["RESOLVE","r",{"subject":"ab","context":"identity","roots":["cd"]}]`,
+		`["RESOLVE","r",{"subjects":["ab","cd"],"context":"identity"}]`,
 		`["ROOTS",["ab"]]`,
 		`["NEG-OPEN","n",{"kinds":[32009]},"6100000200"]`, `["NEG-OPEN","n",{},"61"]`, `["NEG-MSG","n","6100"]`,
 		`["NEG-CLOSE","n"]`, `["NEG-OPEN","n",{},"zz"]`,

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -38,21 +37,29 @@ type EventReader interface {
 	Stamps(ctx context.Context, f nostr.Filter, max int) ([]store.Stamp, error)
 }
 
-// ResolveQuery is a trust question as clients send it.
+// ResolveQuery is a trust question as clients send it: about one subject,
+// or a batch about several (Subjects), answered in order from one walk.
 type ResolveQuery struct {
-	Subject string   `json:"subject"`
-	Context string   `json:"context,omitempty"`
-	Scope   string   `json:"scope,omitempty"`
-	Roots   []string `json:"roots,omitempty"`
+	Subject  string   `json:"subject"`
+	Subjects []string `json:"subjects,omitempty"`
+	Context  string   `json:"context,omitempty"`
+	Scope    string   `json:"scope,omitempty"`
+	Roots    []string `json:"roots,omitempty"`
 	// The extension's knobs for this query (nil: the user's settings).
 	MaxDegree       *int `json:"maxDegree,omitempty"`
 	FollowThreshold *int `json:"followThreshold,omitempty"`
 	Red             *int `json:"red,omitempty"`
 }
 
-// Resolver answers trust questions; the answer is marshalled as JSON.
+// Resolver answers trust questions; the answers are marshalled as JSON.
 type Resolver interface {
 	Resolve(ctx context.Context, q ResolveQuery) (any, error)
+	// ResolveBatch answers q about each of q.Subjects, in order.
+	ResolveBatch(ctx context.Context, q ResolveQuery) (any, error)
+	// Trusted pages the people q's walk follows (its subject is unused).
+	Trusted(ctx context.Context, q ResolveQuery, offset, limit int) (any, error)
+	// GraphStats are the graph's figures.
+	GraphStats(ctx context.Context) (any, error)
 }
 
 // Sessions tracks roots registered by live client sessions (SPEC §7).
@@ -68,17 +75,18 @@ type StatusSource interface {
 
 // Limits bound what one connection may do (SPEC §9).
 type Limits struct {
-	MaxMessageBytes   int     // frames larger than this are refused with a reason
-	MaxFrameBytes     int64   // frames larger than this close the connection
-	MaxSubscriptions  int     // open REQs per connection
-	MaxFilters        int     // filters per REQ
-	MaxLimit          int     // results per query
-	EventsPerSecond   float64 // pushes per connection, sustained
-	EventsBurst       int     // pushes per connection, burst
-	MaxInflightEvents int     // pushed events awaiting OK per connection
-	MaxNegSessions    int     // open NIP-77 reconciliations per connection; 0 turns NIP-77 off
-	MaxNegItems       int     // events one NIP-77 reconciliation may cover
-	MaxTagBytes       int     // bytes of all of an event's tag elements together (checked by the engine's arrival rules)
+	MaxMessageBytes    int     // frames larger than this are refused with a reason
+	MaxFrameBytes      int64   // frames larger than this close the connection
+	MaxSubscriptions   int     // open REQs per connection
+	MaxFilters         int     // filters per REQ
+	MaxLimit           int     // results per query
+	EventsPerSecond    float64 // pushes per connection, sustained
+	EventsBurst        int     // pushes per connection, burst
+	MaxInflightEvents  int     // pushed events awaiting OK per connection
+	MaxNegSessions     int     // open NIP-77 reconciliations per connection; 0 turns NIP-77 off
+	MaxNegItems        int     // events one NIP-77 reconciliation may cover
+	MaxResolveSubjects int     // subjects in one batch question (RESOLVE, POST /api/v1/resolve)
+	MaxTagBytes        int     // bytes of all of an event's tag elements together (checked by the engine's arrival rules)
 	// HTTPIdleTimeout closes a keep-alive HTTP connection idle this long
 	HTTPIdleTimeout time.Duration
 	// Memory (SPEC §9: bounded in bytes, per connection and in total)
@@ -95,7 +103,7 @@ func DefaultLimits() Limits {
 		MaxMessageBytes: 512 << 10, MaxFrameBytes: 1 << 20,
 		MaxSubscriptions: 100, MaxFilters: 100, MaxLimit: 5000,
 		EventsPerSecond: 2000, EventsBurst: 20000, MaxInflightEvents: 1024,
-		MaxNegSessions: 4, MaxNegItems: 500_000,
+		MaxNegSessions: 4, MaxNegItems: 500_000, MaxResolveSubjects: 100,
 		MaxTagBytes: 64 << 10, HTTPIdleTimeout: 60 * time.Second,
 		MaxQueuedBytes: 4 << 20, MaxTotalQueuedBytes: 64 << 20,
 	}
@@ -113,6 +121,9 @@ type Config struct {
 	Limits Limits
 	// SyncNow asks for a sync pass (POST /api/v1/sync); nil = not offered.
 	SyncNow func() error
+	// Maintenance serves the owner's prune, delete and compact; nil = not
+	// offered.
+	Maintenance Maintenance
 	// Access gives the access rules at each request (settings the user can
 	// change while the server runs); nil = loopback and no web pages.
 	Access func() Access
@@ -215,8 +226,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, s.cfg.Status.StatusDocument())
 	case "/api/v1/resolve":
 		s.serveResolve(w, r)
+	case "/api/v1/trusted":
+		s.serveTrusted(w, r)
+	case "/api/v1/graph/stats":
+		s.serveGraphStats(w, r)
 	case "/api/v1/sync":
 		s.serveSync(w, r)
+	case "/api/v1/prune":
+		s.serveMaintenance(w, r, "prune")
+	case "/api/v1/delete":
+		s.serveMaintenance(w, r, "delete")
+	case "/api/v1/compact":
+		s.serveMaintenance(w, r, "db compact")
 	case "/metrics":
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
 		_ = s.cfg.Metrics.WriteText(w)
@@ -258,48 +279,12 @@ func (s *Server) nip11() map[string]any {
 			"max_limit":              l.MaxLimit,
 			"max_subid_length":       maxSubIDLength,
 			"created_at_upper_limit": int(validation.MaxFutureSkew / time.Second),
+			"max_resolve_subjects":   l.MaxResolveSubjects,
 			"auth_required":          false,
 			"payment_required":       false,
 			"restricted_writes":      true,
 		},
 	}
-}
-
-func (s *Server) serveResolve(w http.ResponseWriter, r *http.Request) {
-	q := ResolveQuery{
-		Subject: r.URL.Query().Get("subject"),
-		Context: r.URL.Query().Get("context"),
-		Scope:   r.URL.Query().Get("scope"),
-		Roots:   r.URL.Query()["root"],
-	}
-	if q.Subject == "" {
-		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid: subject is required"})
-		return
-	}
-	for _, knob := range []struct {
-		name string
-		to   **int
-	}{{"maxDegree", &q.MaxDegree}, {"followThreshold", &q.FollowThreshold}, {"red", &q.Red}} {
-		name, to := knob.name, knob.to
-		text := r.URL.Query().Get(name)
-		if text == "" {
-			continue
-		}
-		n, err := strconv.Atoi(text)
-		if err != nil {
-			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid: " + name + " is not a whole number: " + strconv.Quote(text)})
-			return
-		}
-		*to = &n
-	}
-	ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
-	defer cancel()
-	ans, err := s.cfg.Resolver.Resolve(ctx, q)
-	if err != nil {
-		writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
-		return
-	}
-	writeJSON(w, http.StatusOK, ans)
 }
 
 // serveSync starts a sync pass for `dtp-personal sync --once` against a

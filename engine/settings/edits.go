@@ -1,6 +1,9 @@
 package settings
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+)
 
 // The edits below are the changes users make, for Modify. Each parses what
 // the user typed with the one rulebook of its setting, so the CLI and the UI
@@ -34,6 +37,28 @@ func SetListen(addr string, allowLAN bool) func(*Settings) error {
 		s.AllowLAN = allowLAN
 		return err
 	}
+}
+
+// SetAllowLAN lets local-network peers (private and link-local addresses)
+// connect, or stops them, at once; the Origin and Host rules stay as they are.
+func SetAllowLAN(allow bool) func(*Settings) error {
+	return func(s *Settings) error { s.AllowLAN = allow; return nil }
+}
+
+// SetPruneAfterDays turns automatic pruning on (days outside the network
+// before a person's events go) or off (0).
+func SetPruneAfterDays(days int) func(*Settings) error {
+	return func(s *Settings) error { s.PruneAfterDays = days; return nil }
+}
+
+// MaxPruneDays bounds PruneAfterDays: ten years.
+const MaxPruneDays = 3650
+
+func checkPruneDays(days int) error {
+	if days < 0 || days > MaxPruneDays {
+		return fmt.Errorf("pruneAfterDays must be from 0 (off) to %d, not %d", MaxPruneDays, days)
+	}
+	return nil
 }
 
 // SetScopeProfile sets the scope profile.

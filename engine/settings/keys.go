@@ -47,6 +47,8 @@ var keys = []key{
 		func(s *Settings) error { return canonicalAll(s.AllowedHosts, ParseHostName) }),
 	jsonValue("allowedOrigins", func(s *Settings) any { return &s.AllowedOrigins },
 		func(s *Settings) error { return canonicalAll(s.AllowedOrigins, ParseOrigin) }),
+	integer("pruneAfterDays", func(s *Settings) *int { return &s.PruneAfterDays },
+		func(s *Settings) error { return checkPruneDays(s.PruneAfterDays) }),
 }
 
 func text(name string, p func(*Settings) *string, check func(*Settings) error) key {

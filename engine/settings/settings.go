@@ -45,6 +45,10 @@ type Settings struct {
 	// counted against the per-address cap by the client address the proxy
 	// names in X-Forwarded-For, not as the proxy's own.
 	TrustedProxies []string `json:"trustedProxies"`
+	// PruneAfterDays, when not 0, has a running server remove the trust
+	// events of people outside the network for more than that many days
+	// (0: off, the default; `dtp-personal prune` by hand still works).
+	PruneAfterDays int `json:"pruneAfterDays"`
 }
 
 // DefaultListen is where the server listens unless told otherwise.

@@ -1,7 +1,9 @@
 package store
 
 import (
+	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 )
 
@@ -16,6 +18,11 @@ func TestBackupIsAWholeDatabaseAndNeverOverwrites(t *testing.T) {
 	}
 	if err := s.Backup(dst); err == nil {
 		t.Fatal("a second backup overwrote the first")
+	}
+	// only the user may read it (on Windows an access list does that, which
+	// the wine test checks)
+	if fi, err := os.Stat(dst); runtime.GOOS != "windows" && (err != nil || fi.Mode().Perm() != 0o600) {
+		t.Fatalf("backup mode %v (%v), want 0600", fi.Mode().Perm(), err)
 	}
 	b, err := Open(dst)
 	if err != nil {

@@ -224,12 +224,23 @@ ALTER TABLE relay_health ADD COLUMN committed_at  INTEGER NOT NULL DEFAULT 0;
 	`
 ALTER TABLE relay_health ADD COLUMN events_stored INTEGER NOT NULL DEFAULT 0;
 `,
+	// 9: since when each author of held trust events has been outside the
+	// network the answers use (SetOutsiders), so pruning can wait N days.
+	`
+CREATE TABLE outsiders (
+	pubkey TEXT    PRIMARY KEY,
+	since  INTEGER NOT NULL -- unix time it was first seen outside
+) WITHOUT ROWID;
+`,
 }
 
 // migrate brings the schema up to date. Each step re-reads user_version inside
 // its write transaction, so two processes opening a fresh file at once apply
 // every step exactly once.
 func migrate(db *sql.DB) error {
+	if err := incrementalWhenNew(db); err != nil {
+		return err
+	}
 	for {
 		tx, err := beginRetryingBusy(db)
 		if err != nil {
@@ -260,6 +271,22 @@ func migrate(db *sql.DB) error {
 			return fmt.Errorf("migration %d: %w", version+1, err)
 		}
 	}
+}
+
+// incrementalWhenNew gives a new, empty file incremental auto-vacuum, so
+// that pages freed by removing events (prune, delete) can be given back to
+// the disk without rewriting the file. The mode is fixed once a table
+// exists (switching an existing file takes a full VACUUM: Compact); on an
+// empty file the VACUUM that applies it costs nothing.
+func incrementalWhenNew(db *sql.DB) error {
+	var tables int
+	if err := db.QueryRow(`SELECT count(*) FROM sqlite_master`).Scan(&tables); err != nil || tables > 0 {
+		return err
+	}
+	return retryingBusy(func() error {
+		_, err := db.Exec(`PRAGMA auto_vacuum = INCREMENTAL; VACUUM`)
+		return err
+	})
 }
 
 // sqliteBusy is SQLITE_BUSY, the primary result code of a lock conflict.
