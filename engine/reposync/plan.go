@@ -16,7 +16,6 @@ type change struct {
 	Ended        repoRef       // a repository this server stopped keeping
 	Root         string        // a stored root event id ...
 	RootRefs     []repoRef     // ... and the held repositories it belongs to
-	Unrooted     string        // a root event deleted by its author (NIP-09)
 }
 
 // plan is the design's two maps: the root events of each followed
@@ -62,8 +61,8 @@ type relayDelta struct {
 	Refs  []repoRef // repositories newly on this relay: incremental layer 1–2 filters
 	Roots []string  // root events newly followed here: incremental layer 3 filters
 	State []repoRef // repositories whose maintainer set changed: a new state filter
-	// Shrunk: a repository or root left this relay; its filters go at the
-	// next consolidation.
+	// Shrunk: a repository left this relay; its filters go at the next
+	// consolidation.
 	Shrunk bool
 }
 
@@ -103,9 +102,6 @@ func (p *plan) Apply(changes []change) []relayDelta {
 					d.Roots = append(d.Roots, id)
 				}
 			}
-			if fresh.unrooted[ref] {
-				d.Shrunk = true
-			}
 			if slices.Contains(fresh.restate, ref) && !slices.Contains(d.State, ref) {
 				d.State = append(d.State, ref)
 			}
@@ -134,16 +130,15 @@ func (p *plan) Apply(changes []change) []relayDelta {
 func (p *plan) SetPolicy(policy dialPolicy) { p.policy = policy }
 
 // folded is what a window's changes did to repositories already followed:
-// root events added (ids) and removed, maintainer sets changed.
+// root events added (ids), maintainer sets changed.
 type folded struct {
-	roots    map[repoRef][]string
-	unrooted map[repoRef]bool
-	restate  []repoRef
+	roots   map[repoRef][]string
+	restate []repoRef
 }
 
 // fold applies changes to the followed repositories and their roots.
 func (p *plan) fold(changes []change) folded {
-	f := folded{roots: map[repoRef][]string{}, unrooted: map[repoRef]bool{}}
+	f := folded{roots: map[repoRef][]string{}}
 	for _, c := range changes {
 		switch {
 		case c.Announcement != nil:
@@ -153,8 +148,6 @@ func (p *plan) fold(changes []change) folded {
 			delete(p.repos, c.Ended)
 		case c.Root != "":
 			p.addRoot(c.Root, c.RootRefs, f.roots)
-		case c.Unrooted != "":
-			p.dropRoot(c.Unrooted, f.unrooted)
 		}
 	}
 	return f
@@ -193,20 +186,6 @@ func (p *plan) addRoot(id string, refs []repoRef, added map[repoRef][]string) {
 		}
 		f.roots = append(f.roots, k)
 		added[ref] = append(added[ref], id)
-	}
-}
-
-// dropRoot forgets a root event in every repository that follows it.
-func (p *plan) dropRoot(id string, dropped map[repoRef]bool) {
-	k, ok := parseEventKey(id)
-	if !ok {
-		return
-	}
-	for ref, f := range p.repos {
-		if i := slices.Index(f.roots, k); i >= 0 {
-			f.roots = slices.Delete(f.roots, i, i+1)
-			dropped[ref] = true
-		}
 	}
 }
 
