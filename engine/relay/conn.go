@@ -85,6 +85,7 @@ type Conn struct {
 	allowed    int           // REQs the relay was seen to allow at once (a refusal), 0 = none
 	freed      chan struct{} // closed (and replaced) whenever a subscription ends
 	onLowered  []func()      // told when allowed drops
+	coolUntil  time.Time     // no page is asked before this: the relay said it is rate-limiting
 
 	counts *FrameCounts
 }

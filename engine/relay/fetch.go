@@ -90,17 +90,25 @@ func (c *Conn) Page(ctx context.Context, f nostr.Filter) ([]*nostr.Event, error)
 }
 
 // pageFilters runs one REQ of filters until EOSE and returns its events.
-// The REQ waits for room within the connection's Allowance. One the relay
-// refused for load is asked again, up to refusedRetries times: at once
-// within the lowered allowance when other REQs were open, else after a
-// pause (the refusal may be a rate limit, or a late NOTICE about an earlier
+// The REQ waits for room within the connection's Allowance, and for the
+// connection's cool-down after a rate limit. One the relay refused for load
+// is asked again, up to refusedRetries times: after the cool-down when the
+// relay said it is rate-limiting, at once within the lowered allowance when
+// other REQs were open, else after a pause (a late NOTICE about an earlier
 // REQ).
 func (c *Conn) pageFilters(ctx context.Context, filters nostr.Filters) ([]*nostr.Event, error) {
 	for attempt := 1; ; attempt++ {
+		if err := c.waitCooled(ctx); err != nil {
+			return nil, err
+		}
 		evs, s, err := c.pageOnce(ctx, filters)
 		var closed *ClosedError
 		if !errors.As(err, &closed) || !IsRefusal(closed.Reason) || attempt > refusedRetries {
 			return evs, err
+		}
+		if IsRateLimited(closed.Reason) {
+			c.coolDown()
+			continue
 		}
 		if s != nil && c.refusedForNumber(s) {
 			continue

@@ -339,6 +339,9 @@ func (s *Session) Row() status.Relay {
 		}
 	}
 	if lc != nil {
+		if until := lc.Conn.CoolingUntil(); !until.IsZero() {
+			row.CoolingUntil = until.Unix()
+		}
 		if st := lc.Set.Stats(); !st.CoolingUntil.IsZero() {
 			row.CoolingUntil = st.CoolingUntil.Unix()
 			if row.LastError == "" {

@@ -536,3 +536,31 @@ func TestRepositoryRelayCountsEventsStored(t *testing.T) {
 	waitStored(t, n, issue)
 	testutil.Eventually(t, "the live issue counted", func() bool { return stored() == before+1 })
 }
+
+// A relay that says it is rate-limiting ("rate-limited:" in CLOSED) gets a
+// cool-down of about a minute on the same connection: no drop and
+// reconnect, no storm of REQs meanwhile, and the status says until when.
+func TestRateLimitedRelayIsCooledDownWithoutReconnecting(t *testing.T) {
+	t.Parallel()
+	now := time.Now().Unix()
+	n, b := followToolOn(t, now)
+	accepts, reqs := b.Accepts(), b.Reqs()
+	b.SetMode(faultrelay.Mode{RateLimited: true})
+	// a new root, delivered live, makes the window send the relay incremental REQs
+	b.Publish(stranger.Root(KindIssue, "while limited", now+1, fixture.RepoRef(owner.Pubkey, "tool")))
+	testutil.EventuallyWithin(t, patience, "the relay's rate-limited refusal", func() bool { return b.RefusedReqs() > 0 })
+	r := waitRelay(t, n, b.URL, "cool-down shown", func(r status.RepoRelay) bool { return r.CoolingUntil != 0 })
+	if wait := r.CoolingUntil - time.Now().Unix(); wait < 40 || wait > 70 {
+		t.Errorf("cooling down for %d s, want about a minute", wait)
+	}
+	time.Sleep(3 * time.Second) // what a storm would fill
+	if got := b.Accepts() - accepts; got != 0 {
+		t.Errorf("%d new connections after a rate-limited refusal, want none (the connection stays)", got)
+	}
+	if got := b.Reqs() - reqs; got > 3 {
+		t.Errorf("%d REQs within 3 s of a rate-limited refusal, want the relay left alone", got)
+	}
+	if b.Conns() != 1 {
+		t.Errorf("%d connections open, want the one kept", b.Conns())
+	}
+}

@@ -36,6 +36,7 @@ type Mode struct {
 	StallFirst      int  // accept the relay's first this many REQs and never answer them
 	Garbage         bool // send a malformed frame before every event
 	AuthRequired    bool // send a challenge; answer REQs with CLOSED auth-required until authenticated
+	RateLimited     bool // answer every REQ with CLOSED "rate-limited: …" (counted in RefusedReqs)
 	DropAfterAccept bool // close every connection right after the WebSocket handshake
 	// MaxSubscriptions is the most open subscriptions per connection (0 = no
 	// limit); an excess REQ gets only a NOTICE, no EOSE and no CLOSED (strfry).
@@ -462,6 +463,10 @@ func (c *conn) req(ctx context.Context, e *nostr.ReqEnvelope) error {
 	c.mu.Unlock()
 	if mode.AuthRequired && !authed {
 		return c.send(ctx, "CLOSED", e.SubscriptionID, mode.ErrorPrefix+"auth-required: this relay serves authenticated clients only")
+	}
+	if mode.RateLimited {
+		c.r.refusedReqs.Add(1)
+		return c.send(ctx, "CLOSED", e.SubscriptionID, mode.ErrorPrefix+"rate-limited: slow down, you are sending too many requests")
 	}
 	if mode.Stall || n <= int64(mode.StallFirst) {
 		return nil
