@@ -41,6 +41,10 @@ type FetchStats struct {
 	Pages          int
 	Events         int   // distinct events handed to onPage
 	Oldest, Newest int64 // created_at range seen, 0 when no events
+	// Reasked: ids a reconciliation said we lack that the first ask did not
+	// bring, asked for once more (FetchIDs); Missing: of those, the ones
+	// that did not arrive then either.
+	Reasked, Missing int
 }
 
 func (st *FetchStats) add(evs []*nostr.Event) {
@@ -62,6 +66,8 @@ func widen(oldest, newest *int64, o, n int64) {
 func (st *FetchStats) merge(o FetchStats) {
 	st.Pages += o.Pages
 	st.Events += o.Events
+	st.Reasked += o.Reasked
+	st.Missing += o.Missing
 	if o.Events > 0 {
 		widen(&st.Oldest, &st.Newest, o.Oldest, o.Newest)
 	}
@@ -69,8 +75,37 @@ func (st *FetchStats) merge(o FetchStats) {
 
 // FetchIDs fetches the events among ids that match f (what a NIP-77
 // reconciliation found missing), a page of ids per REQ, handing them to
-// onPage.
+// onPage. The ids that did not arrive are asked for once more (a relay may
+// leave some out of a long answer, as ngit-grasp found); Missing counts
+// those that did not arrive then either.
 func (c *Conn) FetchIDs(ctx context.Context, f nostr.Filter, ids []string, onPage func([]*nostr.Event) error) (FetchStats, error) {
+	arrived := make(map[string]bool, len(ids))
+	noted := func(evs []*nostr.Event) error {
+		for _, ev := range evs {
+			arrived[ev.ID] = true
+		}
+		return onPage(evs)
+	}
+	missing := func(ids []string) []string {
+		return slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return arrived[id] })
+	}
+	st, err := c.fetchIDChunks(ctx, f, ids, noted)
+	if err != nil {
+		return st, err
+	}
+	again := missing(ids)
+	if len(again) == 0 {
+		return st, nil
+	}
+	st.Reasked = len(again)
+	got, err := c.fetchIDChunks(ctx, f, again, noted)
+	st.merge(got)
+	st.Missing = len(missing(again))
+	return st, err
+}
+
+// fetchIDChunks fetches the events among ids, a page of ids per REQ.
+func (c *Conn) fetchIDChunks(ctx context.Context, f nostr.Filter, ids []string, onPage func([]*nostr.Event) error) (FetchStats, error) {
 	var st FetchStats
 	for chunk := range slices.Chunk(ids, PageLimit) {
 		byID := f

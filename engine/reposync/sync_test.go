@@ -564,3 +564,35 @@ func TestRateLimitedRelayIsCooledDownWithoutReconnecting(t *testing.T) {
 		t.Errorf("%d connections open, want the one kept", b.Conns())
 	}
 }
+
+// After a NIP-77 reconciliation, the events it said we lack are checked
+// for: a relay that leaves one out of its answer is asked once more for
+// it, and it arrives in the same catch-up.
+func TestReconciledEventLeftOutIsAskedForOnce(t *testing.T) {
+	t.Parallel()
+	now := time.Now().Unix()
+	b := faultrelay.StartForTest(t, faultrelay.Mode{})
+	ref := fixture.RepoRef(owner.Pubkey, "tool")
+	issues := oldHistory(b.URL, 10, now)
+	b.Publish(issues...)
+	path := filepath.Join(t.TempDir(), "dtp.db")
+	n, stop := startNodeAt(t, path, []string{ourService}, b.URL)
+	waitStored(t, n, issues...)
+	stop()
+
+	missed := stranger.Root(KindIssue, "while we were stopped", now-7300, ref)
+	also := stranger.Root(KindIssue, "also while stopped", now-7301, ref)
+	b.Publish(missed, also)
+	b.SetMode(faultrelay.Mode{OmitOnce: missed.ID})
+	resetCountersAfterStop(t, b)
+	caughtUpYesterday(t, path, b.URL)
+	n, stop = startNodeAt(t, path, []string{ourService}, b.URL)
+	t.Cleanup(stop)
+	waitStored(t, n, also, missed)
+	// the first ask is paged to its end (two REQs: the page, then an empty
+	// one), the second is one REQ for the left-out id
+	if asks := b.OmitAsks(); b.NegAnswers() == 0 || asks < 2 || asks > 3 {
+		t.Fatalf("%d negentropy answers, %d REQs naming the left-out event: want a reconciliation, the first ask's pages and one more",
+			b.NegAnswers(), asks)
+	}
+}

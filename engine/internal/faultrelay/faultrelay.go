@@ -62,6 +62,10 @@ type Mode struct {
 	NegRefusal    string
 	NegStallAfter int // answer this many negentropy messages (NEG-OPEN included), then none (0 = never stall)
 	NegMaxItems   int // NEG-OPEN over more events than this is refused as too big (0 = no limit)
+	// OmitOnce is an event id left out of the first answer to a REQ that
+	// names it by ids (what a NIP-77 reconciliation asks for); later ones
+	// send it. OmitAsks counts those REQs.
+	OmitOnce string
 }
 
 // Relay is a running fault-injecting relay.
@@ -83,7 +87,8 @@ type Relay struct {
 	eventsSent  atomic.Int64
 	negAnswers  atomic.Int64
 	refusedReqs atomic.Int64
-	authed      sync.Map // pubkey -> true
+	omitAsks    atomic.Int64 // REQs naming Mode.OmitOnce by ids
+	authed      sync.Map     // pubkey -> true
 }
 
 type stored struct {
@@ -119,6 +124,9 @@ func (l countingListener) Accept() (net.Conn, error) {
 	}
 	return c, err
 }
+
+// OmitAsks counts the REQs that named Mode.OmitOnce by ids.
+func (r *Relay) OmitAsks() int64 { return r.omitAsks.Load() }
 
 // Accepts counts the TCP connections made to the relay, whatever came of
 // them (a TLS handshake it cannot answer, a NIP-11 request, a WebSocket).
@@ -479,8 +487,9 @@ func (c *conn) req(ctx context.Context, e *nostr.ReqEnvelope) error {
 	c.subs[e.SubscriptionID] = &liveSub{filters: e.Filters, sent: map[string]bool{}}
 	c.mu.Unlock()
 	for _, f := range e.Filters {
+		omit := mode.OmitOnce != "" && slices.Contains(f.IDs, mode.OmitOnce) && c.r.omitAsks.Add(1) == 1
 		for _, s := range c.r.query(f, mode.CapLimit) {
-			if !c.claim(e.SubscriptionID, s.ev.ID) {
+			if omit && s.ev.ID == mode.OmitOnce || !c.claim(e.SubscriptionID, s.ev.ID) {
 				continue
 			}
 			if err := c.sendEvent(ctx, e.SubscriptionID, s); err != nil {
