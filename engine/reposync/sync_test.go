@@ -451,8 +451,8 @@ func oldHistory(url string, n int, now int64) []*nostr.Event {
 }
 
 // caughtUpYesterday moves the relay's last full catch-up, kept with its
-// health in the stopped node's database, a UTC day back: the next start's
-// first connection makes the daily catch-up.
+// health in the stopped node's database, 25 h back: the next start's first
+// connection makes the daily catch-up.
 func caughtUpYesterday(t *testing.T, path, url string) {
 	t.Helper()
 	st, err := store.Open(path)
@@ -464,14 +464,14 @@ func caughtUpYesterday(t *testing.T, path, url string) {
 	if err != nil || !ok || h.CaughtUpAt == 0 {
 		t.Fatalf("health of %s %+v (ok %v, err %v): want a catch-up kept", url, h, ok, err)
 	}
-	h.CaughtUpAt -= 86400
+	h.CaughtUpAt -= int64((dailyMin + dailySpread) / time.Second) // due, wherever in its 23–25 h it falls
 	if err := st.SaveRelayHealth(health.ProfileRepository, h); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// The daily catch-up (here: the first connection after a restart on a new
-// UTC day) of a history we mostly hold is reconciled with NIP-77: only the
+// The daily catch-up (here: the first connection after a restart once it
+// is due) of a history we mostly hold is reconciled with NIP-77: only the
 // issue we lack is sent, and no event we hold.
 func TestCatchUpReconcilesHeldHistory(t *testing.T) {
 	t.Parallel()
@@ -594,5 +594,34 @@ func TestReconciledEventLeftOutIsAskedForOnce(t *testing.T) {
 	if asks := b.OmitAsks(); b.NegAnswers() == 0 || asks < 2 || asks > 3 {
 		t.Fatalf("%d negentropy answers, %d REQs naming the left-out event: want a reconciliation, the first ask's pages and one more",
 			b.NegAnswers(), asks)
+	}
+}
+
+// The daily catch-up is due 23–25 h after the last, at a time drawn from
+// the relay and the last catch-up: the same after a restart, spread over
+// two hours across relays (not every relay at UTC midnight).
+func TestDailyCatchUpIsSpreadOverTwoHours(t *testing.T) {
+	t.Parallel()
+	last := time.Unix(1_790_000_000, 0)
+	seen := map[time.Duration]bool{}
+	for i := range 50 {
+		c := &repoRelay{url: fmt.Sprintf("wss://relay%d.example", i), caughtUpAt: last}
+		wait := c.nextCatchUp().Sub(last)
+		if wait < 23*time.Hour || wait >= 25*time.Hour {
+			t.Fatalf("%s: next catch-up %v after the last, want 23–25 h", c.url, wait)
+		}
+		if again := (&repoRelay{url: c.url, caughtUpAt: last}).nextCatchUp(); !again.Equal(c.nextCatchUp()) {
+			t.Fatalf("%s: due %v, then %v after a restart", c.url, c.nextCatchUp(), again)
+		}
+		if c.catchUpDue(last.Add(wait-time.Second)) || !c.catchUpDue(last.Add(wait)) {
+			t.Fatalf("%s: due before %v or not at it", c.url, wait)
+		}
+		seen[wait/(10*time.Minute)] = true
+	}
+	if len(seen) < 8 {
+		t.Fatalf("50 relays fall in %d ten-minute slots of the two hours, want them spread", len(seen))
+	}
+	if !(&repoRelay{url: "wss://new.example"}).catchUpDue(last) {
+		t.Fatal("a relay never caught up is not due")
 	}
 }
