@@ -182,6 +182,7 @@ func Open(opts Options) (*Engine, error) {
 		return nil, err
 	}
 	e.ingest.OnReject(e.stats.rejected)
+	e.ingest.OnReject(e.repos.Rejected)
 	e.ingest.OnCommit(e.stats.committed)
 	// the self-subscriber: every committed event, pulled or pushed
 	e.ingest.OnCommit(func(c ingest.Committed) { e.repos.Committed(c.Stored) })

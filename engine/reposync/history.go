@@ -84,7 +84,7 @@ func (c *repoRelay) fetch(ctx context.Context, lc *relay.LiveConn, filters []lay
 		}
 	}
 	c.paged.done(groups)
-	return nil
+	return relay.Local(c.s.saveRefused()) // what was refused for what it is, before a stop can lose it
 }
 
 // layerGroup is filters of one layer fetched together.
@@ -198,7 +198,14 @@ func (c *repoRelay) reconcile(ctx context.Context, lc *relay.LiveConn, f nostr.F
 	if err != nil {
 		return err
 	}
-	st, err := lc.FetchIDs(ctx, f, rec.Need, ingest)
+	need, skipped, err := c.s.withoutRefused(rec.Need)
+	if err != nil {
+		return relay.Local(err)
+	}
+	if skipped > 0 {
+		c.s.cfg.Log.Debug("not downloading events refused before", "relay", c.url, "ids", skipped)
+	}
+	st, err := lc.FetchIDs(ctx, f, need, ingest)
 	lc.Link().Fetched(st)
 	return err
 }

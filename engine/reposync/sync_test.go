@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -70,6 +71,7 @@ func startNodeWith(t *testing.T, path string, s settings.Settings) (*node, func(
 	}
 	sink.sink = ingest.RelaySink{Pipeline: n.pipe, Prefix: SourcePrefix}
 	n.pipe.OnCommit(func(c ingest.Committed) { n.sync.Committed(c.Stored) })
+	n.pipe.OnReject(n.sync.Rejected)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -623,5 +625,41 @@ func TestDailyCatchUpIsSpreadOverTwoHours(t *testing.T) {
 	}
 	if !(&repoRelay{url: "wss://new.example"}).catchUpDue(last) {
 		t.Fatal("a relay never caught up is not due")
+	}
+}
+
+// An event refused for what it is (here a bad signature over its own id)
+// is downloaded once: the next daily catch-up's NIP-77 says we lack it,
+// and it is not asked for again, after a restart too.
+func TestRefusedEventIsNotDownloadedAgain(t *testing.T) {
+	t.Parallel()
+	now := time.Now().Unix()
+	b := faultrelay.StartForTest(t, faultrelay.Mode{})
+	ref := fixture.RepoRef(owner.Pubkey, "tool")
+	issues := oldHistory(b.URL, 5, now)
+	forged := *stranger.Root(KindIssue, "signed by no one", now-7300, ref)
+	forged.Sig = strings.Repeat("0", 128) // the id is the content's; the signature is not the author's
+	b.Publish(issues...)
+	b.Publish(&forged)
+	path := filepath.Join(t.TempDir(), "dtp.db")
+	n, stop := startNodeAt(t, path, []string{ourService}, b.URL)
+	waitStored(t, n, issues...)
+	waitRelay(t, n, b.URL, "live", func(r status.RepoRelay) bool { return r.State == status.StateLive })
+	stop()
+	if n.has(forged.ID) {
+		t.Fatal("the forged issue was stored")
+	}
+
+	missed := stranger.Root(KindIssue, "while we were stopped", now-7400, ref)
+	b.Publish(missed)
+	resetCountersAfterStop(t, b)
+	caughtUpYesterday(t, path, b.URL)
+	n, stop = startNodeAt(t, path, []string{ourService}, b.URL)
+	t.Cleanup(stop)
+	waitStored(t, n, missed)
+	waitRelay(t, n, b.URL, "live again", func(r status.RepoRelay) bool { return r.State == status.StateLive })
+	if b.NegAnswers() == 0 || b.EventsSent() != 1 {
+		t.Fatalf("%d negentropy answers, %d events sent: want a reconciliation and only the missed issue, not the refused one again",
+			b.NegAnswers(), b.EventsSent())
 	}
 }

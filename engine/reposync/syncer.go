@@ -35,6 +35,10 @@ type Store interface {
 	Supersede(ev *nostr.Event) (ended string, err error)
 	// Stamps are the held events matching f, for the daily catch-up's NIP-77.
 	Stamps(ctx context.Context, f nostr.Filter, max int) ([]store.Stamp, error)
+	// NoteRefused and RefusedAmong remember fetched events refused for what
+	// they are (refused.go).
+	NoteRefused(refused map[string]string, now int64) error
+	RefusedAmong(ids []string) (map[string]string, error)
 }
 
 // Sink takes fetched events: it returns once they are committed or refused.
@@ -75,6 +79,7 @@ type Syncer struct {
 	pageTimeout atomic.Int64 // nanoseconds, as last applied; read at each connection
 
 	refusedDials dialRefusals // relays whose last dial the policy refused
+	refused      refusedIDs   // fetched events refused for what they are, not yet written
 
 	mu        sync.Mutex
 	ix        *index
