@@ -663,3 +663,22 @@ func TestRefusedEventIsNotDownloadedAgain(t *testing.T) {
 			b.NegAnswers(), b.EventsSent())
 	}
 }
+
+// A relay sends newest first, so an issue's deletion arrives before the
+// issue: it waits aside for it, and wins when it arrives (the issue is not
+// kept); the deletion itself is kept and served.
+func TestDeletionArrivingFirstStillWins(t *testing.T) {
+	t.Parallel()
+	now := time.Now().Unix()
+	b := faultrelay.StartForTest(t, faultrelay.Mode{})
+	ref := fixture.RepoRef(owner.Pubkey, "tool")
+	ann := owner.Announce("tool", []string{ourService, b.URL}, nil, now-100)
+	issue := stranger.Root(KindIssue, "spam", now-90, ref)
+	kept := stranger.Root(KindIssue, "real", now-89, ref)
+	deletion := stranger.Sign(&nostr.Event{Kind: KindDeletion, CreatedAt: nostr.Timestamp(now - 80),
+		Tags: nostr.Tags{{"e", issue.ID}, {"a", ref}}})
+	b.Publish(ann, issue, kept, deletion)
+	n := startNode(t, []string{ourService}, b.URL)
+	waitStored(t, n, ann, kept, deletion) // the issue came in the same page as the one kept
+	testutil.EventuallyWithin(t, patience, "the deleted issue gone", func() bool { return !n.has(issue.ID) })
+}

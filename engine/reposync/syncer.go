@@ -19,6 +19,7 @@ import (
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
+	"dtp-personal/engine/validation"
 )
 
 // SourcePrefix marks events this profile fetched ("reposync:<relay>"): only
@@ -33,6 +34,9 @@ type Store interface {
 	relay.HealthStore
 	PruneRelayHealth(p health.Profile, keep []string) error
 	Supersede(ev *nostr.Event) (ended string, err error)
+	// Query and DeleteEvents find and remove what a deletion (NIP-09) names.
+	Query(ctx context.Context, f nostr.Filter, max int) ([]*nostr.Event, error)
+	DeleteEvents(ids []string) ([]*nostr.Event, error)
 	// Stamps are the held events matching f, for the daily catch-up's NIP-77.
 	Stamps(ctx context.Context, f nostr.Filter, max int) ([]store.Stamp, error)
 	// NoteRefused and RefusedAmong remember fetched events refused for what
@@ -175,7 +179,17 @@ func (s *Syncer) dialPolicy() dialPolicy {
 // profile fetched is kept aside when what it depends on may still arrive;
 // an owner's newer announcement that no longer lists us ends its repository.
 func (s *Syncer) Admit(ev *nostr.Event, source string) error {
-	err := s.index().Admit(ev)
+	var err error
+	if ev.Kind == KindDeletion {
+		err = s.admitDeletion(ev)
+	} else if err = s.index().Admit(ev); err == nil {
+		switch deleted, derr := s.deletedByAuthor(ev); {
+		case derr != nil:
+			return derr
+		case deleted:
+			return &validation.Rejection{Prefix: "blocked", Rule: RuleDeletedByAuthor}
+		}
+	}
 	var r *refusal
 	if !errors.As(err, &r) {
 		return err
@@ -201,14 +215,22 @@ func (s *Syncer) Committed(evs []*nostr.Event) {
 	ix := s.index()
 	var changes []change
 	var woken []string
+	var deletions []*nostr.Event
 	for _, ev := range evs {
 		c, wake := ix.Apply(ev)
 		if c != nil {
 			changes = append(changes, *c)
 		}
 		woken = append(woken, wake...)
+		if ev.Kind == KindDeletion {
+			deletions = append(deletions, ev)
+		}
+		if !isRootKind(ev.Kind) {
+			woken = append(woken, ev.ID) // a deletion kept aside may name it (a root's id is woken above)
+		}
 	}
 	s.learn(changes...)
+	s.applyDeletions(deletions)
 	if len(woken) == 0 {
 		return
 	}
