@@ -390,8 +390,8 @@ func (lc *LiveConn) WakeAt(t time.Time) {
 
 // Ingest hands history the profile fetched to the sink, counting what was
 // new to us; a failure is ours (LocalError), not the relay's.
-func (lc *LiveConn) Ingest(ctx context.Context, evs []*nostr.Event) error {
-	stored, err := lc.s.cfg.Sink.Ingest(ctx, lc.s.URL(), evs)
+func (lc *LiveConn) Ingest(ctx context.Context, evs []*nostr.Event) (stored int, err error) {
+	stored, err = lc.s.cfg.Sink.Ingest(ctx, lc.s.URL(), evs)
 	lc.s.link.Stored(stored)
-	return Local(err)
+	return stored, Local(err)
 }

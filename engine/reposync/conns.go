@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
@@ -166,10 +165,12 @@ func (c *repoRelay) EOSE(any, bool) {}
 // everything). daily reports which it was.
 func (c *repoRelay) catchUp(ctx context.Context, lc *relay.LiveConn, filters []layerFilter, now time.Time, since int64) (daily bool, err error) {
 	daily = c.catchUpDue(now)
-	count := func(layer) *atomic.Int64 { return &c.counts.gap }
+	// a gap counts the events new to us (a reconnect re-reads 15 min it
+	// mostly holds); the catch-up, what it received
+	count := func(_ layer, _, stored int) { c.counts.gap.Add(int64(stored)) }
 	if daily {
 		since = 0
-		count = func(layer) *atomic.Int64 { return &c.counts.catchup }
+		count = func(_ layer, received, _ int) { c.counts.catchup.Add(int64(received)) }
 	}
 	var refresh relay.RefreshTally
 	if err := c.fetch(ctx, lc, filters, since, count, &refresh); err != nil {
