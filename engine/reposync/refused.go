@@ -10,7 +10,7 @@ import (
 // refusedIDs are the fetched events refused for what they are, never for
 // what this server holds or when it was asked: a bad signature over the
 // id's own content, an announcement without a d tag, a kind this server
-// does not keep. They are noted as the pipeline refuses them and written
+// does not keep, an event its author deleted (the deletion stays). They are noted as the pipeline refuses them and written
 // to the store (Store.NoteRefused) after each fetch, so a daily NIP-77
 // catch-up does not download them again (ngit-grasp's lesson). Refusals
 // that may turn (an event before what it refers to, a state event before
@@ -26,7 +26,8 @@ const maxPendingRefused = 100_000
 
 // lasting reports whether reason refuses the event for what it is.
 func lasting(reason string) bool {
-	if reason == "invalid: bad signature" || reason == "invalid: "+RuleAnnouncementNoD {
+	switch reason {
+	case "invalid: bad signature", "invalid: " + RuleAnnouncementNoD, "blocked: " + RuleDeletedByAuthor:
 		return true
 	}
 	rule, ok := strings.CutPrefix(reason, "blocked: kind ")

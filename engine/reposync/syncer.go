@@ -288,6 +288,9 @@ func (s *Syncer) Run(ctx context.Context) {
 	s.window = nil
 	s.mu.Unlock()
 	stopped()
+	if err := s.saveRefused(); err != nil { // those noted since the last fetch's end
+		s.cfg.Log.Warn("remember refused events", "err", err)
+	}
 }
 
 // ApplySettings is the engine's settings path (it hands every part the
