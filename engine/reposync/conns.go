@@ -188,16 +188,16 @@ func (c *repoRelay) catchUp(ctx context.Context, lc *relay.LiveConn, filters []l
 	return daily, nil
 }
 
-// groups turns filters into a live set's groups, one per filter labelled by
-// its layer; since > 0 is set on each.
+// groups turns filters into a live set's groups labelled by their layer:
+// a layer's filters over the same references (#e/#E/#q, #a/#A/#q) form one
+// group, which the live set never splits across REQs, so an event they
+// share (a NIP-22 comment names its root by e and E) is sent once, not once
+// per REQ. since > 0 is set on each.
 func groups(filters []layerFilter, since int64) []relay.Group {
-	out := make([]relay.Group, len(filters))
-	for i, lf := range filters {
-		f := lf.Filter
-		if since > 0 {
-			f.Since = timestamp(since)
-		}
-		out[i] = relay.Group{Label: lf.Layer, Filters: nostr.Filters{f}}
+	same := sameReferences(filters, since)
+	out := make([]relay.Group, len(same))
+	for i, g := range same {
+		out[i] = relay.Group{Label: g.layer, Filters: g.filters}
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package reposync
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -228,5 +229,30 @@ func TestPlanCapsKeepTheMostSharedRelays(t *testing.T) {
 	p.SetPolicy(openPolicy)
 	if ds := p.Apply(nil); !deltaOf(ds, own).Open || len(p.Refused()) != 0 {
 		t.Fatalf("caps lifted: %+v, refused %+v; want the last relay opened and none refused", ds, p.Refused())
+	}
+}
+
+// The live groups keep a layer's filters over the same references together
+// (a group is never split across REQs): the #e, #E and #q filters over one
+// chunk of roots are one group, so a comment naming its root by e and E is
+// sent once however the REQs are packed.
+func TestLiveGroupsKeepSameReferencesTogether(t *testing.T) {
+	t.Parallel()
+	var roots []string
+	for i := range 150 { // two chunks of roots
+		roots = append(roots, fmt.Sprintf("%064x", i))
+	}
+	var filters []layerFilter
+	for _, chunk := range [][]string{roots[:100], roots[100:]} {
+		for _, letter := range []string{"e", "E", "q"} {
+			filters = append(filters, layerFilter{layerRoots, nostr.Filter{Tags: nostr.TagMap{letter: chunk}}})
+		}
+	}
+	got := groups(filters, 1000)
+	if len(got) != 2 || len(got[0].Filters) != 3 || len(got[1].Filters) != 3 {
+		t.Fatalf("%d groups, want two of three filters (one per chunk of roots)", len(got))
+	}
+	if f := got[1].Filters[1]; f.Since == nil || *f.Since != 1000 || len(f.Tags["E"]) != 50 {
+		t.Fatalf("second group's #E filter %v, want the second chunk since 1000", f)
 	}
 }
