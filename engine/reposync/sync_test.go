@@ -685,4 +685,3 @@ func TestDeletionArrivingFirstStillWins(t *testing.T) {
 	waitStored(t, n, ann, kept, deletion) // the issue came in the same page as the one kept
 	testutil.EventuallyWithin(t, patience, "the deleted issue gone", func() bool { return !n.has(issue.ID) })
 }
-
