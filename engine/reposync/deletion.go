@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/nbd-wtf/go-nostr"
 
@@ -12,6 +13,37 @@ import (
 
 // KindDeletion is NIP-09's deletion request.
 const KindDeletion = 5
+
+// deleters are the authors of held deletions, so that an arriving event
+// costs a query for a deletion naming it only when its author ever deleted
+// something.
+type deleters struct {
+	mu      sync.RWMutex
+	authors map[string]bool
+}
+
+// load reads the authors of the held deletions.
+func (d *deleters) load(ctx context.Context, st Store) error {
+	return st.Scan(ctx, []int{KindDeletion}, func(ev *nostr.Event) error {
+		d.add(ev.PubKey)
+		return nil
+	})
+}
+
+func (d *deleters) add(pubkey string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.authors == nil {
+		d.authors = map[string]bool{}
+	}
+	d.authors[pubkey] = true
+}
+
+func (d *deleters) has(pubkey string) bool {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	return d.authors[pubkey]
+}
 
 // Rules of deletion (NIP-09), each named in the refusal.
 const (
@@ -110,6 +142,9 @@ func (s *Syncer) admitDeletion(ev *nostr.Event) error {
 // by id, or, for an addressable event, by coordinate at or after its
 // created_at. Such an event is refused, however often it is fetched again.
 func (s *Syncer) deletedByAuthor(ev *nostr.Event) (bool, error) {
+	if !s.deleters.has(ev.PubKey) {
+		return false, nil // most authors never deleted anything: no query
+	}
 	f := nostr.Filter{Kinds: []int{KindDeletion}, Authors: []string{ev.PubKey}, Tags: nostr.TagMap{"e": {ev.ID}}}
 	if found, err := s.cfg.Store.Query(context.Background(), f, 1); err != nil || len(found) > 0 {
 		return len(found) > 0, err

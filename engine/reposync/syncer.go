@@ -84,6 +84,7 @@ type Syncer struct {
 
 	refusedDials dialRefusals // relays whose last dial the policy refused
 	refused      refusedIDs   // fetched events refused for what they are, not yet written
+	deleters     deleters     // authors of held deletions
 
 	mu        sync.Mutex
 	ix        *index
@@ -127,6 +128,9 @@ func New(ctx context.Context, cfg Config) (*Syncer, error) {
 		return o
 	}, cfg.Clock, cfg.Log)
 	if err := s.load(ctx, cfg.Settings.RepoSyncServices, cfg.Settings.RepoSyncBootstrap); err != nil {
+		return nil, err
+	}
+	if err := s.deleters.load(ctx, cfg.Store); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
@@ -224,6 +228,7 @@ func (s *Syncer) Committed(evs []*nostr.Event) {
 		woken = append(woken, wake...)
 		if ev.Kind == KindDeletion {
 			deletions = append(deletions, ev)
+			s.deleters.add(ev.PubKey)
 		}
 		if !isRootKind(ev.Kind) {
 			woken = append(woken, ev.ID) // a deletion kept aside may name it (a root's id is woken above)
