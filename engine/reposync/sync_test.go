@@ -455,6 +455,29 @@ func oldHistory(url string, n int, now int64) []*nostr.Event {
 	return evs
 }
 
+// holdingHistory runs a node on a new database, with b as its bootstrap
+// relay, until it holds evs, then stops it.
+func holdingHistory(t *testing.T, b *faultrelay.Relay, evs []*nostr.Event) (path string) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), "dtp.db")
+	n, stop := startNodeAt(t, path, []string{ourService}, b.URL)
+	waitStored(t, n, evs...)
+	stop()
+	return path
+}
+
+// restartForCatchUp starts the node on path again once the stopped one's
+// connections are served to the end, with b's counters reset and its last
+// catch-up 25 h back: the first connection makes the daily catch-up.
+func restartForCatchUp(t *testing.T, b *faultrelay.Relay, path string) (*node, func()) {
+	t.Helper()
+	resetCountersAfterStop(t, b)
+	caughtUpYesterday(t, path, b.URL)
+	n, stop := startNodeAt(t, path, []string{ourService}, b.URL)
+	t.Cleanup(stop)
+	return n, stop
+}
+
 // caughtUpYesterday moves the relay's last full catch-up, kept with its
 // health in the stopped node's database, 25 h back: the next start's first
 // connection makes the daily catch-up.
@@ -485,17 +508,11 @@ func TestCatchUpReconcilesHeldHistory(t *testing.T) {
 	ref := fixture.RepoRef(owner.Pubkey, "tool")
 	issues := oldHistory(b.URL, 40, now)
 	b.Publish(issues...)
-	path := filepath.Join(t.TempDir(), "dtp.db")
-	n, stop := startNodeAt(t, path, []string{ourService}, b.URL)
-	waitStored(t, n, issues...)
-	stop()
+	path := holdingHistory(t, b, issues)
 
 	missed := stranger.Root(KindIssue, "while we were stopped", now-7300, ref) // older than any reconnect window
 	b.Publish(missed)
-	resetCountersAfterStop(t, b)
-	caughtUpYesterday(t, path, b.URL)
-	n, stop = startNodeAt(t, path, []string{ourService}, b.URL)
-	t.Cleanup(stop)
+	n, stop := restartForCatchUp(t, b, path)
 	waitStored(t, n, missed)
 	r := waitRelay(t, n, b.URL, "live connection", func(r status.RepoRelay) bool { return r.State == status.StateLive })
 	if b.NegAnswers() == 0 || b.EventsSent() != 1 {
@@ -510,10 +527,7 @@ func TestCatchUpReconcilesHeldHistory(t *testing.T) {
 	refused := stranger.Root(KindIssue, "while stopped again", now-7400, ref)
 	b.Publish(refused)
 	b.SetMode(faultrelay.Mode{NegRefusal: "NEG-ERR"})
-	resetCountersAfterStop(t, b)
-	caughtUpYesterday(t, path, b.URL)
-	n, stop = startNodeAt(t, path, []string{ourService}, b.URL)
-	t.Cleanup(stop)
+	n, stop = restartForCatchUp(t, b, path)
 	waitStored(t, n, refused)
 	r = waitRelay(t, n, b.URL, "live connection", func(r status.RepoRelay) bool { return r.State == status.StateLive })
 	if sent := b.EventsSent(); sent < int64(len(issues)+2) {
@@ -580,19 +594,13 @@ func TestReconciledEventLeftOutIsAskedForOnce(t *testing.T) {
 	ref := fixture.RepoRef(owner.Pubkey, "tool")
 	issues := oldHistory(b.URL, 10, now)
 	b.Publish(issues...)
-	path := filepath.Join(t.TempDir(), "dtp.db")
-	n, stop := startNodeAt(t, path, []string{ourService}, b.URL)
-	waitStored(t, n, issues...)
-	stop()
+	path := holdingHistory(t, b, issues)
 
 	missed := stranger.Root(KindIssue, "while we were stopped", now-7300, ref)
 	also := stranger.Root(KindIssue, "also while stopped", now-7301, ref)
 	b.Publish(missed, also)
 	b.SetMode(faultrelay.Mode{OmitOnce: missed.ID})
-	resetCountersAfterStop(t, b)
-	caughtUpYesterday(t, path, b.URL)
-	n, stop = startNodeAt(t, path, []string{ourService}, b.URL)
-	t.Cleanup(stop)
+	n, _ := restartForCatchUp(t, b, path)
 	waitStored(t, n, also, missed)
 	// the first ask is paged to its end (two REQs: the page, then an empty
 	// one), the second is one REQ for the left-out id
@@ -655,10 +663,7 @@ func TestRefusedEventIsNotDownloadedAgain(t *testing.T) {
 
 	missed := stranger.Root(KindIssue, "while we were stopped", now-7400, ref)
 	b.Publish(missed)
-	resetCountersAfterStop(t, b)
-	caughtUpYesterday(t, path, b.URL)
-	n, stop = startNodeAt(t, path, []string{ourService}, b.URL)
-	t.Cleanup(stop)
+	n, stop = restartForCatchUp(t, b, path)
 	waitStored(t, n, missed)
 	waitRelay(t, n, b.URL, "live again", func(r status.RepoRelay) bool { return r.State == status.StateLive })
 	if b.NegAnswers() == 0 || b.EventsSent() != 1 {
