@@ -438,6 +438,9 @@ func printStatus(w io.Writer, s status.Snapshot, known map[string]string) {
 	if len(s.RestartNeeded) > 0 {
 		fmt.Fprintf(w, "restart    %s\n", status.WaitingForStart(s.RestartNeeded))
 	}
+	if s.Progress.Total > 0 {
+		fmt.Fprintf(w, "progress   %s\n", progressLine(s.Progress))
+	}
 	fmt.Fprintf(w, "coverage   %s\n", s.Coverage.State)
 	if len(s.Coverage.Reasons) > 0 {
 		fmt.Fprintln(w, indent(facts.Reasons(s.Coverage.Reasons)))

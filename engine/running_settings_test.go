@@ -134,8 +134,9 @@ func TestPageTimeoutReachesAKnownRepositoryRelay(t *testing.T) {
 	if err := eng.Modify(settings.AddRepoService("wss://second.example")); err != nil {
 		t.Fatal(err)
 	}
-	// the stalled page fails the connection after 1 s; with 30 s, not before 30
-	testutil.EventuallyWithin(t, 4*time.Second, "the stalled page timed out", func() bool {
+	// the stalled page fails the connection after 1 s; with 30 s, not before
+	// 30 (15 s leaves a loaded machine room for the reconnection)
+	testutil.EventuallyWithin(t, 15*time.Second, "the stalled page timed out", func() bool {
 		return strings.Contains(row().LastError, relay.ErrTimeout.Error())
 	})
 }
@@ -187,7 +188,13 @@ func TestRemovedLiveRelayLeavesNoHealth(t *testing.T) {
 	testutil.EventuallyWithin(t, 10*time.Second, "live on A and B", func() bool {
 		return relayState(eng, a.URL) == status.StateLive && relayState(eng, b.URL) == status.StateLive
 	})
-	reqs := b.Reqs()
+	// a session is live once its REQs are written, maybe before B read them
+	var reqs int64
+	testutil.EventuallyWithin(t, 10*time.Second, "B's REQs all read", func() bool {
+		reqs = b.Reqs()
+		time.Sleep(100 * time.Millisecond)
+		return b.Reqs() == reqs
+	})
 	if err := eng.Modify(settings.RemoveRelay(a.URL)); err != nil {
 		t.Fatal(err)
 	}

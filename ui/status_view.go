@@ -184,7 +184,7 @@ func (v *statusView) render(s status.Snapshot) {
 	}
 	state := stateLabel(s, c)
 	if s.State == status.StateRunning {
-		state += " · " + words.Plural(int(s.Progress.Stored), "event") + " stored so far"
+		state += " · " + words.Plural(int(s.Progress.Stored), "event") + " stored so far" + words.Pace(s.Progress)
 	}
 	setText(v.state, state)
 	setText(v.coverage, s.Coverage.State)

@@ -373,6 +373,11 @@ func TestActivityViewShowsProgressAndRejections(t *testing.T) {
 	if want := "trust pass: 420 of 1,000 authors done · 1,150 events stored so far"; v.pass.Text != want {
 		t.Errorf("pass = %q, want %q", v.pass.Text, want)
 	}
+	s.Progress.EventsPerSecond, s.Progress.SecondsLeft = 8120.4, 130 // the engine's pace, once it knows it
+	g.render(s)
+	if want := "trust pass: 420 of 1,000 authors done · 1,150 events stored so far · 8,120 events/s · about 2 min left"; v.pass.Text != want {
+		t.Errorf("pass = %q, want %q", v.pass.Text, want)
+	}
 	s.Progress, s.State = status.Progress{}, status.StateIdle
 	g.render(s)
 	if v.progress.Visible() || v.pass.Text != "No pass running" {
