@@ -23,11 +23,18 @@ var (
 		add: settings.AllowOrigin, remove: settings.DisallowOrigin,
 		list: func(s settings.Settings) []string { return s.AllowedOrigins },
 	}
+	// accessProxies are reverse proxies in front of the server, whose
+	// X-Forwarded-For names the client counted against the per-address cap
+	accessProxies = listCommand{
+		name: "access proxy", what: "an IP address", normalize: settings.ParseProxyAddress,
+		add: settings.TrustProxy, remove: settings.UntrustProxy,
+		list: func(s settings.Settings) []string { return s.TrustedProxies },
+	}
 )
 
 // cmdAccess runs `access allow-host NAME | disallow-host NAME |
 // allow-origin ORIGIN | disallow-origin ORIGIN | allow-lan | disallow-lan |
-// list [--json]`.
+// trust-proxy ADDR | untrust-proxy ADDR | list [--json]`.
 func cmdAccess(c *cli) error {
 	asJSON := c.fs.Bool("json", false, "print JSON (list)")
 	if err := c.parse(2); err != nil {
@@ -46,8 +53,11 @@ func cmdAccess(c *cli) error {
 			return err
 		}
 		return setLAN(c, verb == "allow-lan")
-	case "allow-host", "disallow-host":
+	case "allow-host", "disallow-host", "trust-proxy", "untrust-proxy":
 		rule = accessHosts
+		if strings.HasSuffix(verb, "proxy") {
+			rule = accessProxies
+		}
 		fallthrough
 	case "allow-origin", "disallow-origin":
 		if arg == "" {
@@ -55,12 +65,12 @@ func cmdAccess(c *cli) error {
 		}
 		return runList(c, rule, []string{listVerb(verb), arg}, false)
 	}
-	return fmt.Errorf("%w: access %s: use allow-host, disallow-host, allow-origin, disallow-origin, allow-lan, disallow-lan or list", errUsage, verb)
+	return fmt.Errorf("%w: access %s: use allow-host, disallow-host, allow-origin, disallow-origin, allow-lan, disallow-lan, trust-proxy, untrust-proxy or list", errUsage, verb)
 }
 
 // listVerb maps an access verb to the list verb it is.
 func listVerb(verb string) string {
-	if strings.HasPrefix(verb, "dis") {
+	if strings.HasPrefix(verb, "dis") || strings.HasPrefix(verb, "un") {
 		return "remove"
 	}
 	return "add"
@@ -73,7 +83,8 @@ func listAccess(c *cli, asJSON bool) error {
 	}
 	defer st.Close()
 	if asJSON {
-		return printJSON(map[string]any{"allowLan": s.AllowLAN, "allowedHosts": s.AllowedHosts, "allowedOrigins": s.AllowedOrigins})
+		return printJSON(map[string]any{"allowLan": s.AllowLAN, "allowedHosts": s.AllowedHosts, "allowedOrigins": s.AllowedOrigins,
+			"trustedProxies": s.TrustedProxies})
 	}
 	peers := "loopback"
 	if s.AllowLAN {
@@ -82,6 +93,9 @@ func listAccess(c *cli, asJSON bool) error {
 	fmt.Printf("peers    %s\n", peers)
 	fmt.Printf("hosts    localhost, loopback and listen addresses%s\n", listed(s.AllowedHosts))
 	fmt.Printf("origins  no Origin (native clients), browser extensions%s\n", listed(s.AllowedOrigins))
+	if len(s.TrustedProxies) > 0 {
+		fmt.Printf("proxies  %s (X-Forwarded-For names their clients)\n", strings.Join(s.TrustedProxies, ", "))
+	}
 	return nil
 }
 

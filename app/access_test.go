@@ -28,11 +28,15 @@ func TestAccessRulesReachARunningServer(t *testing.T) {
 		{[]string{"access", "allow-origin", page}, "added https://app.example\n"},
 		{[]string{"access", "allow-origin", "http://localhost:3000"}, "added http://localhost:3000\n"},
 		{[]string{"access", "disallow-origin", "http://localhost:3000/"}, "removed http://localhost:3000\n"},
+		{[]string{"access", "trust-proxy", "::ffff:10.0.0.7"}, "added 10.0.0.7\n"},
+		{[]string{"access", "trust-proxy", "[fd00::1]"}, "added fd00::1\n"},
+		{[]string{"access", "untrust-proxy", "fd00::1"}, "removed fd00::1\n"},
 		{[]string{"access", "list"}, "peers    loopback\n" +
 			"hosts    localhost, loopback and listen addresses, relay.example.com\n" +
-			"origins  no Origin (native clients), browser extensions, https://app.example\n"},
+			"origins  no Origin (native clients), browser extensions, https://app.example\n" +
+			"proxies  10.0.0.7 (X-Forwarded-For names their clients)\n"},
 		{[]string{"access", "list", "--json"}, "{\n  \"allowLan\": false,\n  \"allowedHosts\": [\n    \"relay.example.com\"\n  ],\n" +
-			"  \"allowedOrigins\": [\n    \"https://app.example\"\n  ]\n}\n"},
+			"  \"allowedOrigins\": [\n    \"https://app.example\"\n  ],\n  \"trustedProxies\": [\n    \"10.0.0.7\"\n  ]\n}\n"},
 	} {
 		out, err := cliRun(t, data, step.args...)
 		if err != nil || out != step.out {
@@ -56,6 +60,7 @@ func TestAccessRulesReachARunningServer(t *testing.T) {
 		{"access", "allow-host", "relay.example.com:443"},
 		{"access", "allow-origin", "app.example"},
 		{"access", "allow-origin", "https://app.example/path"},
+		{"access", "trust-proxy", "10.0.0.7:8080"},
 	} {
 		if _, err := cliRun(t, data, bad...); err == nil || strings.HasPrefix(err.Error(), "exit status 2:") {
 			t.Errorf("%v: %v, want a refusal of the value", bad, err)

@@ -28,8 +28,10 @@ Usage:
   dtp-personal repo-sync service add URL | remove URL | list [--json]
   dtp-personal repo-sync bootstrap URL | --none     the relay always asked for repositories
   dtp-personal repo-sync status [--json]            repositories followed and their sync relays
+  dtp-personal repo-sync local-relays allow | refuse   dial ws:// and local addresses announcements name (default refuse)
   dtp-personal access allow-host NAME | disallow-host NAME     a name this server answers to (reverse proxy)
   dtp-personal access allow-origin ORIGIN | disallow-origin ORIGIN  a web page that may use this server
+  dtp-personal access trust-proxy ADDR | untrust-proxy ADDR   a reverse proxy whose X-Forwarded-For names its clients
   dtp-personal access allow-lan | disallow-lan       whether local-network peers may connect (private ranges)
   dtp-personal access list [--json]
   dtp-personal sync --once                           one frontier pass; exit 0 complete, 3 partial, 1 error

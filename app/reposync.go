@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -22,7 +24,8 @@ var repoServices = listCommand{
 }
 
 // cmdRepoSync runs `repo-sync service add URL | remove URL | list [--json]`,
-// `repo-sync bootstrap URL | --none` and `repo-sync status [--json]`.
+// `repo-sync bootstrap URL | --none`, `repo-sync local-relays [allow |
+// refuse]` and `repo-sync status [--json]`.
 func cmdRepoSync(c *cli) error {
 	asJSON := c.fs.Bool("json", false, "print JSON (service list, status)")
 	none := c.fs.Bool("none", false, "no bootstrap relay (bootstrap)")
@@ -37,13 +40,56 @@ func cmdRepoSync(c *cli) error {
 			return err
 		}
 		return setRepoBootstrap(c, c.positional(1), *none)
+	case "local-relays":
+		if err := c.atMost(2); err != nil {
+			return err
+		}
+		return setLocalRelays(c, c.positional(1))
 	case "status":
 		if err := c.atMost(1); err != nil {
 			return err
 		}
 		return repoSyncStatus(c, *asJSON)
 	}
-	return fmt.Errorf("%w: repo-sync %s: use service, bootstrap or status", errUsage, c.positional(0))
+	return fmt.Errorf("%w: repo-sync %s: use service, bootstrap, local-relays or status", errUsage, c.positional(0))
+}
+
+// setLocalRelays allows or refuses dialling the local relays that
+// announcements name (ws:// and loopback, private, link-local, unique-local
+// addresses), or prints the choice when given neither.
+func setLocalRelays(c *cli, choice string) error {
+	var allow bool
+	switch choice {
+	case "allow":
+		allow = true
+	case "refuse", "":
+	default:
+		return fmt.Errorf("%w: repo-sync local-relays takes allow or refuse, not %q", errUsage, choice)
+	}
+	st, err := openStore(c)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if choice != "" {
+		if err := settings.Modify(st, settings.SetRepoLocalRelays(allow)); err != nil {
+			return err
+		}
+	}
+	s, err := settings.Load(st)
+	if err != nil {
+		return err
+	}
+	fmt.Println(localRelaysLine(s.RepoSyncLocalRelays))
+	return nil
+}
+
+// localRelaysLine says the local-relays choice in words.
+func localRelaysLine(allowed bool) string {
+	if allowed {
+		return "local relays  allowed: ws:// and loopback, private, link-local and unique-local addresses announcements name are dialled"
+	}
+	return "local relays  refused (the default): only wss:// relays at public addresses are dialled where announcements point; your own relays and the bootstrap relay always are"
 }
 
 // setRepoBootstrap sets the bootstrap relay, clears it with --none, or
@@ -130,4 +176,34 @@ func printRepoSync(w io.Writer, rs status.RepoSync) {
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
+	printDialPolicy(w, rs)
+}
+
+// printDialPolicy says where announcements may make the server connect and
+// which relays they name that it does not dial, counted by reason.
+func printDialPolicy(w io.Writer, rs status.RepoSync) {
+	local := "refused (only wss:// at public addresses)"
+	if rs.LocalRelays {
+		local = "allowed"
+	}
+	fmt.Fprintf(w, "dial policy   local relays %s; at most %d repository relays, %d per repository\n",
+		local, rs.MaxRelays, rs.MaxRelaysPerRepo)
+	total := 0
+	var reasons []string
+	for _, reason := range slices.Sorted(maps.Keys(rs.RefusedByReason)) {
+		total += rs.RefusedByReason[reason]
+		reasons = append(reasons, fmt.Sprintf("%s %d", reason, rs.RefusedByReason[reason]))
+	}
+	if total == 0 {
+		return
+	}
+	fmt.Fprintf(w, "not dialled   %d (%s)\n", total, strings.Join(reasons, ", "))
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	for _, r := range rs.RefusedRelays {
+		fmt.Fprintf(tw, "  %s\t%s\t%d repos\n", r.URL, r.Reason, r.Repos)
+	}
+	tw.Flush()
+	if len(rs.RefusedRelays) < total {
+		fmt.Fprintf(w, "  … and %d more, counted above\n", total-len(rs.RefusedRelays))
+	}
 }

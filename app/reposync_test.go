@@ -33,6 +33,8 @@ func TestRepoSyncSettingsReachARunningServer(t *testing.T) {
 		{[]string{"repo-sync", "service", "list", "--json"}, "[\n  \"wss://relay.example\"\n]\n"},
 		{[]string{"repo-sync", "bootstrap", "wss://boot.example/"}, "bootstrap relay wss://boot.example\n"},
 		{[]string{"repo-sync", "bootstrap"}, "bootstrap relay wss://boot.example\n"},
+		{[]string{"repo-sync", "local-relays"}, localRelaysLine(false) + "\n"},
+		{[]string{"repo-sync", "local-relays", "allow"}, localRelaysLine(true) + "\n"},
 	} {
 		out, err := cliRun(t, data, step.args...)
 		if err != nil || out != step.out {
@@ -40,6 +42,14 @@ func TestRepoSyncSettingsReachARunningServer(t *testing.T) {
 		}
 	}
 	awaitRepoSync(t, data, s, []string{"wss://relay.example"}, "wss://boot.example")
+	awaitStatus(t, data, s, "local relays allowed", func(st struct {
+		Settings struct{ RepoSyncLocalRelays bool }
+	}) bool {
+		return st.Settings.RepoSyncLocalRelays
+	})
+	if out, err := cliRun(t, data, "repo-sync", "local-relays", "refuse"); err != nil || out != localRelaysLine(false)+"\n" {
+		t.Fatalf("local-relays refuse printed %q (%v)", out, err)
+	}
 
 	if out, err := cliRun(t, data, "repo-sync", "bootstrap", "--none"); err != nil || out != "no bootstrap relay\n" {
 		t.Fatalf("bootstrap --none printed %q (%v)", out, err)
@@ -58,6 +68,7 @@ func TestRepoSyncSettingsReachARunningServer(t *testing.T) {
 		{"repo-sync", "bootstrap", "wss://boot.example", "--none"},
 		{"repo-sync", "service", "add"},
 		{"repo-sync", "bogus"},
+		{"repo-sync", "local-relays", "maybe"},
 	} {
 		if _, err := cliRun(t, data, usage...); err == nil || !strings.HasPrefix(err.Error(), "exit status 2:") {
 			t.Errorf("%v: %v, want a usage error (exit 2)", usage, err)
@@ -89,7 +100,8 @@ func TestRepoSyncStatusOfARunningServer(t *testing.T) {
 	}
 	awaitRepoSync(t, data, s, []string{"wss://our.example"}, "")
 	owner := fixture.NewAuthor(81)
-	ann := owner.Announce("tool", []string{"wss://our.example"}, nil, time.Now().Unix()-10)
+	// it also names relays the dial policy refuses: by ws:// and at a private address
+	ann := owner.Announce("tool", []string{"wss://our.example", "ws://relay.example", "wss://10.1.2.3"}, nil, time.Now().Unix()-10)
 	issue := fixture.NewAuthor(82).Root(1621, "bug", time.Now().Unix()-5, fixture.RepoRef(owner.Pubkey, "tool"))
 	// one import per event, the announcement first (a single file in any order is TestExportImportRoundTripCLI's)
 	for _, ev := range []*nostr.Event{ann, issue} {
@@ -121,5 +133,15 @@ func TestRepoSyncStatusOfARunningServer(t *testing.T) {
 	npub, _ := validation.EncodeNpub(owner.Pubkey)
 	if err != nil || !strings.Contains(out, "1 followed, 1 root events") || !strings.Contains(out, "tool") || !strings.Contains(out, npub) {
 		t.Fatalf("repo-sync status printed %q (%v)", out, err)
+	}
+	for _, line := range []string{
+		"dial policy   local relays refused (only wss:// at public addresses); at most 200 repository relays, 10 per repository\n",
+		"not dialled   2 (not-wss 1, private 1)\n",
+		"  ws://relay.example  not-wss  1 repos\n",
+		"  wss://10.1.2.3      private  1 repos\n",
+	} {
+		if !strings.Contains(out, line) {
+			t.Errorf("repo-sync status lacks %q:\n%s", line, out)
+		}
 	}
 }

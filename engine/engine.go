@@ -194,6 +194,7 @@ func Open(opts Options) (*Engine, error) {
 	}
 	clock.lap("ingest")
 	e.ingest.OnReject(e.stats.rejected)
+	e.ingest.OnReject(e.repos.Rejected)
 	e.ingest.OnCommit(e.stats.committed)
 	// the self-subscriber: every committed event, pulled or pushed
 	e.ingest.OnCommit(func(c ingest.Committed) { e.repos.Committed(c.Stored) })
@@ -222,7 +223,7 @@ func Open(opts Options) (*Engine, error) {
 		},
 		Access: func() server.Access {
 			s := e.Settings()
-			return server.Access{AllowLAN: s.AllowLAN, Hosts: s.AllowedHosts, Origins: s.AllowedOrigins}
+			return server.Access{AllowLAN: s.AllowLAN, Hosts: s.AllowedHosts, Origins: s.AllowedOrigins, Proxies: s.TrustedProxies}
 		},
 		Info: server.Info{
 			Name: "dtp-personal", Software: "dtp-personal", Version: Version,

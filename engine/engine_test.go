@@ -191,7 +191,7 @@ func TestPushValidationRulesOverRealSocket(t *testing.T) {
 		}), "invalid: "},
 		{"foreign scope", alice.Trust(fixture.P(bob.Pubkey), "1", t0+6, fixture.Scopes("example.org")), "blocked: "},
 		{"unknown kind", alice.Sign(&nostr.Event{Kind: 1, CreatedAt: t0, Content: "hello"}), "blocked: kind 1 is not kept by this server"},
-		{"oversize", alice.Trust(fixture.P(bob.Pubkey), "1", t0+7, fixture.Content(strings.Repeat("x", 200_000))), "invalid: message of "},
+		{"oversize", alice.Trust(fixture.P(bob.Pubkey), "1", t0+7, fixture.Content(strings.Repeat("x", 600_000))), "invalid: message of "},
 	}
 	seen := map[string]string{}
 	for _, tc := range cases {

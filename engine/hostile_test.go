@@ -83,7 +83,7 @@ func TestOversizedRequestIsClosedUnderItsSubscriptionID(t *testing.T) {
 	t.Parallel()
 	_, url := startEngine(t, Options{})
 	c := dialRaw(t, url)
-	authors := make([]string, 3000) // 3000 × 67 bytes: past the 128 KiB message limit
+	authors := make([]string, 9000) // 9000 × 67 bytes: past the 512 KiB message limit, within the 1 MiB frame
 	for i := range authors {
 		authors[i] = fmt.Sprintf("%064x", i)
 	}

@@ -68,8 +68,17 @@ func (s repoSink) Ingest(ctx context.Context, relay string, evs []*nostr.Event) 
 func (e *Engine) RepoSyncStatus() status.RepoSync { return e.repos.Status() }
 
 // registerRepoMetrics exposes the repository profile's relays as
-// dtp_repo_sync_* series (SPEC §11), read fresh at each scrape.
+// dtp_repo_sync_* series (SPEC §11), read fresh at each scrape, and the
+// relays announcements name that the dial policy does not dial, by reason.
 func (e *Engine) registerRepoMetrics() {
 	relays := registerRelayMetrics(e.metrics, "dtp_repo_sync_")
-	e.metrics.OnCollect(func(*metrics.Registry) { relays(e.repos.Metrics()) })
+	refused := e.metrics.NewGauge("dtp_repo_sync_relays_refused",
+		"Relays repository announcements name that are not dialled, by reason (dial policy, caps).", "reason")
+	e.metrics.OnCollect(func(*metrics.Registry) {
+		relays(e.repos.Metrics())
+		refused.Reset()
+		for reason, n := range e.repos.Status().RefusedByReason {
+			refused.Set(float64(n), reason)
+		}
+	})
 }

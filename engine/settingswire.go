@@ -107,8 +107,10 @@ func (e *Engine) pendingRestart() []string {
 }
 
 // serverLimits are the server's limits under the user's limits l: the
-// queue budgets and the tag cap are l's unless Options.ServerLimits sets
-// them, the rest are Options.ServerLimits' or the defaults.
+// queue budgets, the tag cap and the per-connection request limits
+// (subscriptions, filters, message size) are l's unless
+// Options.ServerLimits sets them, the rest are Options.ServerLimits' or the
+// defaults.
 func (e *Engine) serverLimits(l settings.Limits) server.Limits {
 	o := e.opts.ServerLimits
 	sl := o
@@ -118,6 +120,10 @@ func (e *Engine) serverLimits(l settings.Limits) server.Limits {
 	sl.MaxQueuedBytes = cmp.Or(o.MaxQueuedBytes, l.MaxQueuedMiB<<20)
 	sl.MaxTotalQueuedBytes = cmp.Or(o.MaxTotalQueuedBytes, int64(l.MaxTotalQueuedMiB)<<20)
 	sl.MaxTagBytes = cmp.Or(o.MaxTagBytes, l.MaxTagKiB<<10)
+	sl.MaxSubscriptions = cmp.Or(o.MaxSubscriptions, l.MaxSubscriptions)
+	sl.MaxFilters = cmp.Or(o.MaxFilters, l.MaxFiltersPerReq)
+	sl.MaxMessageBytes = cmp.Or(o.MaxMessageBytes, l.MaxMessageKiB<<10)
+	sl.MaxFrameBytes = max(sl.MaxFrameBytes, int64(sl.MaxMessageBytes)) // a message the limit allows is read, not cut
 	return sl
 }
 

@@ -219,6 +219,12 @@ func withRepos(s status.Snapshot) status.Snapshot {
 				Connected: true, Filters: 9, Subscriptions: 1, Repos: 1, EventsReceived: 56, CoolingUntil: now + 40,
 				LastError: "refused subscriptions: ERROR: too many concurrent REQs"},
 		},
+		MaxRelays: 200, MaxRelaysPerRepo: 10,
+		RefusedByReason: map[string]int{"not-wss": 1, "per-repo-cap": 590},
+		RefusedRelays: []status.RefusedRelay{
+			{URL: "ws://192.168.1.1", Reason: "not-wss", Repos: 1},
+			{URL: "wss://r001.example", Reason: "per-repo-cap", Repos: 1},
+		},
 	}
 	return s
 }

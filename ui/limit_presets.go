@@ -27,6 +27,11 @@ var limitHelp = map[string]string{
 	"maxTotalQueuedMiB":        "MiB waiting to be sent to all clients; past it the slowest are dropped",
 	"maxTagKiB":                "KiB of tags one event may carry; a larger one is refused",
 	"maxWALMiB":                "MiB of the database's write-ahead log on disk, at most (the database file is what grows with your data)",
+	"maxSubscriptions":         "subscriptions one client may keep open (a GRASP-02 peer opens about 70)",
+	"maxFiltersPerReq":         "filters one request may carry",
+	"maxMessageKiB":            "KiB one message from a client may take",
+	"maxRepoRelays":            "relays repository sync connects to, at most (those most repositories share are kept)",
+	"maxRelaysPerRepo":         "relays taken from one repository's announcement, at most",
 }
 
 // limitPresets are the caps for the size of network followed: Normal is

@@ -1,7 +1,10 @@
 package ui
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -15,7 +18,8 @@ import (
 
 // reposView is the Repositories tab (repository sync, SPEC §8): this
 // server's public URLs and the bootstrap relay, the repositories followed,
-// and the sync relays with their health and filters.
+// the sync relays with their health and filters, and the relays the dial
+// policy does not dial, with why.
 type reposView struct {
 	g    *GUI
 	root fyne.CanvasObject
@@ -24,8 +28,11 @@ type reposView struct {
 	services       *listEditor
 	bootstrap      *syncedEntry
 	bootstrapError *inlineError
+	localRelays    *widget.Check
 	repos          *textTable
 	relays         *textTable
+	dialPolicy     *widget.Label
+	refused        *textTable
 	off            fyne.CanvasObject // what the tab is while repository sync is off
 	full           fyne.CanvasObject // its settings and tables
 	settingUp      bool              // the user chose to set it up
@@ -35,7 +42,21 @@ type reposView struct {
 var (
 	repoColumns     = []string{"Repository", "Owner", "Root events", "Sync relays"}
 	repoRelayColumn = []string{"Relay", "Role", "Health", "State", "Connected", "Filters", "REQs", "Repos", "Events", "Last error"}
+	refusedColumns  = []string{"Relay", "Why not dialled", "Repos"}
 )
+
+// refusalWords say the dial policy's reasons (reposync.Refused*,
+// relay.LocalRange) in a person's words.
+var refusalWords = map[string]string{
+	"not-wss":        "ws:// (only wss:// is dialled)",
+	"resolves-local": "its name resolves to a local address",
+	"repo-relay-cap": "past the cap on repository relays",
+	"per-repo-cap":   "past the cap on relays per repository",
+	"loopback":       "loopback address",
+	"private":        "private address",
+	"link-local":     "link-local address",
+	"unique-local":   "unique-local address",
+}
 
 func newReposView(g *GUI) *reposView {
 	v := &reposView{g: g, summary: widget.NewLabel(""), bootstrapError: newInlineError()}
@@ -45,6 +66,10 @@ func newReposView(g *GUI) *reposView {
 	v.bootstrap = newSyncedEntry(g)
 	v.bootstrap.SetPlaceHolder("wss://relay.example.com (optional: where announcements are discovered)")
 	v.bootstrap.OnSubmitted = func(string) { v.setBootstrap() }
+	v.localRelays = newSettingCheck(g, "Dial local relays that announcements name (ws://, loopback and private addresses)",
+		func(s settings.Settings) bool { return s.RepoSyncLocalRelays }, edit(g.eng, settings.SetRepoLocalRelays), v.render)
+	v.dialPolicy = widget.NewLabel("")
+	v.dialPolicy.Wrapping = fyne.TextWrapWord
 
 	settingsCard := widget.NewCard("Repository sync", "Keeps the git events (NIP-34) of repositories whose announcements list this server",
 		container.NewVBox(
@@ -57,15 +82,19 @@ func newReposView(g *GUI) *reposView {
 				widget.NewButton("Clear", v.clearBootstrap),
 			), v.bootstrap.entry),
 			v.bootstrapError.label,
+			v.localRelays,
 		))
 	v.repos = newTextTable(repoColumns...).whenEmpty("None yet: an announcement that lists this server's URL adds its repository.")
 	v.relays = newTextTable(repoRelayColumn...).whenEmpty("None yet: the relays come from the repositories' announcements.")
 	v.relays.table.StickyColumnCount = 1
+	v.refused = newTextTable(refusedColumns...).whenEmpty("None: every relay the announcements name is dialled.")
 	// the tab scrolls as a whole; each table shows several rows and scrolls beyond
 	v.full = container.NewVBox(
 		settingsCard,
 		widget.NewCard("Repositories followed", "", v.repos.fitted(8)),
 		widget.NewCard("Sync relays", "", v.relays.fitted(8)),
+		widget.NewCard("Relays not dialled", "An announcement is written by anyone: where it may make this server connect",
+			container.NewVBox(v.dialPolicy, v.refused.fitted(6))),
 	)
 	v.setUp = widget.NewButton("Set up repository sync", func() {
 		v.settingUp = true
@@ -77,7 +106,7 @@ func newReposView(g *GUI) *reposView {
 	offText.Wrapping = fyne.TextWrapWord
 	v.off = widget.NewCard("Repository sync is off", "", container.NewVBox(offText, container.NewHBox(v.setUp)))
 	page := container.NewVScroll(container.NewVBox(v.off, v.full))
-	for _, t := range []*textTable{v.repos, v.relays, v.services.table} {
+	for _, t := range []*textTable{v.repos, v.relays, v.refused, v.services.table} {
 		t.scrollsIn(page)
 	}
 	v.root = page
@@ -139,6 +168,32 @@ func (v *reposView) render(s status.Snapshot) {
 			words.Count(r.Repos), words.Count(r.EventsReceived), lastError}
 	}
 	v.relays.setRows(relays)
+
+	showChecked(v.localRelays, s.Settings.RepoSyncLocalRelays)
+	setText(v.dialPolicy, dialPolicySummary(rs))
+	refused := make([][]string, len(rs.RefusedRelays))
+	for i, r := range rs.RefusedRelays {
+		refused[i] = []string{r.URL, cmp.Or(refusalWords[r.Reason], r.Reason), words.Count(r.Repos)}
+	}
+	v.refused.setRows(refused)
+}
+
+// dialPolicySummary says the caps and how many relays are not dialled, by
+// reason (the table lists the first status.MaxRefusedListed).
+func dialPolicySummary(rs status.RepoSync) string {
+	s := fmt.Sprintf("At most %s repository relays, %s per repository; the relays most repositories share are kept.",
+		words.Count(rs.MaxRelays), words.Count(rs.MaxRelaysPerRepo))
+	total := 0
+	var reasons []string
+	for _, reason := range slices.Sorted(maps.Keys(rs.RefusedByReason)) {
+		n := rs.RefusedByReason[reason]
+		total += n
+		reasons = append(reasons, fmt.Sprintf("%s: %s", cmp.Or(refusalWords[reason], reason), words.Count(n)))
+	}
+	if total > 0 {
+		s += fmt.Sprintf(" %s not dialled (%s).", words.Count(total), strings.Join(reasons, "; "))
+	}
+	return s
 }
 
 // repoSummary is the tab's first line: off and how to turn it on, or what

@@ -45,11 +45,27 @@ func TestReposViewShowsRepositoriesAndSyncRelays(t *testing.T) {
 			}
 		}
 	}
+	wantRefused := [][]string{
+		{"ws://192.168.1.1", "ws:// (only wss:// is dialled)", "1"},
+		{"wss://r001.example", "past the cap on relays per repository", "1"},
+	}
+	if got := v.refused.rows; len(got) != 2 || strings.Join(got[0], "|") != strings.Join(wantRefused[0], "|") ||
+		strings.Join(got[1], "|") != strings.Join(wantRefused[1], "|") {
+		t.Errorf("relays not dialled %q, want %q", got, wantRefused)
+	}
+	if want := "At most 200 repository relays, 10 per repository; the relays most repositories share are kept. " +
+		"591 not dialled (ws:// (only wss:// is dialled): 1; past the cap on relays per repository: 590)."; v.dialPolicy.Text != want {
+		t.Errorf("dial policy %q, want %q", v.dialPolicy.Text, want)
+	}
+	if v.localRelays.Checked {
+		t.Error("local relays shown allowed, the setting is off")
+	}
 	if v.bootstrap.Text != "wss://relay.ngit.dev" || len(v.services.table.rows) != 1 {
 		t.Errorf("bootstrap %q, services %v", v.bootstrap.Text, v.services.table.rows)
 	}
 	g.showTab(tabRepos, 1400, 900)
-	assertShows(t, v.root, "Repositories followed", "Sync relays", "ngit", "wss://nos.lol", "This server's public URLs")
+	assertShows(t, v.root, "Repositories followed", "Sync relays", "ngit", "wss://nos.lol", "This server's public URLs",
+		"Relays not dialled", "ws://192.168.1.1")
 
 	g.render(fixture()) // repository sync off: one short card, no empty tables
 	g.showTab(tabRepos, 1400, 901)
@@ -94,6 +110,12 @@ func TestReposViewCommandsAndInlineErrors(t *testing.T) {
 	v.clearBootstrap()
 	g.settle()
 	assertSettings(t, eng, func(s *settings.Settings) { s.RepoSyncServices, s.RepoSyncBootstrap = []string{}, "" })
+
+	test.Tap(v.localRelays)
+	g.settle()
+	assertSettings(t, eng, func(s *settings.Settings) {
+		s.RepoSyncServices, s.RepoSyncBootstrap, s.RepoSyncLocalRelays = []string{}, "", true
+	})
 }
 
 func TestRepoStateInTrayLine(t *testing.T) {

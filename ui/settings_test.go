@@ -22,7 +22,7 @@ func TestSettingsViewShowsSnapshot(t *testing.T) {
 	for _, e := range v.limits {
 		shown = append(shown, e.Text)
 	}
-	if got := strings.Join(shown, " "); got != "4 75 25 2000 20000 400000 400000 40000 1000000 5000000 30 256 64 4 64 64 64" { // the follow band follows the max degree; the connection, queue, tag and log caps come last
+	if got := strings.Join(shown, " "); got != "4 75 25 2000 20000 400000 400000 40000 1000000 5000000 30 256 64 4 64 64 64 100 100 512 200 10" { // the follow band follows the max degree; the connection, queue, tag and log caps, then the per-client request limits and the repository relay caps
 		t.Errorf("limits shown = %s", got)
 	}
 	if v.interval.Selected != "Every 15 min" || v.listen.Text != "127.0.0.1:7447" || v.allowLAN.Checked ||

@@ -101,10 +101,10 @@ func newSettingsView(g *GUI) *settingsView {
 	v.allowLAN = widget.NewCheck("Allow connections from the local network", nil)
 	v.scope = newSyncedEntry(g)
 	v.scope.SetPlaceHolder("x.com")
-	v.startAtLogin = v.newSettingCheck("Start at login",
-		func(s settings.Settings) bool { return s.StartAtLogin }, edit(g.eng, settings.SetStartAtLogin))
-	v.notify = v.newSettingCheck("Desktop notifications (a relay marked dead, the disk full, a pass partial after a complete one)",
-		func(s settings.Settings) bool { return s.Notify }, edit(g.eng, settings.SetNotify))
+	v.startAtLogin = newSettingCheck(g, "Start at login",
+		func(s settings.Settings) bool { return s.StartAtLogin }, edit(g.eng, settings.SetStartAtLogin), v.render)
+	v.notify = newSettingCheck(g, "Desktop notifications (a relay marked dead, the disk full, a pass partial after a complete one)",
+		func(s settings.Settings) bool { return s.Notify }, edit(g.eng, settings.SetNotify), v.render)
 	v.repoSync = widget.NewLabel("")
 
 	// the scope profile (SPEC §2.2), in a person's words
@@ -195,17 +195,18 @@ func (v *settingsView) applyScope() {
 }
 
 // newSettingCheck is a check box for a boolean setting: a change goes to
-// the engine; a refusal shows in the notice line and the engine's value
-// comes back.
-func (v *settingsView) newSettingCheck(label string, current func(settings.Settings) bool, set func(bool) error) *widget.Check {
+// the engine; a refusal shows in the notice line and rerender brings the
+// engine's value back.
+func newSettingCheck(g *GUI, label string, current func(settings.Settings) bool, set func(bool) error,
+	rerender func(status.Snapshot)) *widget.Check {
 	return widget.NewCheck(label, func(on bool) {
-		if on == current(v.g.last.Settings) {
+		if on == current(g.last.Settings) {
 			return
 		}
-		v.g.call(label, func() error { return set(on) }, func(err error) {
+		g.call(label, func() error { return set(on) }, func(err error) {
 			if err != nil {
-				v.g.notice.set(label + ": " + err.Error())
-				v.render(v.g.last)
+				g.notice.set(label + ": " + err.Error())
+				rerender(g.last)
 			}
 		})
 	})

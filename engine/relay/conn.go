@@ -18,7 +18,6 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/nbd-wtf/go-nostr"
-	"github.com/nbd-wtf/go-nostr/nip11"
 )
 
 // Options configure a connection. Zero values take the defaults.
@@ -38,6 +37,9 @@ type Options struct {
 	// Counts, when set, are shared with the connection's link, so its
 	// counters run over every connection; nil = the connection's own.
 	Counts *FrameCounts
+	// Check, when set, is asked about every address the dial connects to
+	// (dialguard.go); nil = any address.
+	Check AddressCheck
 }
 
 func (o Options) withDefaults() Options {
@@ -84,6 +86,7 @@ type Conn struct {
 	allowed    int           // REQs the relay was seen to allow at once (a refusal), 0 = none
 	freed      chan struct{} // closed (and replaced) whenever a subscription ends
 	onLowered  []func()      // told when allowed drops
+	coolUntil  time.Time     // no page is asked before this: the relay said it is rate-limiting
 
 	counts *FrameCounts
 }
@@ -130,13 +133,17 @@ func Dial(ctx context.Context, url string, opts Options) (*Conn, error) {
 	dctx, cancel := context.WithTimeout(ctx, opts.DialTimeout)
 	defer cancel()
 	limits := opts.Limits
-	if info, err := nip11.Fetch(dctx, url); err == nil { // optional: most fields are advisory
+	client := guardedClient(opts.Check, opts.DialTimeout)
+	if client != nil {
+		defer client.CloseIdleConnections() // the NIP-11 request's; the WebSocket's is taken over
+	}
+	if info, err := fetchInfo(dctx, client, url); err == nil { // optional: most fields are advisory
 		limits = Limits{Published: true}
 		if l := info.Limitation; l != nil {
 			limits.MaxLimit, limits.MaxMessageLength, limits.MaxSubscriptions = l.MaxLimit, l.MaxMessageLength, l.MaxSubscriptions
 		}
 	}
-	ws, _, err := websocket.Dial(dctx, url, nil)
+	ws, _, err := websocket.Dial(dctx, url, &websocket.DialOptions{HTTPClient: client})
 	if err != nil {
 		return nil, fmt.Errorf("connect %s: %w", url, err)
 	}

@@ -41,6 +41,10 @@ type FetchStats struct {
 	Pages          int
 	Events         int   // distinct events handed to onPage
 	Oldest, Newest int64 // created_at range seen, 0 when no events
+	// Reasked: ids a reconciliation said we lack that the first ask did not
+	// bring, asked for once more (FetchIDs); Missing: of those, the ones
+	// that did not arrive then either.
+	Reasked, Missing int
 }
 
 func (st *FetchStats) add(evs []*nostr.Event) {
@@ -62,18 +66,51 @@ func widen(oldest, newest *int64, o, n int64) {
 func (st *FetchStats) merge(o FetchStats) {
 	st.Pages += o.Pages
 	st.Events += o.Events
+	st.Reasked += o.Reasked
+	st.Missing += o.Missing
 	if o.Events > 0 {
 		widen(&st.Oldest, &st.Newest, o.Oldest, o.Newest)
 	}
 }
 
 // FetchIDs fetches the events among ids that match f (what a NIP-77
-// reconciliation found missing), handing them to onPage. Each REQ names a
-// page of the ids still missing: no until paging, so events sharing a
-// created_at across a relay's page cap are never asked twice, and no page
-// limit, as the ids bound the fetch. It ends when every id came or a REQ
-// brought none of those it named (the relay no longer holds them).
+// reconciliation found missing), handing them to onPage (fetchIDChunks).
+// The ids that never came are asked for once more at the end: a relay may
+// leave one out of an answer (ngit-grasp's lesson), and a REQ that brought
+// none of its ids ends that page. Missing counts those that did not come
+// then either.
 func (c *Conn) FetchIDs(ctx context.Context, f nostr.Filter, ids []string, onPage func([]*nostr.Event) error) (FetchStats, error) {
+	arrived := make(map[string]bool, len(ids))
+	noted := func(evs []*nostr.Event) error {
+		for _, ev := range evs {
+			arrived[ev.ID] = true
+		}
+		return onPage(evs)
+	}
+	missing := func(ids []string) []string {
+		return slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return arrived[id] })
+	}
+	st, err := c.fetchIDChunks(ctx, f, ids, noted)
+	if err != nil {
+		return st, err
+	}
+	again := missing(ids)
+	if len(again) == 0 {
+		return st, nil
+	}
+	st.Reasked = len(again)
+	got, err := c.fetchIDChunks(ctx, f, again, noted)
+	st.merge(got)
+	st.Missing = len(missing(again))
+	return st, err
+}
+
+// fetchIDChunks fetches the events among ids. Each REQ names a page of the
+// ids still missing: no until paging, so events sharing a created_at across
+// a relay's page cap are never asked twice, and no page limit, as the ids
+// bound the fetch. It ends when every id came or a REQ brought none of
+// those it named (the relay no longer holds them).
+func (c *Conn) fetchIDChunks(ctx context.Context, f nostr.Filter, ids []string, onPage func([]*nostr.Event) error) (FetchStats, error) {
 	var st FetchStats
 	left := slices.Clone(ids)
 	for len(left) > 0 {
@@ -112,17 +149,25 @@ func (c *Conn) Page(ctx context.Context, f nostr.Filter) ([]*nostr.Event, error)
 }
 
 // pageFilters runs one REQ of filters until EOSE and returns its events.
-// The REQ waits for room within the connection's Allowance. One the relay
-// refused for load is asked again, up to refusedRetries times: at once
-// within the lowered allowance when other REQs were open, else after a
-// pause (the refusal may be a rate limit, or a late NOTICE about an earlier
+// The REQ waits for room within the connection's Allowance, and for the
+// connection's cool-down after a rate limit. One the relay refused for load
+// is asked again, up to refusedRetries times: after the cool-down when the
+// relay said it is rate-limiting, at once within the lowered allowance when
+// other REQs were open, else after a pause (a late NOTICE about an earlier
 // REQ).
 func (c *Conn) pageFilters(ctx context.Context, filters nostr.Filters) ([]*nostr.Event, error) {
 	for attempt := 1; ; attempt++ {
+		if err := c.waitCooled(ctx); err != nil {
+			return nil, err
+		}
 		evs, s, err := c.pageOnce(ctx, filters)
 		var closed *ClosedError
 		if !errors.As(err, &closed) || !IsRefusal(closed.Reason) || attempt > refusedRetries {
 			return evs, err
+		}
+		if IsRateLimited(closed.Reason) {
+			c.coolDown()
+			continue
 		}
 		if s != nil && c.refusedForNumber(s) {
 			continue

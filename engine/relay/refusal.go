@@ -1,10 +1,11 @@
 package relay
 
 import (
+	"context"
 	"strings"
+	"time"
 
 	"github.com/nbd-wtf/go-nostr"
-	"time"
 )
 
 // RefusalCooldown is how long a relay that refused subscriptions is left
@@ -29,6 +30,52 @@ func IsRefusal(reason string) bool {
 		}
 	}
 	return false
+}
+
+// IsRateLimited reports whether a reason says the relay is rate-limiting
+// (NIP-01's "rate-limited:" prefix), in a CLOSED, an OK, a NOTICE, or a
+// CLOSED made of a NOTICE ("notice: …").
+func IsRateLimited(reason string) bool {
+	return ReasonPrefix(strings.TrimPrefix(reason, "notice: ")) == PrefixRateLimited
+}
+
+// coolDown leaves the connection alone for RefusalCooldown from now: a
+// relay that says it is rate-limiting is not asked for pages meanwhile,
+// on this connection, rather than asked again at once or dropped and
+// dialled again (which would count against its limit too).
+func (c *Conn) coolDown() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.coolUntil = time.Now().Add(RefusalCooldown)
+}
+
+// CoolingUntil is when the connection's cool-down after a rate limit ends,
+// zero when none runs.
+func (c *Conn) CoolingUntil() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if time.Now().After(c.coolUntil) {
+		return time.Time{}
+	}
+	return c.coolUntil
+}
+
+// waitCooled waits for the connection's cool-down, if one runs.
+func (c *Conn) waitCooled(ctx context.Context) error {
+	until := c.CoolingUntil()
+	if until.IsZero() {
+		return nil
+	}
+	t := time.NewTimer(time.Until(until))
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-c.ctx.Done():
+		return c.Err()
+	}
 }
 
 // notice hands a NOTICE to the user. A refusing NOTICE names no

@@ -339,6 +339,9 @@ func (s *Session) Row() status.Relay {
 		}
 	}
 	if lc != nil {
+		if until := lc.Conn.CoolingUntil(); !until.IsZero() {
+			row.CoolingUntil = until.Unix()
+		}
 		if st := lc.Set.Stats(); !st.CoolingUntil.IsZero() {
 			row.CoolingUntil = st.CoolingUntil.Unix()
 			if row.LastError == "" {
@@ -387,8 +390,8 @@ func (lc *LiveConn) WakeAt(t time.Time) {
 
 // Ingest hands history the profile fetched to the sink, counting what was
 // new to us; a failure is ours (LocalError), not the relay's.
-func (lc *LiveConn) Ingest(ctx context.Context, evs []*nostr.Event) error {
-	stored, err := lc.s.cfg.Sink.Ingest(ctx, lc.s.URL(), evs)
+func (lc *LiveConn) Ingest(ctx context.Context, evs []*nostr.Event) (stored int, err error) {
+	stored, err = lc.s.cfg.Sink.Ingest(ctx, lc.s.URL(), evs)
 	lc.s.link.Stored(stored)
-	return Local(err)
+	return stored, Local(err)
 }

@@ -82,7 +82,7 @@ func BenchmarkDesignScale(b *testing.B) {
 	for b.Loop() {
 		before := heapInUse()
 		start := time.Now()
-		ix, plan, err := load(context.Background(), st, services, bootstrapA, settings.NormalizeRelayURL)
+		ix, plan, err := load(context.Background(), st, services, bootstrapA, openPolicy, settings.NormalizeRelayURL)
 		if err != nil {
 			b.Fatal(err)
 		}

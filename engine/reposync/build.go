@@ -9,9 +9,9 @@ import (
 // load builds the index and the plan from the database at start-up: one
 // scan of the announcements, then one of the root events (which need the
 // announcements to know which repositories are held).
-func load(ctx context.Context, src Store, services []string, bootstrap string, normalize Normalizer) (*index, *plan, error) {
+func load(ctx context.Context, src Store, services []string, bootstrap string, policy dialPolicy, normalize Normalizer) (*index, *plan, error) {
 	ix := newIndex(services, normalize)
-	p := newPlan(services, bootstrap)
+	p := newPlan(services, bootstrap, policy)
 	var changes []change
 	collect := func(ev *nostr.Event) error {
 		if c, _ := ix.Apply(ev); c != nil {
@@ -25,8 +25,6 @@ func load(ctx context.Context, src Store, services []string, bootstrap string, n
 	if err := src.Scan(ctx, rootKinds, collect); err != nil {
 		return nil, nil, err
 	}
-	// nothing is connected yet: the deltas are of no use
-	var scratch relayDelta
-	p.fold(changes, func(string) *relayDelta { scratch = relayDelta{}; return &scratch })
+	p.Apply(changes) // nothing is connected yet: the deltas are of no use
 	return ix, p, nil
 }

@@ -3,8 +3,9 @@ package reposync
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
-	"sync/atomic"
+	"fmt"
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
@@ -18,7 +19,8 @@ import (
 // first (paged with until, history.go), then live subscriptions for its
 // full filter set; incremental filters while running (the owed queue,
 // owed.go), a reconnect from the last good moment − 15 min, and a full
-// catch-up once per UTC day. No jitter (GRASP-02).
+// catch-up 23–25 h after the last (dailyInterval): spread over the day per
+// relay rather than every relay at UTC midnight (ngit-grasp's lesson).
 type repoRelay struct {
 	s       *Syncer
 	url     string
@@ -28,25 +30,49 @@ type repoRelay struct {
 
 	wants wants
 	paged paging
-	// caughtUp is the UTC day of the last full catch-up; read and written
-	// by the connection's hooks only (and set before the session runs).
-	caughtUp int64
+	// caughtUpAt is when the last full catch-up ran, zero before the first;
+	// read and written by the connection's hooks only (and set before the
+	// session runs).
+	caughtUpAt time.Time
 }
 
 // newRepoRelay starts from the resume point kept with the relay's health:
-// after a restart (or a pause) the same UTC day as the last full catch-up,
-// and of the same scope, only what came since the last commit − 15 min is
-// read again. Callers hold s.mu.
+// after a restart (or a pause) before the next full catch-up is due, with
+// the same scope, only what came since the last commit − 15 min is read
+// again. Callers hold s.mu.
 func newRepoRelay(s *Syncer, url string, counts *relayCounts, full []layerFilter) *repoRelay {
-	c := &repoRelay{s: s, url: url, counts: counts, caughtUp: -1, config: append(s.ix.Services(), s.bootstrap)}
+	c := &repoRelay{s: s, url: url, counts: counts, config: append(s.ix.Services(), s.bootstrap)}
 	c.wants.full = full
 	c.session = relay.NewSession(s.links, url, c, relay.SessionConfig{Sink: s.cfg.Sink, Live: s.cfg.Live})
 	if h := c.session.Link().Health(); h.CaughtUpAt > 0 && h.CommittedAt > 0 && h.CaughtUpFor == c.scope(full) {
-		c.caughtUp = utcDay(time.Unix(h.CaughtUpAt, 0))
+		c.caughtUpAt = time.Unix(h.CaughtUpAt, 0)
 		c.session.ResumeFrom(time.Unix(h.CommittedAt, 0))
 	}
 	return c
 }
+
+// Catch-up intervals: a relay's next full catch-up is due between
+// dailyMin and dailyMin+dailySpread after its last.
+const (
+	dailyMin    = 23 * time.Hour
+	dailySpread = 2 * time.Hour
+)
+
+// nextCatchUp is when the next full catch-up is due: the zero time before
+// the first, else 23–25 h after the last, the spread drawn from the relay
+// and the last catch-up's time (the same after a restart, different for
+// each relay and each day).
+func (c *repoRelay) nextCatchUp() time.Time {
+	if c.caughtUpAt.IsZero() {
+		return time.Time{}
+	}
+	h := sha256.Sum256([]byte(fmt.Sprintf("%s %d", c.url, c.caughtUpAt.Unix())))
+	spread := time.Duration(binary.BigEndian.Uint64(h[:8])%uint64(dailySpread/time.Second)) * time.Second
+	return c.caughtUpAt.Add(dailyMin + spread)
+}
+
+// catchUpDue reports whether the next full catch-up is due at now.
+func (c *repoRelay) catchUpDue(now time.Time) bool { return !now.Before(c.nextCatchUp()) }
 
 // Run keeps the relay connected and live until ctx ends (relay.Supervisor).
 func (c *repoRelay) Run(ctx context.Context) { c.session.Run(ctx) }
@@ -78,8 +104,9 @@ func (c *repoRelay) scope(filters []layerFilter) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// Open catches up (everything once per UTC day and on the first
-// connection, else what was missed since the last good moment − 15 min),
+// Open catches up (everything when the daily catch-up is due and on the
+// first connection, else what was missed since the last good moment − 15
+// min),
 // subscribes the full set, then pays what is owed.
 func (c *repoRelay) Open(ctx context.Context, lc *relay.LiveConn, since int64) error {
 	clock := c.s.cfg.Clock
@@ -97,7 +124,7 @@ func (c *repoRelay) Open(ctx context.Context, lc *relay.LiveConn, since int64) e
 		return err
 	}
 	lc.Good(start)
-	lc.WakeAt(nextUTCDay(clock.Now()))
+	lc.WakeAt(c.nextCatchUp())
 	return nil
 }
 
@@ -107,15 +134,14 @@ func (c *repoRelay) Reopen(_ context.Context, lc *relay.LiveConn, since int64) e
 	return lc.Set.Resubscribe(since)
 }
 
-// Update makes the daily catch-up once the UTC day changed, then pays what
-// is owed.
+// Update makes the daily catch-up once it is due, then pays what is owed.
 func (c *repoRelay) Update(ctx context.Context, lc *relay.LiveConn) error {
 	now := c.s.cfg.Clock.Now()
-	if c.caughtUp != utcDay(now) {
+	if c.catchUpDue(now) {
 		if _, err := c.catchUp(ctx, lc, c.wants.fullSet(), now, 0); err != nil {
 			return err
 		}
-		lc.WakeAt(nextUTCDay(now))
+		lc.WakeAt(c.nextCatchUp())
 	}
 	return c.addPending(ctx, lc)
 }
@@ -134,22 +160,24 @@ func (c *repoRelay) Received(label any, _ *nostr.Event) {
 // the session's last good moment is the resume point.
 func (c *repoRelay) EOSE(any, bool) {}
 
-// catchUp fetches history: everything once per UTC day (and on the first
-// connection), else what was missed since since (0 = everything). daily
-// reports which it was.
+// catchUp fetches history: everything when the daily catch-up is due (and
+// on the first connection), else what was missed since since (0 =
+// everything). daily reports which it was.
 func (c *repoRelay) catchUp(ctx context.Context, lc *relay.LiveConn, filters []layerFilter, now time.Time, since int64) (daily bool, err error) {
-	daily = c.caughtUp != utcDay(now)
-	count := func(layer) *atomic.Int64 { return &c.counts.gap }
+	daily = c.catchUpDue(now)
+	// a gap counts the events new to us (a reconnect re-reads 15 min it
+	// mostly holds); the catch-up, what it received
+	count := func(_ layer, _, stored int) { c.counts.gap.Add(int64(stored)) }
 	if daily {
 		since = 0
-		count = func(layer) *atomic.Int64 { return &c.counts.catchup }
+		count = func(_ layer, received, _ int) { c.counts.catchup.Add(int64(received)) }
 	}
 	var refresh relay.RefreshTally
 	if err := c.fetch(ctx, lc, filters, since, count, &refresh); err != nil {
 		return daily, err
 	}
 	if daily {
-		c.caughtUp = utcDay(now)
+		c.caughtUpAt = now
 		c.paged.clear()
 		lc.Link().CaughtUp(now, c.scope(filters))
 		if f, offered := refresh.Figures(); offered {
@@ -160,16 +188,16 @@ func (c *repoRelay) catchUp(ctx context.Context, lc *relay.LiveConn, filters []l
 	return daily, nil
 }
 
-// groups turns filters into a live set's groups, one per filter labelled by
-// its layer; since > 0 is set on each.
+// groups turns filters into a live set's groups labelled by their layer:
+// a layer's filters over the same references (#e/#E/#q, #a/#A/#q) form one
+// group, which the live set never splits across REQs, so an event they
+// share (a NIP-22 comment names its root by e and E) is sent once, not once
+// per REQ. since > 0 is set on each.
 func groups(filters []layerFilter, since int64) []relay.Group {
-	out := make([]relay.Group, len(filters))
-	for i, lf := range filters {
-		f := lf.Filter
-		if since > 0 {
-			f.Since = timestamp(since)
-		}
-		out[i] = relay.Group{Label: lf.Layer, Filters: nostr.Filters{f}}
+	same := sameReferences(filters, since)
+	out := make([]relay.Group, len(same))
+	for i, g := range same {
+		out[i] = relay.Group{Label: g.layer, Filters: g.filters}
 	}
 	return out
 }
@@ -189,7 +217,3 @@ func (c *repoRelay) status() status.RepoRelay {
 	}
 	return r
 }
-
-func utcDay(t time.Time) int64 { return t.Unix() / 86400 }
-
-func nextUTCDay(t time.Time) time.Time { return time.Unix((utcDay(t)+1)*86400, 0) }

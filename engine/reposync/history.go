@@ -5,7 +5,6 @@ import (
 	"errors"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
@@ -72,19 +71,20 @@ func progressKey(filters nostr.Filters) string { return filters.String() }
 // references are paged together (relay.FetchEach), so an event they share
 // comes once. An attempt that fails leaves each group's progress for the
 // next attempt at the same filters, which goes on from there.
-func (c *repoRelay) fetch(ctx context.Context, lc *relay.LiveConn, filters []layerFilter, since int64, count func(layer) *atomic.Int64, refresh *relay.RefreshTally) error {
+func (c *repoRelay) fetch(ctx context.Context, lc *relay.LiveConn, filters []layerFilter, since int64, count func(l layer, received, stored int), refresh *relay.RefreshTally) error {
 	groups := sameReferences(filters, since)
 	for _, g := range groups {
 		ingest := func(evs []*nostr.Event) error {
-			count(g.layer).Add(int64(len(evs)))
-			return lc.Ingest(ctx, evs)
+			stored, err := lc.Ingest(ctx, evs)
+			count(g.layer, len(evs), stored)
+			return err
 		}
 		if err := c.fetchGroup(ctx, lc, g.filters, ingest, refresh); err != nil {
 			return err
 		}
 	}
 	c.paged.done(groups)
-	return nil
+	return relay.Local(c.s.saveRefused()) // what was refused for what it is, before a stop can lose it
 }
 
 // layerGroup is filters of one layer fetched together.
@@ -198,7 +198,14 @@ func (c *repoRelay) reconcile(ctx context.Context, lc *relay.LiveConn, f nostr.F
 	if err != nil {
 		return err
 	}
-	st, err := lc.FetchIDs(ctx, f, rec.Need, ingest)
+	need, skipped, err := c.s.withoutRefused(rec.Need)
+	if err != nil {
+		return relay.Local(err)
+	}
+	if skipped > 0 {
+		c.s.cfg.Log.Debug("not downloading events refused before", "relay", c.url, "ids", skipped)
+	}
+	st, err := lc.FetchIDs(ctx, f, need, ingest)
 	lc.Link().Fetched(st)
 	return err
 }

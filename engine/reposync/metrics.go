@@ -16,7 +16,7 @@ const (
 type relayCounts struct {
 	byLayer [4]atomic.Int64 // live events by Layer (index 1–3)
 	catchup atomic.Int64
-	gap     atomic.Int64 // events re-read after a reconnect
+	gap     atomic.Int64 // events new to us among those re-read after a reconnect
 }
 
 func (c *relayCounts) received() int64 {

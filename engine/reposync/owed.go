@@ -3,7 +3,6 @@ package reposync
 import (
 	"context"
 	"sync"
-	"sync/atomic"
 
 	"dtp-personal/engine/relay"
 )
@@ -91,7 +90,7 @@ func (w *wants) paid() {
 func (c *repoRelay) addPending(ctx context.Context, lc *relay.LiveConn) error {
 	for o := c.wants.next(); o != nil; o = c.wants.next() {
 		start := c.s.cfg.Clock.Now()
-		byLayer := func(l layer) *atomic.Int64 { return &c.counts.byLayer[l] }
+		byLayer := func(l layer, received, _ int) { c.counts.byLayer[l].Add(int64(received)) }
 		if err := c.fetch(ctx, lc, o.filters, 0, byLayer, nil); err != nil {
 			return err
 		}

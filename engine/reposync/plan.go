@@ -1,8 +1,11 @@
 package reposync
 
 import (
+	"cmp"
 	"maps"
 	"slices"
+
+	"dtp-personal/engine/status"
 )
 
 // change is one fact the plan learns from the committed stream.
@@ -19,26 +22,31 @@ type change struct {
 // repository, and each sync relay's repositories (whose root events come
 // from the first map). A repository is followed while its owner's
 // announcement lists our service; its sync relays are the announcement's
-// other relays. The bootstrap relay is always a sync relay (for discovery:
-// layer 1 finds announcements that list us), with the repositories whose
-// announcements name it.
+// other relays that the dial policy admits, within its caps (assign). The
+// bootstrap relay is always a sync relay (for discovery: layer 1 finds
+// announcements that list us), with the repositories whose announcements
+// name it.
 type plan struct {
 	services  []string
 	bootstrap string
+	policy    dialPolicy
 	repos     map[repoRef]*followed
 	relays    map[string]map[repoRef]struct{}
+	refused   map[string]status.RefusedRelay // relays announcements name that are not dialled
 }
 
 // followed is one followed repository.
 type followed struct {
-	relays []string // its sync relays (not ours), sorted
+	listed []string // its announcement's relays that are not ours, sorted
+	relays []string // its sync relays: those of listed the policy and caps admit, sorted
 	roots  []eventKey
 }
 
-// newPlan is an empty plan for our service URLs and bootstrap relay ("" = none).
-func newPlan(services []string, bootstrap string) *plan {
-	p := &plan{services: slices.Clone(services), bootstrap: bootstrap,
-		repos: map[repoRef]*followed{}, relays: map[string]map[repoRef]struct{}{}}
+// newPlan is an empty plan for our service URLs, bootstrap relay ("" =
+// none) and dial policy.
+func newPlan(services []string, bootstrap string, policy dialPolicy) *plan {
+	p := &plan{services: slices.Clone(services), bootstrap: bootstrap, policy: policy,
+		repos: map[repoRef]*followed{}, relays: map[string]map[repoRef]struct{}{}, refused: map[string]status.RefusedRelay{}}
 	if bootstrap != "" {
 		p.relays[bootstrap] = map[repoRef]struct{}{}
 	}
@@ -58,56 +66,99 @@ type relayDelta struct {
 	Shrunk bool
 }
 
+func (d *relayDelta) empty() bool {
+	return !d.Open && !d.Close && !d.Shrunk && len(d.Refs) == 0 && len(d.Roots) == 0 && len(d.State) == 0
+}
+
 // Apply folds a window's changes into the plan and returns, per relay in
-// URL order, what its connection must do.
+// URL order, what its connection must do. Apply(nil) after SetPolicy
+// returns what a new dial policy changes.
 func (p *plan) Apply(changes []change) []relayDelta {
+	before := map[string]map[repoRef]struct{}{}
+	for relay, repos := range p.relays {
+		before[relay] = maps.Clone(repos)
+	}
+	fresh := p.fold(changes)
+	p.assign()
 	deltas := map[string]*relayDelta{}
-	p.fold(changes, func(relay string) *relayDelta {
-		d := deltas[relay]
-		if d == nil {
-			d = &relayDelta{Relay: relay}
-			deltas[relay] = d
+	delta := func(relay string) *relayDelta {
+		if deltas[relay] == nil {
+			deltas[relay] = &relayDelta{Relay: relay}
 		}
-		return d
-	})
+		return deltas[relay]
+	}
+	for relay, repos := range p.relays {
+		was, existed := before[relay]
+		d := delta(relay)
+		d.Open = !existed
+		for _, ref := range slices.Sorted(maps.Keys(repos)) {
+			if _, on := was[ref]; !on {
+				d.Refs = append(d.Refs, ref)
+				d.Roots = append(d.Roots, keyStrings(p.repos[ref].roots)...)
+				continue
+			}
+			for _, id := range fresh.roots[ref] {
+				if !slices.Contains(d.Roots, id) {
+					d.Roots = append(d.Roots, id)
+				}
+			}
+			if slices.Contains(fresh.restate, ref) && !slices.Contains(d.State, ref) {
+				d.State = append(d.State, ref)
+			}
+		}
+		for ref := range was {
+			if _, on := repos[ref]; !on {
+				d.Shrunk = true
+			}
+		}
+	}
+	for relay := range before {
+		if _, still := p.relays[relay]; !still {
+			delta(relay).Close = true
+		}
+	}
 	out := make([]relayDelta, 0, len(deltas))
 	for _, relay := range slices.Sorted(maps.Keys(deltas)) {
-		d := deltas[relay]
-		if relay != p.bootstrap && len(p.relays[relay]) == 0 {
-			delete(p.relays, relay)
-			if d.Open {
-				continue // opened and emptied within one window: never connected
-			}
-			d = &relayDelta{Relay: relay, Close: true}
+		if d := deltas[relay]; !d.empty() {
+			out = append(out, *d)
 		}
-		out = append(out, *d)
 	}
 	return out
 }
 
-// fold applies changes, telling delta what each relay must do.
-func (p *plan) fold(changes []change, delta func(string) *relayDelta) {
+// SetPolicy changes the dial policy; the next Apply assigns relays by it.
+func (p *plan) SetPolicy(policy dialPolicy) { p.policy = policy }
+
+// folded is what a window's changes did to repositories already followed:
+// root events added (ids), maintainer sets changed.
+type folded struct {
+	roots   map[repoRef][]string
+	restate []repoRef
+}
+
+// fold applies changes to the followed repositories and their roots.
+func (p *plan) fold(changes []change) folded {
+	f := folded{roots: map[repoRef][]string{}}
 	for _, c := range changes {
 		switch {
 		case c.Announcement != nil:
-			p.announce(c.Announcement, c.Roots, delta)
-			p.restate(c.StateOf, delta)
+			p.announce(c.Announcement, c.Roots)
+			f.restate = append(f.restate, c.StateOf...)
 		case c.Ended != "":
-			p.unfollow(c.Ended, delta)
+			delete(p.repos, c.Ended)
 		case c.Root != "":
-			p.addRoot(c.Root, c.RootRefs, delta)
+			p.addRoot(c.Root, c.RootRefs, f.roots)
 		}
 	}
+	return f
 }
 
 // announce follows, updates or unfollows a repository from its newest
 // announcement; a repository followed again takes back its held roots.
-func (p *plan) announce(a *announcement, roots []eventKey, delta func(string) *relayDelta) {
+func (p *plan) announce(a *announcement, roots []eventKey) {
 	ref := a.Ref()
 	if !a.Lists(p.services) {
-		if _, ok := p.repos[ref]; ok {
-			p.unfollow(ref, delta)
-		}
+		delete(p.repos, ref)
 		return
 	}
 	f := p.repos[ref]
@@ -115,79 +166,15 @@ func (p *plan) announce(a *announcement, roots []eventKey, delta func(string) *r
 		f = &followed{roots: roots}
 		p.repos[ref] = f
 	}
-	next := p.syncRelays(a)
-	for _, r := range f.relays {
-		if !slices.Contains(next, r) {
-			p.leave(r, ref, delta)
-		}
-	}
-	for _, r := range next {
-		if !slices.Contains(f.relays, r) {
-			p.join(r, ref, f, delta)
-		}
-	}
-	f.relays = next
-}
-
-// restate asks each relay of the followed repositories in refs for their
-// state by their new maintainer sets.
-func (p *plan) restate(refs []repoRef, delta func(string) *relayDelta) {
-	for _, ref := range refs {
-		f := p.repos[ref]
-		if f == nil {
-			continue
-		}
-		for _, r := range f.relays {
-			if d := delta(r); !slices.Contains(d.State, ref) {
-				d.State = append(d.State, ref)
-			}
-		}
-	}
-}
-
-// syncRelays are an announcement's relays that are not ours.
-func (p *plan) syncRelays(a *announcement) []string {
-	var out []string
+	f.listed = nil
 	for _, r := range a.Relays {
 		if !slices.Contains(p.services, r) {
-			out = append(out, r)
+			f.listed = append(f.listed, r)
 		}
 	}
-	return out
 }
 
-func (p *plan) join(relay string, ref repoRef, f *followed, delta func(string) *relayDelta) {
-	repos, ok := p.relays[relay]
-	if !ok {
-		repos = map[repoRef]struct{}{}
-		p.relays[relay] = repos
-		delta(relay).Open = true
-	}
-	repos[ref] = struct{}{}
-	d := delta(relay)
-	d.Refs = append(d.Refs, ref)
-	for _, k := range f.roots {
-		d.Roots = append(d.Roots, k.String())
-	}
-}
-
-func (p *plan) leave(relay string, ref repoRef, delta func(string) *relayDelta) {
-	delete(p.relays[relay], ref)
-	delta(relay).Shrunk = true
-}
-
-func (p *plan) unfollow(ref repoRef, delta func(string) *relayDelta) {
-	f := p.repos[ref]
-	if f == nil {
-		return
-	}
-	for _, r := range f.relays {
-		p.leave(r, ref, delta)
-	}
-	delete(p.repos, ref)
-}
-
-func (p *plan) addRoot(id string, refs []repoRef, delta func(string) *relayDelta) {
+func (p *plan) addRoot(id string, refs []repoRef, added map[repoRef][]string) {
 	k, ok := parseEventKey(id)
 	if !ok {
 		return
@@ -198,13 +185,95 @@ func (p *plan) addRoot(id string, refs []repoRef, delta func(string) *relayDelta
 			continue
 		}
 		f.roots = append(f.roots, k)
-		for _, r := range f.relays {
-			d := delta(r)
-			if !slices.Contains(d.Roots, id) {
-				d.Roots = append(d.Roots, id)
-			}
+		added[ref] = append(added[ref], id)
+	}
+}
+
+// assign gives each followed repository its sync relays: the relays of its
+// announcement that the dial policy admits, those most repositories share
+// first, at most policy.maxPerRepo of them; of all these, the
+// policy.maxRelays most shared are dialled. The bootstrap relay is always
+// dialled and counts against neither cap. Every relay named and not dialled
+// is kept in refused with the reason.
+func (p *plan) assign() {
+	shared := map[string]int{} // relay → followed repositories naming it
+	for _, f := range p.repos {
+		for _, r := range f.listed {
+			shared[r]++
 		}
 	}
+	moreShared := func(a, b string) int {
+		return cmp.Or(cmp.Compare(shared[b], shared[a]), cmp.Compare(a, b))
+	}
+	chosen := map[string]bool{}
+	perRepo := map[repoRef][]string{}
+	refusal := map[string]string{}
+	for ref, f := range p.repos {
+		var admitted []string
+		for _, r := range f.listed {
+			if why := p.policy.refuses(r); why != "" && r != p.bootstrap {
+				refusal[r] = why
+				continue
+			}
+			admitted = append(admitted, r)
+		}
+		slices.SortFunc(admitted, moreShared)
+		n := 0
+		for _, r := range admitted {
+			if r != p.bootstrap && p.policy.maxPerRepo > 0 && n == p.policy.maxPerRepo {
+				if _, ok := refusal[r]; !ok {
+					refusal[r] = RefusedPerRepo
+				}
+				continue
+			}
+			if r != p.bootstrap {
+				n++
+				chosen[r] = true
+			}
+			perRepo[ref] = append(perRepo[ref], r)
+		}
+	}
+	dialled := map[string]bool{}
+	for i, r := range slices.SortedFunc(maps.Keys(chosen), moreShared) {
+		if p.policy.maxRelays <= 0 || i < p.policy.maxRelays {
+			dialled[r] = true
+		} else {
+			refusal[r] = RefusedRepoCap
+		}
+	}
+	p.relays = map[string]map[repoRef]struct{}{}
+	if p.bootstrap != "" {
+		p.relays[p.bootstrap] = map[repoRef]struct{}{}
+		dialled[p.bootstrap] = true
+	}
+	for ref, f := range p.repos {
+		f.relays = f.relays[:0]
+		for _, r := range perRepo[ref] {
+			if !dialled[r] {
+				continue
+			}
+			f.relays = append(f.relays, r)
+			if p.relays[r] == nil {
+				p.relays[r] = map[repoRef]struct{}{}
+			}
+			p.relays[r][ref] = struct{}{}
+		}
+		slices.Sort(f.relays)
+	}
+	clear(p.refused)
+	for r, why := range refusal {
+		if !dialled[r] { // one repository's per-repo cap does not refuse what another's takes
+			p.refused[r] = status.RefusedRelay{URL: r, Reason: why, Repos: shared[r]}
+		}
+	}
+}
+
+func keyStrings(keys []eventKey) []string {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = k.String()
+	}
+	return out
 }
 
 // Relays lists the sync relays, sorted.
@@ -224,10 +293,7 @@ func (p *plan) Roots(ref repoRef) []string {
 	if f == nil {
 		return nil
 	}
-	out := make([]string, len(f.roots))
-	for i, k := range f.roots {
-		out[i] = k.String()
-	}
+	out := keyStrings(f.roots)
 	slices.Sort(out)
 	return out
 }
@@ -247,4 +313,13 @@ func (p *plan) RepoRelays(ref repoRef) []string {
 		return slices.Clone(f.relays)
 	}
 	return nil
+}
+
+// Refused lists the relays announcements name that are not dialled, by URL.
+func (p *plan) Refused() []status.RefusedRelay {
+	out := make([]status.RefusedRelay, 0, len(p.refused))
+	for _, url := range slices.Sorted(maps.Keys(p.refused)) {
+		out = append(out, p.refused[url])
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package reposync
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -15,6 +16,9 @@ import (
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/store"
 )
+
+// openPolicy dials every relay an announcement names, with no caps.
+var openPolicy = dialPolicy{allowLocal: true}
 
 const (
 	bootstrapA = "wss://a.example"
@@ -50,7 +54,7 @@ func deltaOf(ds []relayDelta, relay string) relayDelta {
 func TestPlanFollowsAnnouncementsAndRoots(t *testing.T) {
 	t.Parallel()
 	ix := newIndex([]string{ourService}, settings.NormalizeRelayURL)
-	p := newPlan([]string{ourService}, bootstrapA)
+	p := newPlan([]string{ourService}, bootstrapA, openPolicy)
 	ref := repoRef(fixture.RepoRef(owner.Pubkey, "tool"))
 
 	ds := follow(t, ix, p, owner.Announce("tool", []string{ourService, relayB, "WSS://C.example/"}, nil, 100))
@@ -101,7 +105,7 @@ func TestLoadRebuildsTheSameMaps(t *testing.T) {
 	}
 	defer st.Close()
 	ix := newIndex([]string{ourService}, settings.NormalizeRelayURL)
-	live := newPlan([]string{ourService}, bootstrapA)
+	live := newPlan([]string{ourService}, bootstrapA, openPolicy)
 	ref1 := fixture.RepoRef(owner.Pubkey, "tool")
 	ref2 := fixture.RepoRef(maint.Pubkey, "lib")
 	evs := []*nostr.Event{
@@ -118,7 +122,7 @@ func TestLoadRebuildsTheSameMaps(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	_, loaded, err := load(context.Background(), st, []string{ourService}, bootstrapA, settings.NormalizeRelayURL)
+	_, loaded, err := load(context.Background(), st, []string{ourService}, bootstrapA, openPolicy, settings.NormalizeRelayURL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,5 +186,73 @@ func TestWindowStartsAtFirstChangeAndDoesNotReset(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("second window did not close")
+	}
+}
+
+// The caps keep the relays most followed repositories share: with one relay
+// per repository, each of three repositories takes the relay all three
+// name, not its own; with two relays in all, the one two repositories share
+// comes next. A new policy reassigns the relays: the caps lifted, every
+// relay opens. Each relay not taken is listed with its cap.
+func TestPlanCapsKeepTheMostSharedRelays(t *testing.T) {
+	t.Parallel()
+	ix := newIndex([]string{ourService}, settings.NormalizeRelayURL)
+	p := newPlan([]string{ourService}, "", dialPolicy{allowLocal: true, maxRelays: 2, maxPerRepo: 1})
+	const shared, pair, own = "wss://z-shared.example", "wss://y-pair.example", "wss://a-own.example"
+	follow(t, ix, p,
+		owner.Announce("one", []string{ourService, own, pair, shared}, nil, 100),
+		owner.Announce("two", []string{ourService, pair, shared}, nil, 100),
+		owner.Announce("three", []string{ourService, shared}, nil, 100))
+	if got := p.Relays(); !slices.Equal(got, []string{shared}) {
+		t.Fatalf("one relay per repository: %v, want only the relay all three share", got)
+	}
+	reasons := map[string]string{}
+	for _, r := range p.Refused() {
+		reasons[r.URL] = r.Reason
+	}
+	if reasons[own] != RefusedPerRepo || reasons[pair] != RefusedPerRepo || len(reasons) != 2 {
+		t.Fatalf("refused %v, want the other two past the per-repository cap", reasons)
+	}
+
+	p.SetPolicy(dialPolicy{allowLocal: true, maxRelays: 2, maxPerRepo: 3})
+	ds := p.Apply(nil)
+	if got := p.Relays(); !slices.Equal(got, []string{pair, shared}) {
+		t.Fatalf("two relays in all: %v, want the two most shared", got)
+	}
+	if d := deltaOf(ds, pair); !d.Open || len(d.Refs) != 2 {
+		t.Fatalf("the pair's relay under the new policy: %+v, want opened for its two repositories", d)
+	}
+	if r := p.Refused(); len(r) != 1 || r[0].URL != own || r[0].Reason != RefusedRepoCap {
+		t.Fatalf("refused %+v, want the own relay past the cap on repository relays", r)
+	}
+
+	p.SetPolicy(openPolicy)
+	if ds := p.Apply(nil); !deltaOf(ds, own).Open || len(p.Refused()) != 0 {
+		t.Fatalf("caps lifted: %+v, refused %+v; want the last relay opened and none refused", ds, p.Refused())
+	}
+}
+
+// The live groups keep a layer's filters over the same references together
+// (a group is never split across REQs): the #e, #E and #q filters over one
+// chunk of roots are one group, so a comment naming its root by e and E is
+// sent once however the REQs are packed.
+func TestLiveGroupsKeepSameReferencesTogether(t *testing.T) {
+	t.Parallel()
+	var roots []string
+	for i := range 150 { // two chunks of roots
+		roots = append(roots, fmt.Sprintf("%064x", i))
+	}
+	var filters []layerFilter
+	for _, chunk := range [][]string{roots[:100], roots[100:]} {
+		for _, letter := range []string{"e", "E", "q"} {
+			filters = append(filters, layerFilter{layerRoots, nostr.Filter{Tags: nostr.TagMap{letter: chunk}}})
+		}
+	}
+	got := groups(filters, 1000)
+	if len(got) != 2 || len(got[0].Filters) != 3 || len(got[1].Filters) != 3 {
+		t.Fatalf("%d groups, want two of three filters (one per chunk of roots)", len(got))
+	}
+	if f := got[1].Filters[1]; f.Since == nil || *f.Since != 1000 || len(f.Tags["E"]) != 50 {
+		t.Fatalf("second group's #E filter %v, want the second chunk since 1000", f)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -43,6 +44,13 @@ func startNode(t *testing.T, services []string, bootstrap string) *node {
 // called more than once).
 func startNodeAt(t *testing.T, path string, services []string, bootstrap string) (*node, func()) {
 	t.Helper()
+	return startNodeWith(t, path, settingsFor(services, bootstrap))
+}
+
+// startNodeWith runs a node with settings s on the database at path until
+// stop (which may be called more than once).
+func startNodeWith(t *testing.T, path string, s settings.Settings) (*node, func()) {
+	t.Helper()
 	st, err := store.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -51,7 +59,7 @@ func startNodeAt(t *testing.T, path string, services []string, bootstrap string)
 	n := &node{st: st, sink: sink}
 	ctx, cancel := context.WithCancel(context.Background())
 	n.sync, err = New(ctx, Config{
-		Store: st, Sink: sink, Normalize: settings.NormalizeRelayURL, Settings: settingsFor(services, bootstrap),
+		Store: st, Sink: sink, Normalize: settings.NormalizeRelayURL, Settings: s,
 		Window: WindowConfig{Length: 50 * time.Millisecond},
 	})
 	if err != nil {
@@ -63,6 +71,7 @@ func startNodeAt(t *testing.T, path string, services []string, bootstrap string)
 	}
 	sink.sink = ingest.RelaySink{Pipeline: n.pipe, Prefix: SourcePrefix}
 	n.pipe.OnCommit(func(c ingest.Committed) { n.sync.Committed(c.Stored) })
+	n.pipe.OnReject(n.sync.Rejected)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -80,11 +89,13 @@ func startNodeAt(t *testing.T, path string, services []string, bootstrap string)
 }
 
 // settingsFor are the default settings with our services and bootstrap
-// relay, and a page timeout of 5 s.
+// relay, a page timeout of 5 s, and local relays allowed: the tests' relays
+// listen on 127.0.0.1 with ws://.
 func settingsFor(services []string, bootstrap string) settings.Settings {
 	s := settings.Defaults()
 	s.RepoSyncServices, s.RepoSyncBootstrap = services, bootstrap
 	s.Limits.PageTimeoutSeconds = 5
+	s.RepoSyncLocalRelays = true
 	return s
 }
 
@@ -280,8 +291,9 @@ func followToolOn(t *testing.T, now int64) (*node, *faultrelay.Relay) {
 }
 
 // A relay dropped mid-stream is reconnected with since = last success − 15
-// min: what it got meanwhile arrives (gap events), what is older than that
-// waits for the daily catch-up.
+// min: what it got meanwhile arrives (gap events: those new to us, not
+// every event re-read), what is older than that waits for the daily
+// catch-up.
 func TestDroppedRelayReconnectsAndFillsTheGap(t *testing.T) {
 	t.Parallel()
 	now := time.Now().Unix()
@@ -300,8 +312,10 @@ func TestDroppedRelayReconnectsAndFillsTheGap(t *testing.T) {
 	if n.has(old.ID) {
 		t.Fatal("the reconnect re-read more than last success − 15 min")
 	}
-	if gap := n.sync.counts[b.URL].gap.Load(); gap < 1 {
-		t.Fatalf("gap events %d, want the missed issue counted", gap)
+	// the announcement, re-read within the 15 min, is not new: only the missed issue counts
+	testutil.EventuallyWithin(t, patience, "the gap counted", func() bool { return n.sync.counts[b.URL].gap.Load() >= 1 })
+	if gap := n.sync.counts[b.URL].gap.Load(); gap != 1 {
+		t.Fatalf("gap events %d, want the missed issue counted, not what was re-read", gap)
 	}
 }
 
@@ -441,9 +455,32 @@ func oldHistory(url string, n int, now int64) []*nostr.Event {
 	return evs
 }
 
+// holdingHistory runs a node on a new database, with b as its bootstrap
+// relay, until it holds evs, then stops it.
+func holdingHistory(t *testing.T, b *faultrelay.Relay, evs []*nostr.Event) (path string) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), "dtp.db")
+	n, stop := startNodeAt(t, path, []string{ourService}, b.URL)
+	waitStored(t, n, evs...)
+	stop()
+	return path
+}
+
+// restartForCatchUp starts the node on path again once the stopped one's
+// connections are served to the end, with b's counters reset and its last
+// catch-up 25 h back: the first connection makes the daily catch-up.
+func restartForCatchUp(t *testing.T, b *faultrelay.Relay, path string) (*node, func()) {
+	t.Helper()
+	resetCountersAfterStop(t, b)
+	caughtUpYesterday(t, path, b.URL)
+	n, stop := startNodeAt(t, path, []string{ourService}, b.URL)
+	t.Cleanup(stop)
+	return n, stop
+}
+
 // caughtUpYesterday moves the relay's last full catch-up, kept with its
-// health in the stopped node's database, a UTC day back: the next start's
-// first connection makes the daily catch-up.
+// health in the stopped node's database, 25 h back: the next start's first
+// connection makes the daily catch-up.
 func caughtUpYesterday(t *testing.T, path, url string) {
 	t.Helper()
 	st, err := store.Open(path)
@@ -455,14 +492,14 @@ func caughtUpYesterday(t *testing.T, path, url string) {
 	if err != nil || !ok || h.CaughtUpAt == 0 {
 		t.Fatalf("health of %s %+v (ok %v, err %v): want a catch-up kept", url, h, ok, err)
 	}
-	h.CaughtUpAt -= 86400
+	h.CaughtUpAt -= int64((dailyMin + dailySpread) / time.Second) // due, wherever in its 23–25 h it falls
 	if err := st.SaveRelayHealth(health.ProfileRepository, h); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// The daily catch-up (here: the first connection after a restart on a new
-// UTC day) of a history we mostly hold is reconciled with NIP-77: only the
+// The daily catch-up (here: the first connection after a restart once it
+// is due) of a history we mostly hold is reconciled with NIP-77: only the
 // issue we lack is sent, and no event we hold.
 func TestCatchUpReconcilesHeldHistory(t *testing.T) {
 	t.Parallel()
@@ -471,17 +508,11 @@ func TestCatchUpReconcilesHeldHistory(t *testing.T) {
 	ref := fixture.RepoRef(owner.Pubkey, "tool")
 	issues := oldHistory(b.URL, 40, now)
 	b.Publish(issues...)
-	path := filepath.Join(t.TempDir(), "dtp.db")
-	n, stop := startNodeAt(t, path, []string{ourService}, b.URL)
-	waitStored(t, n, issues...)
-	stop()
+	path := holdingHistory(t, b, issues)
 
 	missed := stranger.Root(KindIssue, "while we were stopped", now-7300, ref) // older than any reconnect window
 	b.Publish(missed)
-	resetCountersAfterStop(t, b)
-	caughtUpYesterday(t, path, b.URL)
-	n, stop = startNodeAt(t, path, []string{ourService}, b.URL)
-	t.Cleanup(stop)
+	n, stop := restartForCatchUp(t, b, path)
 	waitStored(t, n, missed)
 	r := waitRelay(t, n, b.URL, "live connection", func(r status.RepoRelay) bool { return r.State == status.StateLive })
 	if b.NegAnswers() == 0 || b.EventsSent() != 1 {
@@ -496,10 +527,7 @@ func TestCatchUpReconcilesHeldHistory(t *testing.T) {
 	refused := stranger.Root(KindIssue, "while stopped again", now-7400, ref)
 	b.Publish(refused)
 	b.SetMode(faultrelay.Mode{NegRefusal: "NEG-ERR"})
-	resetCountersAfterStop(t, b)
-	caughtUpYesterday(t, path, b.URL)
-	n, stop = startNodeAt(t, path, []string{ourService}, b.URL)
-	t.Cleanup(stop)
+	n, stop = restartForCatchUp(t, b, path)
 	waitStored(t, n, refused)
 	r = waitRelay(t, n, b.URL, "live connection", func(r status.RepoRelay) bool { return r.State == status.StateLive })
 	if sent := b.EventsSent(); sent < int64(len(issues)+2) {
@@ -526,4 +554,137 @@ func TestRepositoryRelayCountsEventsStored(t *testing.T) {
 	b.Publish(issue)
 	waitStored(t, n, issue)
 	testutil.Eventually(t, "the live issue counted", func() bool { return stored() == before+1 })
+}
+
+// A relay that says it is rate-limiting ("rate-limited:" in CLOSED) gets a
+// cool-down of about a minute on the same connection: no drop and
+// reconnect, no storm of REQs meanwhile, and the status says until when.
+func TestRateLimitedRelayIsCooledDownWithoutReconnecting(t *testing.T) {
+	t.Parallel()
+	now := time.Now().Unix()
+	n, b := followToolOn(t, now)
+	accepts, reqs := b.Accepts(), b.Reqs()
+	b.SetMode(faultrelay.Mode{RateLimited: true})
+	// a new root, delivered live, makes the window send the relay incremental REQs
+	b.Publish(stranger.Root(KindIssue, "while limited", now+1, fixture.RepoRef(owner.Pubkey, "tool")))
+	testutil.EventuallyWithin(t, patience, "the relay's rate-limited refusal", func() bool { return b.RefusedReqs() > 0 })
+	r := waitRelay(t, n, b.URL, "cool-down shown", func(r status.RepoRelay) bool { return r.CoolingUntil != 0 })
+	if wait := r.CoolingUntil - time.Now().Unix(); wait < 40 || wait > 70 {
+		t.Errorf("cooling down for %d s, want about a minute", wait)
+	}
+	time.Sleep(3 * time.Second) // what a storm would fill
+	if got := b.Accepts() - accepts; got != 0 {
+		t.Errorf("%d new connections after a rate-limited refusal, want none (the connection stays)", got)
+	}
+	if got := b.Reqs() - reqs; got > 3 {
+		t.Errorf("%d REQs within 3 s of a rate-limited refusal, want the relay left alone", got)
+	}
+	if b.Conns() != 1 {
+		t.Errorf("%d connections open, want the one kept", b.Conns())
+	}
+}
+
+// After a NIP-77 reconciliation, the events it said we lack are checked
+// for: a relay that leaves the one we lack out of its answer is asked once
+// more for it, and it arrives in the same catch-up (a REQ that brings none
+// of its ids would otherwise end the fetch).
+func TestReconciledEventLeftOutIsAskedForOnce(t *testing.T) {
+	t.Parallel()
+	now := time.Now().Unix()
+	b := faultrelay.StartForTest(t, faultrelay.Mode{})
+	ref := fixture.RepoRef(owner.Pubkey, "tool")
+	issues := oldHistory(b.URL, 10, now)
+	b.Publish(issues...)
+	path := holdingHistory(t, b, issues)
+
+	missed := stranger.Root(KindIssue, "while we were stopped", now-7300, ref)
+	b.Publish(missed)
+	b.SetMode(faultrelay.Mode{OmitOnce: missed.ID})
+	n, _ := restartForCatchUp(t, b, path)
+	waitStored(t, n, missed)
+	if asks := b.OmitAsks(); b.NegAnswers() == 0 || asks != 2 {
+		t.Fatalf("%d negentropy answers, %d REQs naming the left-out event: want a reconciliation, the ask and one more",
+			b.NegAnswers(), asks)
+	}
+}
+
+// The daily catch-up is due 23–25 h after the last, at a time drawn from
+// the relay and the last catch-up: the same after a restart, spread over
+// two hours across relays (not every relay at UTC midnight).
+func TestDailyCatchUpIsSpreadOverTwoHours(t *testing.T) {
+	t.Parallel()
+	last := time.Unix(1_790_000_000, 0)
+	seen := map[time.Duration]bool{}
+	for i := range 50 {
+		c := &repoRelay{url: fmt.Sprintf("wss://relay%d.example", i), caughtUpAt: last}
+		wait := c.nextCatchUp().Sub(last)
+		if wait < 23*time.Hour || wait >= 25*time.Hour {
+			t.Fatalf("%s: next catch-up %v after the last, want 23–25 h", c.url, wait)
+		}
+		if again := (&repoRelay{url: c.url, caughtUpAt: last}).nextCatchUp(); !again.Equal(c.nextCatchUp()) {
+			t.Fatalf("%s: due %v, then %v after a restart", c.url, c.nextCatchUp(), again)
+		}
+		if c.catchUpDue(last.Add(wait-time.Second)) || !c.catchUpDue(last.Add(wait)) {
+			t.Fatalf("%s: due before %v or not at it", c.url, wait)
+		}
+		seen[wait/(10*time.Minute)] = true
+	}
+	if len(seen) < 8 {
+		t.Fatalf("50 relays fall in %d ten-minute slots of the two hours, want them spread", len(seen))
+	}
+	if !(&repoRelay{url: "wss://new.example"}).catchUpDue(last) {
+		t.Fatal("a relay never caught up is not due")
+	}
+}
+
+// An event refused for what it is (here a bad signature over its own id)
+// is downloaded once: the next daily catch-up's NIP-77 says we lack it,
+// and it is not asked for again, after a restart too.
+func TestRefusedEventIsNotDownloadedAgain(t *testing.T) {
+	t.Parallel()
+	now := time.Now().Unix()
+	b := faultrelay.StartForTest(t, faultrelay.Mode{})
+	ref := fixture.RepoRef(owner.Pubkey, "tool")
+	issues := oldHistory(b.URL, 5, now)
+	forged := *stranger.Root(KindIssue, "signed by no one", now-7300, ref)
+	forged.Sig = strings.Repeat("0", 128) // the id is the content's; the signature is not the author's
+	b.Publish(issues...)
+	b.Publish(&forged)
+	path := filepath.Join(t.TempDir(), "dtp.db")
+	n, stop := startNodeAt(t, path, []string{ourService}, b.URL)
+	waitStored(t, n, issues...)
+	waitRelay(t, n, b.URL, "live", func(r status.RepoRelay) bool { return r.State == status.StateLive })
+	stop()
+	if n.has(forged.ID) {
+		t.Fatal("the forged issue was stored")
+	}
+
+	missed := stranger.Root(KindIssue, "while we were stopped", now-7400, ref)
+	b.Publish(missed)
+	n, stop = restartForCatchUp(t, b, path)
+	waitStored(t, n, missed)
+	waitRelay(t, n, b.URL, "live again", func(r status.RepoRelay) bool { return r.State == status.StateLive })
+	if b.NegAnswers() == 0 || b.EventsSent() != 1 {
+		t.Fatalf("%d negentropy answers, %d events sent: want a reconciliation and only the missed issue, not the refused one again",
+			b.NegAnswers(), b.EventsSent())
+	}
+}
+
+// A relay sends newest first, so an issue's deletion arrives before the
+// issue: it waits aside for it, and wins when it arrives (the issue is not
+// kept); the deletion itself is kept and served.
+func TestDeletionArrivingFirstStillWins(t *testing.T) {
+	t.Parallel()
+	now := time.Now().Unix()
+	b := faultrelay.StartForTest(t, faultrelay.Mode{})
+	ref := fixture.RepoRef(owner.Pubkey, "tool")
+	ann := owner.Announce("tool", []string{ourService, b.URL}, nil, now-100)
+	issue := stranger.Root(KindIssue, "spam", now-90, ref)
+	kept := stranger.Root(KindIssue, "real", now-89, ref)
+	deletion := stranger.Sign(&nostr.Event{Kind: KindDeletion, CreatedAt: nostr.Timestamp(now - 80),
+		Tags: nostr.Tags{{"e", issue.ID}, {"a", ref}}})
+	b.Publish(ann, issue, kept, deletion)
+	n := startNode(t, []string{ourService}, b.URL)
+	waitStored(t, n, ann, kept, deletion) // the issue came in the same page as the one kept
+	testutil.EventuallyWithin(t, patience, "the deleted issue gone", func() bool { return !n.has(issue.ID) })
 }

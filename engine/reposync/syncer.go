@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -18,6 +19,7 @@ import (
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
+	"dtp-personal/engine/validation"
 )
 
 // SourcePrefix marks events this profile fetched ("reposync:<relay>"): only
@@ -32,8 +34,15 @@ type Store interface {
 	relay.HealthStore
 	PruneRelayHealth(p health.Profile, keep []string) error
 	Supersede(ev *nostr.Event) (ended string, err error)
+	// Query and DeleteEvents find and remove what a deletion (NIP-09) names.
+	Query(ctx context.Context, f nostr.Filter, max int) ([]*nostr.Event, error)
+	DeleteEvents(ids []string) ([]*nostr.Event, error)
 	// Stamps are the held events matching f, for the daily catch-up's NIP-77.
 	Stamps(ctx context.Context, f nostr.Filter, max int) ([]store.Stamp, error)
+	// NoteRefused and RefusedAmong remember fetched events refused for what
+	// they are (refused.go).
+	NoteRefused(refused map[string]string, now int64) error
+	RefusedAmong(ids []string) (map[string]string, error)
 }
 
 // Sink takes fetched events: it returns once they are committed or refused.
@@ -73,9 +82,14 @@ type Syncer struct {
 
 	pageTimeout atomic.Int64 // nanoseconds, as last applied; read at each connection
 
+	refusedDials dialRefusals // relays whose last dial the policy refused
+	refused      refusedIDs   // fetched events refused for what they are, not yet written
+	deleters     deleters     // authors of held deletions
+
 	mu        sync.Mutex
 	ix        *index
 	plan      *plan
+	policy    dialPolicy // where announcements may make us connect; read at each dial
 	bootstrap string
 	window    *window
 	paused    bool // Pause: no connection while the disk is full
@@ -103,12 +117,20 @@ func New(ctx context.Context, cfg Config) (*Syncer, error) {
 		cfg.Window.AsideTTL = asideTTL
 	}
 	s := &Syncer{cfg: cfg, aside: newAside(cfg.Clock, cfg.Window.AsideMax, cfg.Window.AsideTTL),
-		counts: map[string]*relayCounts{}}
+		counts: map[string]*relayCounts{}, policy: policyOf(cfg.Settings)}
 	s.setPageTimeout(cfg.Settings.Limits)
-	s.links = relay.NewLinks(cfg.Store, health.ProfileRepository, relay.OptionsFor(cfg.AuthKey, func() time.Duration {
+	options := relay.OptionsFor(cfg.AuthKey, func() time.Duration {
 		return time.Duration(s.pageTimeout.Load())
-	}, cfg.Log), cfg.Clock, cfg.Log)
+	}, cfg.Log)
+	s.links = relay.NewLinks(cfg.Store, health.ProfileRepository, func(url string) relay.Options {
+		o := options(url)
+		o.Check = s.dialPolicy().check(url, &s.refusedDials) // the policy at this dial
+		return o
+	}, cfg.Clock, cfg.Log)
 	if err := s.load(ctx, cfg.Settings.RepoSyncServices, cfg.Settings.RepoSyncBootstrap); err != nil {
+		return nil, err
+	}
+	if err := s.deleters.load(ctx, cfg.Store); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
@@ -121,7 +143,7 @@ func (s *Syncer) load(ctx context.Context, services []string, bootstrap string) 
 	if len(services) == 0 {
 		bootstrap = "" // the profile is off: nothing to discover
 	}
-	ix, plan, err := load(ctx, s.cfg.Store, services, bootstrap, s.cfg.Normalize)
+	ix, plan, err := load(ctx, s.cfg.Store, services, bootstrap, s.dialPolicy(), s.cfg.Normalize)
 	if err != nil {
 		return err
 	}
@@ -150,12 +172,28 @@ func (s *Syncer) index() *index {
 	return s.ix
 }
 
+func (s *Syncer) dialPolicy() dialPolicy {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.policy
+}
+
 // Admit is the ingest pipeline's acceptance check for every kind that is
 // not a trust kind; ev's signature is already verified. A refused event this
 // profile fetched is kept aside when what it depends on may still arrive;
 // an owner's newer announcement that no longer lists us ends its repository.
 func (s *Syncer) Admit(ev *nostr.Event, source string) error {
-	err := s.index().Admit(ev)
+	var err error
+	if ev.Kind == KindDeletion {
+		err = s.admitDeletion(ev)
+	} else if err = s.index().Admit(ev); err == nil {
+		switch deleted, derr := s.deletedByAuthor(ev); {
+		case derr != nil:
+			return derr
+		case deleted:
+			return &validation.Rejection{Prefix: "blocked", Rule: RuleDeletedByAuthor}
+		}
+	}
 	var r *refusal
 	if !errors.As(err, &r) {
 		return err
@@ -181,14 +219,23 @@ func (s *Syncer) Committed(evs []*nostr.Event) {
 	ix := s.index()
 	var changes []change
 	var woken []string
+	var deletions []*nostr.Event
 	for _, ev := range evs {
 		c, wake := ix.Apply(ev)
 		if c != nil {
 			changes = append(changes, *c)
 		}
 		woken = append(woken, wake...)
+		if ev.Kind == KindDeletion {
+			deletions = append(deletions, ev)
+			s.deleters.add(ev.PubKey)
+		}
+		if !isRootKind(ev.Kind) {
+			woken = append(woken, ev.ID) // a deletion kept aside may name it (a root's id is woken above)
+		}
 	}
 	s.learn(changes...)
+	s.applyDeletions(deletions)
 	if len(woken) == 0 {
 		return
 	}
@@ -246,19 +293,35 @@ func (s *Syncer) Run(ctx context.Context) {
 	s.window = nil
 	s.mu.Unlock()
 	stopped()
+	if err := s.saveRefused(); err != nil { // those noted since the last fetch's end
+		s.cfg.Log.Warn("remember refused events", "err", err)
+	}
 }
 
 // ApplySettings is the engine's settings path (it hands every part the
 // settings before and after a change): a new page timeout is used from each
 // relay's next connection; new service URLs or a new bootstrap relay
-// reconfigure the profile.
+// reconfigure the profile; a new dial policy (local relays, the caps, the
+// user's own relays) reassigns the sync relays, and each relay's next dial
+// is checked by it.
 func (s *Syncer) ApplySettings(from, to settings.Settings) {
 	s.setPageTimeout(to.Limits)
-	if slices.Equal(from.RepoSyncServices, to.RepoSyncServices) && from.RepoSyncBootstrap == to.RepoSyncBootstrap {
+	policy := policyOf(to)
+	s.mu.Lock()
+	changed := !reflect.DeepEqual(s.policy, policy)
+	s.policy = policy
+	s.mu.Unlock()
+	if !slices.Equal(from.RepoSyncServices, to.RepoSyncServices) || from.RepoSyncBootstrap != to.RepoSyncBootstrap {
+		if err := s.reconfigure(s.context(), to.RepoSyncServices, to.RepoSyncBootstrap); err != nil {
+			s.cfg.Log.Warn("apply repository sync settings", "err", err)
+		}
 		return
 	}
-	if err := s.reconfigure(s.context(), to.RepoSyncServices, to.RepoSyncBootstrap); err != nil {
-		s.cfg.Log.Warn("apply repository sync settings", "err", err)
+	if changed {
+		s.mu.Lock()
+		s.plan.SetPolicy(policy)
+		s.applyDeltas(s.plan.Apply(nil))
+		s.mu.Unlock()
 	}
 }
 
@@ -336,9 +399,20 @@ func (s *Syncer) flush(cs []change) {
 	if s.window == nil {
 		return
 	}
+	s.applyDeltas(s.plan.Apply(cs))
+}
+
+// applyDeltas opens, extends, shrinks or closes each relay's connection as
+// the plan's deltas say. Callers hold mu; outside Run it only keeps the
+// links' list current.
+func (s *Syncer) applyDeltas(deltas []relayDelta) {
+	if s.window == nil {
+		s.track()
+		return
+	}
 	var closed []string
 	left := false
-	for _, d := range s.plan.Apply(cs) {
+	for _, d := range deltas {
 		c, running := s.relays.Get(d.Relay)
 		switch {
 		case d.Close:
@@ -388,5 +462,27 @@ func (s *Syncer) Status() status.RepoSync {
 		r.Repos = len(s.plan.RelayRepos(c.url))
 		st.Relays = append(st.Relays, r)
 	}
+	s.refusedStatus(&st)
 	return st
+}
+
+// refusedStatus adds the dial policy to st: the relays announcements name
+// that are not dialled (by the plan, or refused when dialled), counted by
+// reason and the first status.MaxRefusedListed listed. Callers hold mu.
+func (s *Syncer) refusedStatus(st *status.RepoSync) {
+	st.LocalRelays, st.MaxRelays, st.MaxRelaysPerRepo = s.policy.allowLocal, s.policy.maxRelays, s.policy.maxPerRepo
+	st.RefusedByReason, st.RefusedRelays = map[string]int{}, []status.RefusedRelay{}
+	refused := s.plan.Refused()
+	for _, url := range s.plan.Relays() {
+		if s.refusedDials.get(url) != "" {
+			refused = append(refused, status.RefusedRelay{URL: url, Reason: RefusedResolves, Repos: len(s.plan.RelayRepos(url))})
+		}
+	}
+	slices.SortFunc(refused, func(a, b status.RefusedRelay) int { return strings.Compare(a.URL, b.URL) })
+	for _, r := range refused {
+		st.RefusedByReason[r.Reason]++
+		if len(st.RefusedRelays) < status.MaxRefusedListed {
+			st.RefusedRelays = append(st.RefusedRelays, r)
+		}
+	}
 }

@@ -16,6 +16,10 @@ type Access struct {
 	AllowLAN bool     // private-network peers may connect
 	Hosts    []string // names besides the server's own that Host may carry
 	Origins  []string // web pages that may use the server
+	// Proxies are reverse proxies the user named (IP addresses): their
+	// connections count against the per-address cap as the client they
+	// forward (clientAddress).
+	Proxies []string
 }
 
 // peerAllowed reports whether the remote address may use the server at all:

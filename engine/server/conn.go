@@ -54,7 +54,7 @@ type subscription struct {
 }
 
 func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
-	ip := remoteIP(r.RemoteAddr)
+	ip := clientAddress(r, s.cfg.Access().Proxies)
 	if refusal := s.admit(ip); refusal != "" {
 		s.refused.Inc("too-many-connections")
 		http.Error(w, refusal, http.StatusServiceUnavailable)

@@ -83,8 +83,9 @@ func (c *conn) openNeg(f nostr.Filter) (*negentropy.Negentropy, string) {
 		vec.Insert(st.CreatedAt, st.ID)
 	}
 	vec.Seal()
-	// replies stay within the max_message_length we advertise
-	return negentropy.New(vec, relay.NegFrameLimit(l.MaxMessageBytes, 0)), ""
+	// replies stay within the max_message_length we advertise, and within
+	// what most relays' clients read (a peer's sync may take no more)
+	return negentropy.New(vec, relay.NegFrameLimit(min(l.MaxMessageBytes, relay.DefaultMaxMessage), 0)), ""
 }
 
 // negErr answers a NIP-77 message with NEG-ERR, the name NIP-77 gives it

@@ -94,11 +94,14 @@ type Limits struct {
 	MaxTotalQueuedBytes int64 // for all connections together; past it the most stalled are dropped (0: no cap)
 }
 
-// DefaultLimits are the limits a personal server ships with.
+// DefaultLimits are the limits a personal server ships with: enough
+// subscriptions, filters and message size for a GRASP-02 peer, which opens
+// one subscription per filter group, up to about 70 (the user's settings
+// change the three, settings.Limits).
 func DefaultLimits() Limits {
 	return Limits{
-		MaxMessageBytes: 128 << 10, MaxFrameBytes: 1 << 20,
-		MaxSubscriptions: 32, MaxFilters: 10, MaxLimit: 5000,
+		MaxMessageBytes: 512 << 10, MaxFrameBytes: 1 << 20,
+		MaxSubscriptions: 100, MaxFilters: 100, MaxLimit: 5000,
 		EventsPerSecond: 2000, EventsBurst: 20000, MaxInflightEvents: 1024,
 		MaxNegSessions: 4, MaxNegItems: 500_000, MaxResolveSubjects: 100,
 		MaxTagBytes: 64 << 10, HTTPIdleTimeout: 60 * time.Second,

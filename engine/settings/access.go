@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"strings"
 )
@@ -64,4 +65,19 @@ func ParseOrigin(s string) (string, error) {
 		host = strings.TrimSuffix(host, ":"+port)
 	}
 	return u.Scheme + "://" + host, nil
+}
+
+// ParseProxyAddress checks the address of a reverse proxy the user trusts to
+// name its clients (X-Forwarded-For) and returns it in canonical form: an
+// IP address, without port (IPv4 in IPv6 form is unmapped).
+func ParseProxyAddress(s string) (string, error) {
+	typed := strings.Trim(strings.TrimSpace(s), "[]")
+	if typed == "" {
+		return "", errors.New("enter the proxy's IP address, e.g. 127.0.0.1")
+	}
+	addr, err := netip.ParseAddr(typed)
+	if err != nil {
+		return "", fmt.Errorf("%q is not an IP address (the address the proxy connects from, without a port)", s)
+	}
+	return addr.Unmap().WithZone("").String(), nil
 }

@@ -114,6 +114,23 @@ func SetRepoBootstrap(url string) func(*Settings) error {
 	}
 }
 
+// SetRepoLocalRelays allows or refuses (the default) dialling the local
+// relays announcements name: ws:// URLs and loopback, private, link-local
+// and unique-local addresses.
+func SetRepoLocalRelays(allow bool) func(*Settings) error {
+	return func(s *Settings) error { s.RepoSyncLocalRelays = allow; return nil }
+}
+
+// TrustProxy names a reverse proxy in front of this server by its address.
+func TrustProxy(addr string) func(*Settings) error {
+	return addTo(trustedProxies, addr, ParseProxyAddress)
+}
+
+// UntrustProxy takes a reverse proxy off the list.
+func UntrustProxy(addr string) func(*Settings) error {
+	return removeFrom(trustedProxies, addr, ParseProxyAddress)
+}
+
 // AllowHost lets requests name this server by host (a reverse proxy's name).
 func AllowHost(name string) func(*Settings) error { return addTo(allowedHosts, name, ParseHostName) }
 
@@ -137,6 +154,7 @@ func roots(s *Settings) *[]string          { return &s.Roots }
 func repoServices(s *Settings) *[]string   { return &s.RepoSyncServices }
 func allowedHosts(s *Settings) *[]string   { return &s.AllowedHosts }
 func allowedOrigins(s *Settings) *[]string { return &s.AllowedOrigins }
+func trustedProxies(s *Settings) *[]string { return &s.TrustedProxies }
 
 // addTo inserts the parsed value into a sorted list unless it is there.
 func addTo(list func(*Settings) *[]string, typed string, parse func(string) (string, error)) func(*Settings) error {

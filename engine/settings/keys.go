@@ -40,6 +40,9 @@ var keys = []key{
 			}
 			return canonical(s.RepoSyncBootstrap, NormalizeRelayURL)
 		}),
+	boolean("repoSyncLocalRelays", func(s *Settings) *bool { return &s.RepoSyncLocalRelays }),
+	jsonValue("trustedProxies", func(s *Settings) any { return &s.TrustedProxies },
+		func(s *Settings) error { return canonicalAll(s.TrustedProxies, ParseProxyAddress) }),
 	jsonValue("allowedHosts", func(s *Settings) any { return &s.AllowedHosts },
 		func(s *Settings) error { return canonicalAll(s.AllowedHosts, ParseHostName) }),
 	jsonValue("allowedOrigins", func(s *Settings) any { return &s.AllowedOrigins },

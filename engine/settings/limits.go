@@ -45,6 +45,19 @@ type Limits struct {
 	// MaxWALMiB bounds SQLite's write-ahead log on disk: the writer starts
 	// it over whenever it passes half of this (SPEC §9, store.SetWALLimit).
 	MaxWALMiB int `json:"maxWALMiB"`
+	// MaxSubscriptions, MaxFiltersPerReq and MaxMessageKiB bound what one
+	// client connection may ask of the server (NIP-11 limitation
+	// max_subscriptions, max_filters, max_message_length): the defaults serve
+	// a GRASP-02 peer, which opens one subscription per filter group, up to
+	// about 70.
+	MaxSubscriptions int `json:"maxSubscriptions"`
+	MaxFiltersPerReq int `json:"maxFiltersPerReq"`
+	MaxMessageKiB    int `json:"maxMessageKiB"`
+	// MaxRepoRelays caps the relays repository sync connects to, and
+	// MaxRelaysPerRepo the relays taken from one repository's announcement
+	// (written by anyone): the relays most repositories share are kept.
+	MaxRepoRelays    int `json:"maxRepoRelays"`
+	MaxRelaysPerRepo int `json:"maxRelaysPerRepo"`
 }
 
 // DefaultLimits are SPEC §4/§5 defaults.
@@ -56,7 +69,9 @@ func DefaultLimits() Limits {
 		FollowThreshold: DefaultFollowThreshold, Red: DefaultRed,
 		MaxConnections: 256, MaxConnectionsPerAddress: 64,
 		MaxQueuedMiB: 4, MaxTotalQueuedMiB: 64, MaxTagKiB: 64,
-		MaxWALMiB: 64,
+		MaxWALMiB:        64,
+		MaxSubscriptions: 100, MaxFiltersPerReq: 100, MaxMessageKiB: 512,
+		MaxRepoRelays: 200, MaxRelaysPerRepo: 10,
 	}
 }
 
@@ -102,6 +117,11 @@ var LimitFields = []LimitField{
 	{"max-tag-kib", "maxTagKiB", "Max tags per event (KiB)", 1, 1024, func(l *Limits) *int { return &l.MaxTagKiB }},
 	// at least 32: half of it must hold the largest batch's log (about 10 MiB)
 	{"max-wal-mib", "maxWALMiB", "Write-ahead log on disk (MiB)", 32, 64 << 10, func(l *Limits) *int { return &l.MaxWALMiB }},
+	{"max-subscriptions", "maxSubscriptions", "Subscriptions per client", 1, 10000, func(l *Limits) *int { return &l.MaxSubscriptions }},
+	{"max-filters-per-req", "maxFiltersPerReq", "Filters per request", 1, 1000, func(l *Limits) *int { return &l.MaxFiltersPerReq }},
+	{"max-message-kib", "maxMessageKiB", "Message size (KiB)", 16, 16 << 10, func(l *Limits) *int { return &l.MaxMessageKiB }},
+	{"max-repo-relays", "maxRepoRelays", "Repository relays", 1, 10000, func(l *Limits) *int { return &l.MaxRepoRelays }},
+	{"max-relays-per-repo", "maxRelaysPerRepo", "Relays per repository", 1, 1000, func(l *Limits) *int { return &l.MaxRelaysPerRepo }},
 }
 
 // Check reports whether v is within f's bounds.

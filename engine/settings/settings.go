@@ -29,12 +29,22 @@ type Settings struct {
 	RepoSyncServices []string `json:"repoSyncServices"`
 	// RepoSyncBootstrap is the relay always asked for repositories; "" = none.
 	RepoSyncBootstrap string `json:"repoSyncBootstrap"`
+	// RepoSyncLocalRelays lets repository sync dial what announcements name
+	// on this machine or its networks: ws:// URLs and addresses that are
+	// loopback, private, link-local or unique-local. Off by default: an
+	// announcement is written by anyone (SPEC §8 dial policy).
+	RepoSyncLocalRelays bool `json:"repoSyncLocalRelays"`
 	// AllowedHosts are names besides this machine's own that requests may
 	// carry in Host (ParseHostName form, sorted), e.g. a reverse proxy's.
 	AllowedHosts []string `json:"allowedHosts"`
 	// AllowedOrigins are web pages that may use the server (ParseOrigin
 	// form, sorted); other pages may neither read nor write.
 	AllowedOrigins []string `json:"allowedOrigins"`
+	// TrustedProxies are the addresses of reverse proxies in front of this
+	// server (ParseProxyAddress form, sorted): a connection from one is
+	// counted against the per-address cap by the client address the proxy
+	// names in X-Forwarded-For, not as the proxy's own.
+	TrustedProxies []string `json:"trustedProxies"`
 	// PruneAfterDays, when not 0, has a running server remove the trust
 	// events of people outside the network for more than that many days
 	// (0: off, the default; `dtp-personal prune` by hand still works).
@@ -49,7 +59,7 @@ func Defaults() Settings {
 	return Settings{
 		Strategy: FrontierInterval, IntervalMinutes: 15, Limits: DefaultLimits(),
 		Listen: DefaultListen, ScopeProfile: "x.com", RepoSyncServices: []string{}, Notify: true,
-		AllowedHosts: []string{}, AllowedOrigins: []string{},
+		AllowedHosts: []string{}, AllowedOrigins: []string{}, TrustedProxies: []string{},
 	}
 }
 
@@ -60,5 +70,6 @@ func (s Settings) clone() Settings {
 	s.RepoSyncServices = slices.Clone(s.RepoSyncServices)
 	s.AllowedHosts = slices.Clone(s.AllowedHosts)
 	s.AllowedOrigins = slices.Clone(s.AllowedOrigins)
+	s.TrustedProxies = slices.Clone(s.TrustedProxies)
 	return s
 }

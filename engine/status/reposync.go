@@ -13,6 +13,29 @@ type RepoSync struct {
 	KeptAside    int          `json:"keptAside"`  // events waiting for what they depend on
 	Repositories []Repository `json:"repositories"`
 	Relays       []RepoRelay  `json:"relays"`
+	// The dial policy (SPEC §8): whether local relays announcements name are
+	// dialled, the caps, and the relays named but not dialled, counted by
+	// reason and listed (the first MaxRefusedListed by URL).
+	LocalRelays      bool           `json:"localRelays"`
+	MaxRelays        int            `json:"maxRelays"`
+	MaxRelaysPerRepo int            `json:"maxRelaysPerRepo"`
+	RefusedByReason  map[string]int `json:"refusedByReason"`
+	RefusedRelays    []RefusedRelay `json:"refusedRelays"`
+}
+
+// MaxRefusedListed bounds the refused relays a status lists: an
+// announcement may name thousands; all are counted.
+const MaxRefusedListed = 200
+
+// RefusedRelay is a relay repository announcements name that is not
+// dialled, and why: "not-wss" (ws://, only wss:// is dialled), the range of
+// a local address in its URL ("loopback", "private", "link-local",
+// "unique-local", …), "resolves-local" (its name resolved to one when
+// dialled), "repo-relay-cap" or "per-repo-cap" (past a cap).
+type RefusedRelay struct {
+	URL    string `json:"url"`
+	Reason string `json:"reason"`
+	Repos  int    `json:"repos"` // followed repositories naming it
 }
 
 // Repository is one followed repository.

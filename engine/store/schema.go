@@ -262,6 +262,17 @@ BEGIN UPDATE heap_state SET generation = generation + 1; END;
 CREATE TRIGGER claims_fetched_heap_update AFTER UPDATE ON claims_fetched
 BEGIN UPDATE heap_state SET generation = generation + 1; END;
 `,
+	// 11: ids of fetched events refused for what they are, never for what
+	// we hold (NoteRefused), so a daily NIP-77 catch-up does not download
+	// them again.
+	`
+CREATE TABLE refused_ids (
+	id         TEXT    PRIMARY KEY,
+	reason     TEXT    NOT NULL,
+	refused_at INTEGER NOT NULL -- unix time
+) WITHOUT ROWID;
+CREATE INDEX refused_ids_at ON refused_ids(refused_at);
+`,
 }
 
 // migrate brings the schema up to date. Each step re-reads user_version inside

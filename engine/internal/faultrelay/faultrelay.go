@@ -36,6 +36,7 @@ type Mode struct {
 	StallFirst      int  // accept the relay's first this many REQs and never answer them
 	Garbage         bool // send a malformed frame before every event
 	AuthRequired    bool // send a challenge; answer REQs with CLOSED auth-required until authenticated
+	RateLimited     bool // answer every REQ with CLOSED "rate-limited: …" (counted in RefusedReqs)
 	DropAfterAccept bool // close every connection right after the WebSocket handshake
 	// MaxSubscriptions is the most open subscriptions per connection (0 = no
 	// limit); an excess REQ gets only a NOTICE, no EOSE and no CLOSED (strfry).
@@ -65,6 +66,10 @@ type Mode struct {
 	// limit); one more gets only a NOTICE naming no session, as strfry's
 	// "too many concurrent NEG requests".
 	MaxNegSessions int
+	// OmitOnce is an event id left out of the first answer to a REQ that
+	// names it by ids (what a NIP-77 reconciliation asks for); later ones
+	// send it. OmitAsks counts those REQs.
+	OmitOnce string
 }
 
 // Relay is a running fault-injecting relay.
@@ -81,12 +86,14 @@ type Relay struct {
 	ids      map[string]bool
 	conns    map[*conn]bool
 
+	accepts     atomic.Int64 // TCP connections accepted
 	reqs        atomic.Int64
 	eventsSent  atomic.Int64
 	negAnswers  atomic.Int64
 	refusedReqs atomic.Int64
 	refusedNegs atomic.Int64
-	authed      sync.Map // pubkey -> true
+	omitAsks    atomic.Int64 // REQs naming Mode.OmitOnce by ids
+	authed      sync.Map     // pubkey -> true
 }
 
 type stored struct {
@@ -105,9 +112,30 @@ func Start() (*Relay, error) {
 		byAuthor: map[string][]*stored{}, ids: map[string]bool{}, conns: map[*conn]bool{},
 	}
 	r.srv = &http.Server{Handler: r}
-	go func() { _ = r.srv.Serve(ln) }()
+	go func() { _ = r.srv.Serve(countingListener{ln, &r.accepts}) }()
 	return r, nil
 }
+
+// countingListener counts the TCP connections it accepts.
+type countingListener struct {
+	net.Listener
+	n *atomic.Int64
+}
+
+func (l countingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err == nil {
+		l.n.Add(1)
+	}
+	return c, err
+}
+
+// OmitAsks counts the REQs that named Mode.OmitOnce by ids.
+func (r *Relay) OmitAsks() int64 { return r.omitAsks.Load() }
+
+// Accepts counts the TCP connections made to the relay, whatever came of
+// them (a TLS handshake it cannot answer, a NIP-11 request, a WebSocket).
+func (r *Relay) Accepts() int64 { return r.accepts.Load() }
 
 // Close stops the relay and drops every connection.
 func (r *Relay) Close() {
@@ -452,6 +480,10 @@ func (c *conn) req(ctx context.Context, e *nostr.ReqEnvelope) error {
 	if mode.AuthRequired && !authed {
 		return c.send(ctx, "CLOSED", e.SubscriptionID, mode.ErrorPrefix+"auth-required: this relay serves authenticated clients only")
 	}
+	if mode.RateLimited {
+		c.r.refusedReqs.Add(1)
+		return c.send(ctx, "CLOSED", e.SubscriptionID, mode.ErrorPrefix+"rate-limited: slow down, you are sending too many requests")
+	}
 	if mode.Stall || n <= int64(mode.StallFirst) {
 		return nil
 	}
@@ -463,8 +495,9 @@ func (c *conn) req(ctx context.Context, e *nostr.ReqEnvelope) error {
 	c.subs[e.SubscriptionID] = &liveSub{filters: e.Filters, sent: map[string]bool{}}
 	c.mu.Unlock()
 	for _, f := range e.Filters {
+		omit := mode.OmitOnce != "" && slices.Contains(f.IDs, mode.OmitOnce) && c.r.omitAsks.Add(1) == 1
 		for _, s := range c.r.query(f, mode.CapLimit) {
-			if !c.claim(e.SubscriptionID, s.ev.ID) {
+			if omit && s.ev.ID == mode.OmitOnce || !c.claim(e.SubscriptionID, s.ev.ID) {
 				continue
 			}
 			if err := c.sendEvent(ctx, e.SubscriptionID, s); err != nil {
