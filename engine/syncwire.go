@@ -108,6 +108,10 @@ func (e *Engine) SyncCoverage() []string {
 	return reasons
 }
 
+// NotYetFetched are the frontier members whose history no relay has given
+// yet, for the resolver's coverage.
+func (e *Engine) NotYetFetched() []string { return e.sync.NotYetFetched() }
+
 // SyncNow asks for a sync pass now.
 func (e *Engine) SyncNow() error {
 	e.sync.SyncNow()

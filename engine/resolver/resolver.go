@@ -161,6 +161,12 @@ type CoverageSource interface {
 	SyncCoverage() []string
 }
 
+// UnfetchedSource names the frontier members whose history no relay has
+// given yet (the sync's newcomers); a CoverageSource may also be one.
+type UnfetchedSource interface {
+	NotYetFetched() []string
+}
+
 // BandSource gives the user's band, which queries override per field.
 type BandSource func() Band
 
@@ -169,6 +175,7 @@ type Resolver struct {
 	heap     *heap.Heap
 	frontier FrontierSource
 	coverage CoverageSource
+	fetching UnfetchedSource // nil: every member counts as fetched
 	band     BandSource
 	walks    walkCache
 	now      func() time.Time
@@ -180,7 +187,8 @@ func New(h *heap.Heap, f FrontierSource, cov CoverageSource, band BandSource) *R
 	if band == nil {
 		band = func() Band { return DefaultBand }
 	}
-	return &Resolver{heap: h, frontier: f, coverage: cov, band: band, now: time.Now}
+	fetching, _ := cov.(UnfetchedSource)
+	return &Resolver{heap: h, frontier: f, coverage: cov, fetching: fetching, band: band, now: time.Now}
 }
 
 // subjectRef is a subject as heap lookups take it.
@@ -226,6 +234,7 @@ func (r *Resolver) answerAll(ctx context.Context, q Query, subjects []parsedSubj
 	}
 	now := r.now().Unix()
 	var limitReason string
+	var unfetched int
 	answers := make([]Answer, len(subjects))
 	pending := make([]bool, len(subjects))
 	spent := make([]time.Duration, len(subjects))
@@ -237,6 +246,7 @@ func (r *Resolver) answerAll(ctx context.Context, q Query, subjects []parsedSubj
 		p.threshold = 1 // the extension's rating query follows any author with a positive percentage
 		w.rating = r.walks.get(v, p, now)
 		w.inFrontier = func(n heap.NodeID) bool { _, ok := fr.NodeDepth(n); return ok }
+		unfetched = r.unfetchedReached(v, w, fr.Roots)
 		walked = time.Since(start)
 		for i, s := range subjects {
 			began := time.Now()
@@ -252,7 +262,7 @@ func (r *Resolver) answerAll(ctx context.Context, q Query, subjects []parsedSubj
 	for i := range answers {
 		a := &answers[i]
 		a.decide()
-		a.Coverage = r.coverageOf(fr, pending[i], limitReason)
+		a.Coverage = r.coverageOf(fr, pending[i], limitReason, unfetched)
 		// the shared walks, then this subject's own part
 		a.ComputeMicros = (walked + spent[i]).Microseconds()
 	}
@@ -411,9 +421,36 @@ func summarise(rs []rating) Ratings {
 	return out
 }
 
+// unfetchedReached counts the members not yet fetched that a question's
+// walks reach: a root, or an author either walk follows (their statements
+// and ratings would count). Answers whose walks miss them stay complete.
+func (r *Resolver) unfetchedReached(v heap.View, w walks, roots []string) int {
+	if r.fetching == nil {
+		return 0
+	}
+	n := 0
+	for _, pk := range r.fetching.NotYetFetched() {
+		if slices.Contains(roots, pk) {
+			n++
+			continue
+		}
+		id, ok := v.Subject('p', pk)
+		if !ok {
+			continue
+		}
+		_, trust := w.trust.depthOf(id)
+		_, rating := w.rating.depthOf(id)
+		if trust || rating {
+			n++
+		}
+	}
+	return n
+}
+
 // coverageOf merges the sync's reasons (never-synced, sync-running,
-// relay-failed:<url>, …) with the resolver's own.
-func (r *Resolver) coverageOf(fr *frontier.Result, claimsPending bool, limitReason string) status.Coverage {
+// relay-failed:<url>, …) with the resolver's own, and how many members the
+// walk reached that no relay has given yet.
+func (r *Resolver) coverageOf(fr *frontier.Result, claimsPending bool, limitReason string, unfetched int) status.Coverage {
 	var reasons []string
 	if r.coverage != nil {
 		reasons = append(reasons, r.coverage.SyncCoverage()...)
@@ -427,7 +464,7 @@ func (r *Resolver) coverageOf(fr *frontier.Result, claimsPending bool, limitReas
 	if limitReason != "" {
 		reasons = append(reasons, status.ReasonHeapLimit)
 	}
-	return status.NewCoverage(reasons...)
+	return status.NotYetFetched(status.NewCoverage(reasons...), unfetched)
 }
 
 // CanonicalSubject checks a subject as Resolve reads it and returns its

@@ -89,6 +89,7 @@ func (r *Runner) Pass(ctx context.Context, manual bool) (status.Coverage, error)
 	r.passMu.Lock()
 	defer r.passMu.Unlock()
 	p := newPass(r, manual)
+	r.newcomers.restart()
 	if r.cfg.OnPassStarted != nil {
 		r.cfg.OnPassStarted()
 	}
@@ -282,6 +283,7 @@ func (p *pass) fetch(ctx context.Context, f *family, keys []string) error {
 	if len(keys) == 0 {
 		return nil
 	}
+	p.r.newcomers.attempt(f.scope, keys)
 	var live []*passConn
 	for _, pc := range p.conns {
 		if pc.failure == nil {

@@ -55,6 +55,11 @@ type Runner struct {
 
 	links *relay.Links
 
+	newcomers  *newcomers    // frontier members no relay has given yet
+	nudge      chan struct{} // commits may name new X accounts or claims
+	passed     chan struct{} // closed when the first pass ends without an error
+	passedOnce sync.Once
+
 	mu         sync.Mutex
 	settings   settings.Settings // as last applied
 	diskFull   bool              // Pause: nothing syncs while the disk is full
@@ -75,6 +80,11 @@ type Status struct {
 	NextSync        int64 // unix seconds of the next scheduled pass, 0 = none
 	Progress        status.Progress
 	Relays          []status.Relay // every configured relay
+	// Fetching is how many people new to the network are being fetched
+	// now, between passes; NotYetFetched how many frontier members no
+	// relay has given their history yet.
+	Fetching      int
+	NotYetFetched int
 	// EventCaps are the event caps (maxEvents, maxRatingEvents,
 	// maxDiscoveryEvents) that cut the last pass, with the number of authors
 	// or subjects left unfetched; the frontier's own cuts are its walk's.
@@ -105,7 +115,9 @@ func New(cfg Config) *Runner {
 		cfg: cfg, metrics: metrics{relays: map[string]*relayCounters{}}, syncNow: make(chan struct{}, 1),
 		restart: make(chan struct{}, 1), settings: cfg.Settings,
 		relayState: map[string]string{}, relayProg: map[string]status.Progress{}, st: st,
+		newcomers: newNewcomers(), nudge: make(chan struct{}, 1), passed: make(chan struct{}),
 	}
+	r.cfg.Store = watchedStore{cfg.Store, r.newcomers}
 	r.links = relay.NewLinks(cfg.Store, health.ProfileTrust, relay.OptionsFor(cfg.AuthKey, r.pageTimeout, cfg.Log), cfg.Clock, cfg.Log)
 	r.TrackRelays()
 	return r
@@ -128,6 +140,9 @@ func (r *Runner) SyncNow() {
 // Run runs the configured strategy until ctx ends, starting it again when
 // ApplySettings or Pause changes it.
 func (r *Runner) Run(ctx context.Context) error {
+	var watcher sync.WaitGroup
+	defer watcher.Wait()
+	watcher.Go(func() { r.watchNewcomers(ctx) })
 	for {
 		r.mu.Lock()
 		id, interval, paused := r.settings.Strategy, r.settings.IntervalMinutes, r.settings.Paused || r.diskFull
@@ -322,6 +337,9 @@ func (r *Runner) setRelayProgress(url string, p status.Progress) {
 }
 
 func (r *Runner) passFinished(cov status.Coverage, err error) {
+	if err == nil {
+		r.passedOnce.Do(func() { close(r.passed) })
+	}
 	r.mu.Lock()
 	clear(r.relayProg)
 	r.st.Progress = status.Progress{} // progress is of a running pass only
@@ -397,6 +415,7 @@ func (r *Runner) Status() Status {
 	st.Coverage.Reasons = slices.Clone(st.Coverage.Reasons)
 	st.EventCaps = slices.Clone(st.EventCaps)
 	st.Relays = rows
+	st.NotYetFetched = len(r.NotYetFetched())
 	for i, link := range links {
 		if rows[i].URL == "" {
 			rows[i] = link.Row(r.relayState[link.URL()])
