@@ -232,6 +232,12 @@ CREATE TABLE outsiders (
 	since  INTEGER NOT NULL -- unix time it was first seen outside
 ) WITHOUT ROWID;
 `,
+	// 10: which root events' threads repository sync last asked each relay
+	// for in full (health.Health CoveredRoots, a digest), so roots stored
+	// while stopped or owed at the stop are fetched at the next start.
+	`
+ALTER TABLE relay_health ADD COLUMN covered_roots TEXT NOT NULL DEFAULT '';
+`,
 }
 
 // migrate brings the schema up to date. Each step re-reads user_version inside
