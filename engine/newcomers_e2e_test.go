@@ -10,9 +10,11 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/fixture"
+	"dtp-personal/engine/heap"
 	"dtp-personal/engine/internal/faultrelay"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
+	"dtp-personal/engine/validation"
 	"dtp-personal/internal/testutil"
 )
 
@@ -22,6 +24,7 @@ import (
 type newcomerWorld struct {
 	eng                   *Engine
 	url                   string // the engine's own WebSocket
+	relay                 *faultrelay.Relay
 	first, second, friend fixture.Author
 	subject               string
 }
@@ -38,12 +41,12 @@ func startNewcomerWorld(t *testing.T, strategy string) newcomerWorld {
 		w.second.Trust(fixture.P(w.friend.Pubkey), "1", now),
 		w.friend.Trust(fixture.P(target.Pubkey), "-1", now),
 	}
-	relay := faultrelay.StartForTest(t, faultrelay.Mode{}, evs...)
-	proxy := testutil.StartDelayProxy(t, strings.TrimPrefix(relay.URL, "ws://"), 300*time.Millisecond)
+	w.relay = faultrelay.StartForTest(t, faultrelay.Mode{}, evs...)
+	proxy := testutil.StartDelayProxy(t, strings.TrimPrefix(w.relay.URL, "ws://"), 300*time.Millisecond)
 	w.eng, w.url = startEngine(t, Options{})
 	for _, edit := range []func(*settings.Settings) error{
-		settings.SetStrategy(strategy), settings.SetInterval(15),
 		settings.AddRoot(w.first.Pubkey), settings.AddRelay("ws://" + proxy.Addr),
+		settings.SetInterval(15), settings.SetStrategy(strategy),
 	} {
 		if err := w.eng.Modify(edit); err != nil {
 			t.Fatal(err)
@@ -51,7 +54,8 @@ func startNewcomerWorld(t *testing.T, strategy string) newcomerWorld {
 	}
 	testutil.EventuallyWithin(t, 20*time.Second, "the first pass", func() bool {
 		st := w.eng.Status()
-		return st.LastSync > 0 && st.Coverage.State == status.StateComplete && slices.Contains(st.Frontier.Roots, w.first.Pubkey)
+		done := st.LastSync > 0 && st.Coverage.State == status.StateComplete && slices.Contains(st.Frontier.Roots, w.first.Pubkey)
+		return done
 	})
 	if a := resolve(t, w.eng, w.subject); a.Verdict != "none" || a.Coverage.State != status.StateComplete {
 		t.Fatalf("before the second root: %s, coverage %+v", a.Verdict, a.Coverage)
@@ -147,4 +151,30 @@ func TestPushedHopIsFetchedAtOnce(t *testing.T) {
 		_, in := w.eng.trust.frontier.Current().Depth(w.second.Pubkey)
 		return in
 	})
+}
+
+// A newly hinted X account in frontier-continuous (issue 32 §1): a trusted
+// person's statement naming an X account with a hint is pushed; the hinted
+// person's claim (10011), on the relay only, is fetched and the account is
+// bound within 10 s. Before, claims came only with passes (the next UTC day
+// in a live strategy): seen failing, claims-pending after 10 s.
+func TestNewlyHintedXAccountIsBoundAtOnceWhileLive(t *testing.T) {
+	t.Parallel()
+	w := startNewcomerWorld(t, settings.FrontierContinuous)
+	owner := fixture.NewAuthor(325)
+	ownerNpub, _ := validation.EncodeNpub(owner.Pubkey)
+	w.relay.Publish(owner.Claims("owner", "4343", time.Now().Unix()-30))
+	testutil.EventuallyWithin(t, 10*time.Second, "live on the relay", func() bool { return w.eng.Status().State == status.StateLive })
+	c := dialRaw(t, w.url)
+	pushed := time.Now()
+	if ok, msg := c.push(w.first.Trust(fixture.XUser("4343", ownerNpub), "1", time.Now().Unix(), fixture.Scopes("x.com"))); !ok {
+		t.Fatal(msg)
+	}
+	testutil.EventuallyWithin(t, 10*time.Second, "the X account bound", func() bool {
+		a := resolve(t, w.eng, "user:id:4343")
+		return slices.ContainsFunc(a.Bindings, func(b heap.Binding) bool {
+			return b.Pubkey == owner.Pubkey && b.State == heap.StateBound
+		})
+	})
+	t.Logf("bound %v after the push", time.Since(pushed).Round(time.Millisecond))
 }
