@@ -162,9 +162,11 @@ type CoverageSource interface {
 }
 
 // UnfetchedSource names the frontier members whose history no relay has
-// given yet (the sync's newcomers); a CoverageSource may also be one.
+// given yet (the sync's newcomers), and whether the frontier is behind the
+// heap (a change waits for its walk, so people the heap already reaches may
+// not be members yet); a CoverageSource may also be one.
 type UnfetchedSource interface {
-	NotYetFetched() []string
+	NotYetFetched() (members []string, frontierBehind bool)
 }
 
 // BandSource gives the user's band, which queries override per field.
@@ -246,7 +248,7 @@ func (r *Resolver) answerAll(ctx context.Context, q Query, subjects []parsedSubj
 		p.threshold = 1 // the extension's rating query follows any author with a positive percentage
 		w.rating = r.walks.get(v, p, now)
 		w.inFrontier = func(n heap.NodeID) bool { _, ok := fr.NodeDepth(n); return ok }
-		unfetched = r.unfetchedReached(v, w, fr.Roots)
+		unfetched = r.unfetchedReached(v, w, fr)
 		walked = time.Since(start)
 		for i, s := range subjects {
 			began := time.Now()
@@ -424,24 +426,33 @@ func summarise(rs []rating) Ratings {
 // unfetchedReached counts the members not yet fetched that a question's
 // walks reach: a root, or an author either walk follows (their statements
 // and ratings would count). Answers whose walks miss them stay complete.
-func (r *Resolver) unfetchedReached(v heap.View, w walks, roots []string) int {
+// While the frontier is behind the heap, an author the walks follow outside
+// an uncut frontier was never asked for either: counted too.
+func (r *Resolver) unfetchedReached(v heap.View, w walks, fr *frontier.Result) int {
 	if r.fetching == nil {
 		return 0
 	}
-	n := 0
-	for _, pk := range r.fetching.NotYetFetched() {
-		if slices.Contains(roots, pk) {
-			n++
-			continue
-		}
-		id, ok := v.Subject('p', pk)
-		if !ok {
-			continue
-		}
+	members, behind := r.fetching.NotYetFetched()
+	reached := func(id heap.NodeID) bool {
 		_, trust := w.trust.depthOf(id)
 		_, rating := w.rating.depthOf(id)
-		if trust || rating {
+		return trust || rating
+	}
+	n := 0
+	for _, pk := range members {
+		if slices.Contains(fr.Roots, pk) {
 			n++
+		} else if id, ok := v.Subject('p', pk); ok && reached(id) {
+			n++
+		}
+	}
+	if behind && !fr.Truncated() {
+		for i := range w.trust.nodes {
+			if id := heap.NodeID(i); reached(id) {
+				if _, in := fr.NodeDepth(id); !in {
+					n++
+				}
+			}
 		}
 	}
 	return n

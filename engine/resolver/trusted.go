@@ -62,7 +62,7 @@ func (r *Resolver) Trusted(ctx context.Context, q Query, offset, limit int) (Tru
 	r.heap.View(func(v heap.View) {
 		page.GraphVersion, limitReason = v.Version(), v.LimitReason()
 		tw := r.trustedWalk(v, fr.Roots, q, band)
-		unfetched = r.unfetchedReached(v, walks{trust: tw, rating: tw}, fr.Roots)
+		unfetched = r.unfetchedReached(v, walks{trust: tw, rating: tw}, fr)
 		people := trustedPeople(v, tw)
 		page.Total = len(people)
 		if offset < len(people) {

@@ -266,11 +266,14 @@ func (s watchedStore) DeleteCursorsForAuthors(authors []string) error {
 // With no relay configured there is none to fetch from: coverage says
 // "no-relays" instead.
 func (r *Runner) NotYetFetched() []string {
-	if len(r.links.All()) == 0 {
+	if !r.HasRelays() {
 		return nil
 	}
 	return r.newcomers.unfetched()
 }
+
+// HasRelays reports whether any sync relay is configured.
+func (r *Runner) HasRelays() bool { return len(r.links.All()) > 0 }
 
 // Nudge says committed events may have named new X accounts or claims to
 // fetch; a burst of nudges within NewcomerDebounce is one fetch.
@@ -363,6 +366,8 @@ func (r *Runner) fetchNewcomers(ctx context.Context) {
 	r.st.Fetching = 0
 	clear(r.relayProg)
 	r.st.Progress = status.Progress{}
+	// what a cap cut here is cut until the next pass, as the pass's own cuts
+	r.st.EventCaps = addCaps(r.st.EventCaps, p.eventCaps())
 	r.mu.Unlock()
 	if err != nil && ctx.Err() == nil {
 		r.cfg.Log.Warn("fetch of people new to the network failed", "err", err)
@@ -407,6 +412,19 @@ func (p *pass) walkNewcomers(ctx context.Context, subjects, claims []string) err
 		return fr.Refresh(ctx) // a bound account may add hops
 	}
 	return nil
+}
+
+// addCaps adds the cuts of more to caps, by reason.
+func addCaps(caps, more []status.Truncation) []status.Truncation {
+	out := slices.Clone(caps)
+	for _, m := range more {
+		if i := slices.IndexFunc(out, func(c status.Truncation) bool { return c.Reason == m.Reason }); i >= 0 {
+			out[i].Cut += m.Cut
+		} else {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // holding reports whether the strategy is paused (by the user or a full disk).

@@ -118,12 +118,9 @@ func (p *pass) run(ctx context.Context) (status.Coverage, error) {
 	if err != nil {
 		return status.Coverage{}, err
 	}
-	var truncs []status.Truncation
-	for _, reason := range []string{status.ReasonMaxEvents, status.ReasonMaxEventsPerAuthor, status.ReasonMaxRatingEvents, status.ReasonMaxDiscoveryEvents} {
-		if keys, ok := p.cut[reason]; ok {
-			truncs = append(truncs, status.Truncation{Reason: reason, Cut: len(keys)})
-			p.reasons[status.ReasonFrontierTruncated] = true
-		}
+	truncs := p.eventCaps()
+	if len(truncs) > 0 {
+		p.reasons[status.ReasonFrontierTruncated] = true
 	}
 	p.r.setEventCaps(truncs)
 	for _, pc := range p.conns {
@@ -420,6 +417,17 @@ func (p *pass) runBatch(ctx context.Context, pc *passConn, f *family, b batch, c
 		return pc.saveCursors(p.r.cfg.Store, failed(url, f.scope, b.keys, cursors, now, err), false)
 	}
 	return pc.saveCursors(p.r.cfg.Store, completed(url, f.scope, b.keys, cursors, seen, reqStart, now), false)
+}
+
+// eventCaps are the event caps that cut this pass, with how many keys each.
+func (p *pass) eventCaps() []status.Truncation {
+	var truncs []status.Truncation
+	for _, reason := range []string{status.ReasonMaxEvents, status.ReasonMaxEventsPerAuthor, status.ReasonMaxRatingEvents, status.ReasonMaxDiscoveryEvents} {
+		if keys, ok := p.cut[reason]; ok {
+			truncs = append(truncs, status.Truncation{Reason: reason, Cut: len(keys)})
+		}
+	}
+	return truncs
 }
 
 // admit drops events already handed to the sink by another relay in this
