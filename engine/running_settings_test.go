@@ -187,7 +187,14 @@ func TestRemovedLiveRelayLeavesNoHealth(t *testing.T) {
 	testutil.EventuallyWithin(t, 10*time.Second, "live on A and B", func() bool {
 		return relayState(eng, a.URL) == status.StateLive && relayState(eng, b.URL) == status.StateLive
 	})
+	// a session's row says live as it subscribes: its last REQs may still be
+	// on their way (seen under -race, 8 ms later), so wait until B is quiet
 	reqs := b.Reqs()
+	for quiet := time.Now(); time.Since(quiet) < 300*time.Millisecond; time.Sleep(10 * time.Millisecond) {
+		if n := b.Reqs(); n != reqs {
+			reqs, quiet = n, time.Now()
+		}
+	}
 	if err := eng.Modify(settings.RemoveRelay(a.URL)); err != nil {
 		t.Fatal(err)
 	}

@@ -83,4 +83,15 @@ func TestAnswersSayNotYetFetched(t *testing.T) {
 	if c := ask("post:id:1"); c.State != status.StateComplete {
 		t.Fatalf("after the walk, erin a member: %+v", c)
 	}
+	// a question's own roots were never asked for: carol (held, speaking)
+	// and frank (nothing held) are counted; the configured root is not
+	src.behind = false
+	_, post := w.subject("post:id:2")
+	a, err := res.Resolve(context.Background(), Query{Subject: post, Roots: w.keys("carol", "frank", "root")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Evidence) != 1 || a.Coverage.State != status.StatePartial || a.Coverage.NotYetFetched != 2 {
+		t.Fatalf("a question's own roots: %d evidence, coverage %+v", len(a.Evidence), a.Coverage)
+	}
 }

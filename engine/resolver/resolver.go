@@ -230,7 +230,8 @@ func (r *Resolver) answerAll(ctx context.Context, q Query, subjects []parsedSubj
 	if err != nil {
 		return nil, err
 	}
-	fr := r.frontier.Current()
+	base := r.frontier.Current()
+	fr := base
 	if len(q.Roots) > 0 {
 		fr = r.frontier.WithRoots(q.Roots)
 	}
@@ -248,7 +249,7 @@ func (r *Resolver) answerAll(ctx context.Context, q Query, subjects []parsedSubj
 		p.threshold = 1 // the extension's rating query follows any author with a positive percentage
 		w.rating = r.walks.get(v, p, now)
 		w.inFrontier = func(n heap.NodeID) bool { _, ok := fr.NodeDepth(n); return ok }
-		unfetched = r.unfetchedReached(v, w, fr)
+		unfetched = r.unfetchedReached(v, w, fr, base)
 		walked = time.Since(start)
 		for i, s := range subjects {
 			began := time.Now()
@@ -426,9 +427,11 @@ func summarise(rs []rating) Ratings {
 // unfetchedReached counts the members not yet fetched that a question's
 // walks reach: a root, or an author either walk follows (their statements
 // and ratings would count). Answers whose walks miss them stay complete.
-// While the frontier is behind the heap, an author the walks follow outside
-// an uncut frontier was never asked for either: counted too.
-func (r *Resolver) unfetchedReached(v heap.View, w walks, fr *frontier.Result) int {
+// People outside the frontier the sync follows (base) were never asked for
+// either: a question's own roots and whom they reach, and, while the
+// frontier is behind the heap, whom a new hop reaches; they count when the
+// question's frontier is not cut (a cut says frontier-truncated).
+func (r *Resolver) unfetchedReached(v heap.View, w walks, fr, base *frontier.Result) int {
 	if r.fetching == nil {
 		return 0
 	}
@@ -446,12 +449,18 @@ func (r *Resolver) unfetchedReached(v heap.View, w walks, fr *frontier.Result) i
 			n++
 		}
 	}
-	if behind && !fr.Truncated() {
+	extra := slices.ContainsFunc(fr.Roots, func(root string) bool { return !slices.Contains(base.Roots, root) })
+	if (behind || extra) && !fr.Truncated() {
 		for i := range w.trust.nodes {
 			if id := heap.NodeID(i); reached(id) {
-				if _, in := fr.NodeDepth(id); !in {
+				if _, in := base.NodeDepth(id); !in {
 					n++
 				}
+			}
+		}
+		for _, root := range fr.Roots {
+			if _, held := v.Pubkey(root); !held && !slices.Contains(base.Roots, root) {
+				n++ // a question's root nothing is held of
 			}
 		}
 	}

@@ -52,7 +52,8 @@ func (r *Resolver) Trusted(ctx context.Context, q Query, offset, limit int) (Tru
 	if err != nil {
 		return TrustedPage{}, err
 	}
-	fr := r.frontier.Current()
+	base := r.frontier.Current()
+	fr := base
 	if len(q.Roots) > 0 {
 		fr = r.frontier.WithRoots(q.Roots)
 	}
@@ -62,7 +63,7 @@ func (r *Resolver) Trusted(ctx context.Context, q Query, offset, limit int) (Tru
 	r.heap.View(func(v heap.View) {
 		page.GraphVersion, limitReason = v.Version(), v.LimitReason()
 		tw := r.trustedWalk(v, fr.Roots, q, band)
-		unfetched = r.unfetchedReached(v, walks{trust: tw, rating: tw}, fr)
+		unfetched = r.unfetchedReached(v, walks{trust: tw, rating: tw}, fr, base)
 		people := trustedPeople(v, tw)
 		page.Total = len(people)
 		if offset < len(people) {
