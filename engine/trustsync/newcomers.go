@@ -38,6 +38,7 @@ type newcomers struct {
 	members  map[string]uint8 // frontier member -> families completed on some relay
 	subjects map[string]bool  // X account -> discovery completed on some relay
 	pending  []string         // members not yet fetched, sorted; replaced, never changed in place
+	tracked  bool             // the frontier's members were read once
 	// attempted: per family scope, the keys a fetch asked for since the
 	// last pass began; a failed one waits for its cursor's retry or the
 	// next pass, not for the next change
@@ -95,6 +96,7 @@ func (n *newcomers) track(st Store, authors []string) ([]string, error) {
 			}
 		}
 	}
+	n.tracked = true
 	n.repend()
 	return n.pending, nil
 }
@@ -235,6 +237,13 @@ func (n *newcomers) repend() {
 	n.pending = out
 }
 
+// tracking reports whether the frontier's members were read at least once.
+func (n *newcomers) tracking() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.tracked
+}
+
 func (n *newcomers) unfetched() []string {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -268,6 +277,11 @@ func (s watchedStore) DeleteCursorsForAuthors(authors []string) error {
 func (r *Runner) NotYetFetched() []string {
 	if !r.HasRelays() {
 		return nil
+	}
+	if !r.newcomers.tracking() { // a process that answers without running the sync (the CLI's resolve)
+		if _, err := r.trackFrontier(); err != nil {
+			r.cfg.Log.Warn("read which frontier members were fetched", "err", err)
+		}
 	}
 	return r.newcomers.unfetched()
 }
