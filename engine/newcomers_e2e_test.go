@@ -114,9 +114,12 @@ func TestRootAddedOnARunningServerIsFetchedAtOnce(t *testing.T) {
 	if err := w.eng.Modify(settings.AddRoot(w.second.Pubkey)); err != nil {
 		t.Fatal(err)
 	}
-	w.awaitNewcomerFetched(t, added, func() bool {
-		return slices.Contains(w.eng.trust.frontier.Current().Roots, w.second.Pubkey)
-	})
+	w.awaitNewcomerFetched(t, added, w.secondIsRoot)
+}
+
+// secondIsRoot: the second person is a root of the walked frontier.
+func (w newcomerWorld) secondIsRoot() bool {
+	return slices.Contains(w.eng.trust.frontier.Current().Roots, w.second.Pubkey)
 }
 
 // A client's session roots (ROOTS) are fetched at once the same way.
@@ -132,9 +135,7 @@ func TestSessionRootsAreFetchedAtOnce(t *testing.T) {
 	if msg := session.read(); str(msg[0]) != "ROOTS" {
 		t.Fatalf("ROOTS answered with %s", msg[0])
 	}
-	w.awaitNewcomerFetched(t, sent, func() bool {
-		return slices.Contains(w.eng.trust.frontier.Current().Roots, w.second.Pubkey)
-	})
+	w.awaitNewcomerFetched(t, sent, w.secondIsRoot)
 }
 
 // A pushed statement that adds a hop (the first root now trusts the second
