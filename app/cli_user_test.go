@@ -12,7 +12,10 @@ import (
 
 	"github.com/nbd-wtf/go-nostr/nip19"
 
+	"dtp-personal/engine"
 	"dtp-personal/engine/fixture"
+	"dtp-personal/engine/settings"
+	"dtp-personal/engine/store"
 	"dtp-personal/internal/testutil"
 )
 
@@ -212,4 +215,25 @@ func TestVersionIsFyneAppsVersion(t *testing.T) {
 	if out := cliRunAll(t, t.TempDir(), "version").stdout; !strings.HasPrefix(out, "dtp-personal "+string(m[1])+" ") {
 		t.Errorf("version printed %q", out)
 	}
+}
+
+// A setting a running server takes only at its start, changed beside it
+// (here in its store, as the CLI's edits are), is named by `status` until
+// the server starts again; before, only `status --json` carried it.
+func TestStatusNamesWhatWaitsForARestart(t *testing.T) {
+	data := t.TempDir()
+	startServer(t, data)
+	st, err := store.Open(engine.DatabasePath(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = settings.Modify(st, settings.SetListen(freeAddr(t), false))
+	st.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "restart    the listen address takes effect when dtp-personal starts again"
+	testutil.EventuallyWithin(t, 15*time.Second, "status naming the listen address", func() bool {
+		return strings.Contains(cliRunAll(t, data, "status").stdout, want)
+	})
 }

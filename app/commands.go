@@ -434,7 +434,14 @@ func printStatus(w io.Writer, s status.Snapshot, known map[string]string) {
 	if s.Strategy == settings.FrontierInterval {
 		fmt.Fprintf(w, " (interval %d min)", s.IntervalMinutes)
 	}
-	fmt.Fprintf(w, "\nstate      %s\ncoverage   %s\n", s.State, s.Coverage.State)
+	fmt.Fprintf(w, "\nstate      %s\n", s.State)
+	if len(s.RestartNeeded) > 0 {
+		fmt.Fprintf(w, "restart    %s\n", status.WaitingForStart(s.RestartNeeded))
+	}
+	if s.Progress.Total > 0 {
+		fmt.Fprintf(w, "progress   %s\n", progressLine(s.Progress))
+	}
+	fmt.Fprintf(w, "coverage   %s\n", s.Coverage.State)
 	if len(s.Coverage.Reasons) > 0 {
 		fmt.Fprintln(w, indent(facts.Reasons(s.Coverage.Reasons)))
 	}

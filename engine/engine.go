@@ -272,14 +272,16 @@ func (e *Engine) Serve(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
-	e.mu.Lock()
-	e.listen = ln.Addr().String()
-	e.mu.Unlock()
-	if err := writeRunning(e.opts.DataDir, Running{PID: os.Getpid(), Listen: e.listen, Token: e.ownerToken}); err != nil {
+	// running.json first: a caller that sees ListenAddr finds it (the CLI's
+	// owner token is read from it).
+	if err := writeRunning(e.opts.DataDir, Running{PID: os.Getpid(), Listen: ln.Addr().String(), Token: e.ownerToken}); err != nil {
 		ln.Close()
 		return fmt.Errorf("record running server: %w", err)
 	}
 	defer os.Remove(runningPath(e.opts.DataDir))
+	e.mu.Lock()
+	e.listen = ln.Addr().String()
+	e.mu.Unlock()
 	httpSrv := &http.Server{Handler: e.server, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: e.server.Limits().HTTPIdleTimeout}
 	served := make(chan error, 1)
 	go func() { served <- httpSrv.Serve(ln) }()

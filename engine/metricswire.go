@@ -54,11 +54,13 @@ func registerRelayMetrics(r *metrics.Registry, prefix string) func(relay.Metrics
 	garbage := r.NewCopiedCounter(prefix+"relay_garbage_frames_total", "Frames from the relay that were not valid relay messages.", "relay")
 	mismatched := r.NewCopiedCounter(prefix+"relay_mismatched_events_total", "Events from the relay that did not match their subscription's filters (dropped).", "relay")
 	refusals := r.NewCopiedCounter(prefix+"relay_refusals_total", "NOTICEs and CLOSEDs from the relay refusing work for load (too many REQs, rate limits).", "relay")
+	requests := r.NewCopiedCounter(prefix+"relay_requests_total", "Requests sent to the relay, by kind: req (NIP-01 REQs, pages and live subscriptions) and nip77 (reconciliations opened).", "relay", "kind")
+	bytesIn := r.NewCopiedCounter(prefix+"relay_received_bytes_total", "Bytes of the frames the relay sent.", "relay")
 	tracked := r.NewGauge(prefix+"relays_tracked", "Relays of the profile.")
 	relaysConnected := r.NewGauge(prefix+"relays_connected", "Relays connected.")
 	dead := r.NewGauge(prefix+"relays_dead", "Relays in the dead health state.")
 	return func(m relay.Metrics) {
-		for _, g := range []metrics.Gauge{connected, attempts, health, failures, received, gaps, garbage, mismatched, refusals} {
+		for _, g := range []metrics.Gauge{connected, attempts, health, failures, received, gaps, garbage, mismatched, refusals, requests, bytesIn} {
 			g.Reset()
 		}
 		for _, rm := range m.Relays {
@@ -76,6 +78,9 @@ func registerRelayMetrics(r *metrics.Registry, prefix string) func(relay.Metrics
 			garbage.Set(float64(rm.GarbageFrames), rm.URL)
 			mismatched.Set(float64(rm.MismatchedEvents), rm.URL)
 			refusals.Set(float64(rm.Refusals), rm.URL)
+			requests.Set(float64(rm.Requests), rm.URL, "req")
+			requests.Set(float64(rm.Reconciliations), rm.URL, "nip77")
+			bytesIn.Set(float64(rm.BytesReceived), rm.URL)
 		}
 		tracked.Set(float64(m.RelaysTracked))
 		relaysConnected.Set(float64(m.RelaysConnected))

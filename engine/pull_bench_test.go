@@ -2,8 +2,7 @@ package engine
 
 import (
 	"context"
-	"io"
-	"log/slog"
+	"fmt"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -12,10 +11,9 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/fixture"
-	"dtp-personal/engine/ingest"
-	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
+	"dtp-personal/internal/testutil"
 )
 
 // pullFixture is a 100,000-event web of trust (1,641 frontier authors),
@@ -24,40 +22,98 @@ var pullFixture = sync.OnceValues(func() (fixture.Author, []*nostr.Event) {
 	return fixture.WebOfTrust(100_000, 40, time.Now().Unix())
 })
 
-// BenchmarkPullThroughput pulls a 100,000-event frontier from a second
-// instance of our own server on loopback with one `sync --once` pass, and
-// measures in the same run the ingest ceilings (verify pool, store) on the
-// same events. Run with -benchtime 1x.
+// BenchmarkPullThroughput is a first sync (`sync --once` into an empty data
+// directory) of the benchmark web (see syncbench_test.go: the 100,000-event
+// pull fixture, or DTP_BENCH_AUTHORS=100000 for 1.2 million events) from a
+// relay in a second process on loopback: our own server, and strfry when
+// found. In the same run it measures the push path on the same events (a
+// fresh engine's server taking them over loopback WebSockets) and the
+// verify and store ceilings. pull/push is the issue-26 figure (at least
+// 0.7). Run with -benchtime 1x; -cpuprofile profiles this process (the
+// client), the relay's CPU is printed.
 func BenchmarkPullThroughput(b *testing.B) {
-	root, evs := pullFixture()
-	_, remote := startEngine(b, Options{DataDir: seededDataDir(b, evs)})
-
-	var pull float64
+	web := loadBenchWeb(b)
+	relays := benchRelays(b, web)
+	pulls := map[string]pullFigures{}
 	for range b.N {
-		eng := openPullClient(b, filepath.Join(b.TempDir(), "local"), root.Pubkey, remote)
-		start := time.Now()
-		cov, err := eng.SyncOnce(context.Background())
-		elapsed := time.Since(start)
-		if err != nil || cov.State != status.StateComplete {
-			b.Fatalf("pass: %+v %v", cov, err)
+		for _, r := range relays {
+			pulls[r.kind] = firstSync(b, web, r)
 		}
-		stored := eng.Status().Ingest.Accepted
-		eng.Close()
-		if stored != int64(len(evs)) {
-			b.Fatalf("pulled %d events, want %d", stored, len(evs))
-		}
-		pull = float64(stored) / elapsed.Seconds()
 	}
-	sample := evs[:20000]
+	pushed := pushThroughput(b, web.events)
+	push := pushed.rate
+	b.Logf("push: %.0f ev/s, CPU per event %.1f µs (server and client)", push, 1e6*pushed.cpu)
+	sample := web.events[:min(20000, len(web.events))]
 	verify := verifyCeiling(b, sample).rate
 	save := storeCeiling(b, sample).rate
-	ingest := ingestCeiling(b, sample)
-	b.ReportMetric(pull, "pull-ev/s")
-	b.ReportMetric(ingest, "ingest-ev/s")
+	b.ReportMetric(push, "push-ev/s")
 	b.ReportMetric(verify, "verify-ev/s")
 	b.ReportMetric(save, "store-ev/s")
-	b.ReportMetric(pull/ingest, "pull/ingest")
-	b.ReportMetric(pull/min(verify, save), "pull/min-ceiling")
+	for _, r := range relays {
+		p := pulls[r.kind]
+		b.Logf("%s: first sync of %d events (%s) in %s: %.0f ev/s, %.2f of push; CPU per event: client %.1f µs, relay %.1f µs",
+			r.kind, p.events, p.outcome, p.elapsed.Round(time.Millisecond), p.rate(), p.rate()/push,
+			1e6*p.clientCPU.Seconds()/float64(p.events), 1e6*p.relayCPU.Seconds()/float64(p.events))
+		b.ReportMetric(p.rate(), r.kind+"-pull-ev/s")
+		b.ReportMetric(p.rate()/push, r.kind+"-pull/push")
+	}
+}
+
+// pullFigures are one first sync's.
+type pullFigures struct {
+	events              int64
+	outcome             string // "complete", or what fell short
+	elapsed             time.Duration
+	clientCPU, relayCPU time.Duration
+}
+
+func (p pullFigures) rate() float64 { return float64(p.events) / p.elapsed.Seconds() }
+
+// firstSync runs `sync --once` of web from r into a new data directory and
+// checks it stored every event the frontier wants (web.wanted). A pass that
+// falls short is reported, not fatal: the code before issue 26 did.
+func firstSync(b *testing.B, web benchWeb, r *benchRelay) pullFigures {
+	b.Helper()
+	eng := openSyncClient(b, filepath.Join(b.TempDir(), "local"), web, r.url)
+	defer eng.Close()
+	stop := logProgress(b, eng, r.kind)
+	stopProfile := profilePass(b, r.kind+" first sync")
+	start, cpu0, relayCPU0 := time.Now(), testutil.ProcessCPU(b), r.cpu()
+	cov, err := eng.SyncOnce(context.Background())
+	p := pullFigures{elapsed: time.Since(start), clientCPU: testutil.ProcessCPU(b) - cpu0, relayCPU: r.cpu() - relayCPU0}
+	stopProfile()
+	stop()
+	if err != nil {
+		b.Fatalf("%s: pass: %v", r.kind, err)
+	}
+	p.events, p.outcome = eng.Status().Ingest.Accepted, cov.State
+	if cov.State != status.StateComplete {
+		p.outcome = fmt.Sprintf("partial: %v", cov.Reasons)
+	}
+	if p.events != int64(web.wanted) {
+		p.outcome += fmt.Sprintf(", %d of the %d wanted", p.events, web.wanted)
+	}
+	return p
+}
+
+// logProgress logs the pass's progress every 10 s until stop is called.
+func logProgress(b *testing.B, eng *Engine, kind string) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		tick := time.NewTicker(10 * time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				st := eng.Status()
+				b.Logf("%s: %+v, %d stored", kind, st.Progress, st.Ingest.Accepted)
+			}
+		}
+	})
+	return func() { close(done); wg.Wait() }
 }
 
 // seededDataDir is a new data directory whose store holds evs.
@@ -75,46 +131,4 @@ func seededDataDir(b *testing.B, evs []*nostr.Event) string {
 		}
 	}
 	return dir
-}
-
-// openPullClient opens an engine that syncs the pull fixture from remote.
-// The fixture's authors write about 60 events each, so the frontier's total
-// author cap is lowered to its size: the per-author cap (maxEvents /
-// maxTotalAuthors) then keeps every event.
-func openPullClient(b *testing.B, dataDir, root, remote string) *Engine {
-	b.Helper()
-	eng, err := Open(Options{DataDir: dataDir, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		b.Fatal(err)
-	}
-	limits := settings.DefaultLimits()
-	limits.MaxTotalAuthors = 2000
-	for _, err := range []error{eng.Modify(settings.SetLimits(limits)), eng.Modify(settings.AddRoot(root)), eng.Modify(settings.AddRelay(remote))} {
-		if err != nil {
-			b.Fatal(err)
-		}
-	}
-	return eng
-}
-
-// ingestCeiling is the whole pipeline's rate with no network: every event
-// submitted straight into a fresh engine's ingest pipeline.
-func ingestCeiling(b *testing.B, evs []*nostr.Event) float64 {
-	eng, err := Open(Options{DataDir: b.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer eng.Close()
-	start := time.Now()
-	results, err := eng.ingest.SubmitAll(context.Background(), evs, "bench")
-	if err != nil {
-		b.Fatal(err)
-	}
-	elapsed := time.Since(start)
-	for _, r := range results {
-		if r.Outcome != ingest.Stored {
-			b.Fatalf("ingest refused a fixture event: %s", r.Message)
-		}
-	}
-	return float64(len(evs)) / elapsed.Seconds()
 }

@@ -3,109 +3,157 @@ package engine
 import (
 	"context"
 	"database/sql"
-	"io"
-	"net"
-	"os"
+	"encoding/json"
+	"fmt"
+	"os/exec"
 	"path/filepath"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/fixture"
-	"dtp-personal/engine/server"
 	"dtp-personal/engine/status"
+	"dtp-personal/internal/testutil"
 )
 
-// BenchmarkDailyRefresh measures the daily full refresh of a 100,000-event
-// frontier already in sync, then with 1,000 new events on the remote, once
-// against a remote that answers NIP-77 and once against the same data with
-// NIP-77 turned off (paged REQs). Bytes are counted on the wire by a
-// loopback proxy in front of each remote, so both modes are measured the
-// same way. Run with -benchtime 1x.
-func BenchmarkDailyRefresh(b *testing.B) {
-	root, evs := pullFixture()
-	seedDir := seededDataDir(b, evs)
-
-	pagedLimits := server.DefaultLimits()
-	pagedLimits.MaxNegSessions = 0
-	modes := []struct {
-		name   string
-		limits server.Limits
-	}{{"paged", pagedLimits}, {"nip77", server.Limits{}}}
-
-	fresh := newEvents(1000, time.Now().Unix())
-	type figures struct{ inSync, withNew refreshCost }
-	got := map[string]figures{}
-	for range b.N {
-		for _, m := range modes {
-			remoteDir := b.TempDir()
-			for _, suffix := range []string{"", "-wal"} {
-				copyFile(b, DatabasePath(seedDir)+suffix, DatabasePath(remoteDir)+suffix)
-			}
-			remoteEng, remote := startEngine(b, Options{DataDir: remoteDir, ServerLimits: m.limits})
-			proxy := startCountingProxy(b, remote)
-
-			localDir := filepath.Join(b.TempDir(), "local")
-			eng := openPullClient(b, localDir, root.Pubkey, proxy.url)
-			if cov, err := eng.SyncOnce(context.Background()); err != nil || cov.State != status.StateComplete {
-				b.Fatalf("%s: first pull: %+v %v", m.name, cov, err)
-			}
-			if n := eng.Status().Ingest.Accepted; n != int64(len(evs)) {
-				b.Fatalf("%s: first pull stored %d events, want %d", m.name, n, len(evs))
-			}
-
-			var f figures
-			ageCursors(b, localDir)
-			f.inSync = refresh(b, eng, proxy)
-
-			if _, err := remoteEng.store.SaveBatch(fresh); err != nil {
-				b.Fatal(err)
-			}
-			ageCursors(b, localDir)
-			f.withNew = refresh(b, eng, proxy)
-			missing := 0
-			for _, ev := range fresh {
-				if ok, err := eng.store.Has(ev.ID); err != nil || !ok {
-					missing++
-				}
-			}
-			if missing > 0 {
-				b.Fatalf("%s: the refresh missed %d of the %d new events", m.name, missing, len(fresh))
-			}
-			eng.Close()
-			got[m.name] = f
+// BenchmarkRefresh measures what passes cost once the client holds the
+// benchmark web (see syncbench_test.go), against each relay in a second
+// process: our own server with NIP-77, the same without it (paged REQs), and
+// strfry when found. After a first sync (for a ScaleWeb, whose first
+// sync BenchmarkPullThroughput measures: a first pass over a store seeded
+// with the web, which sets the cursors without moving events) it times a
+// second pass with nothing new the same UTC day, the daily full refresh with
+// nothing new, and a pass after 1 % new events were published to the relay:
+// seconds, REQs, NIP-77 reconciliations and bytes received. With strfry it also times strfry's own
+// NIP-77 sync between two strfry relays that already hold the same events,
+// the mark a no-change pass should not be slower than (issue 26). Run with
+// -benchtime 1x.
+func BenchmarkRefresh(b *testing.B) {
+	web := loadBenchWeb(b)
+	var relays []*benchRelay
+	if benchKind("dtp") {
+		relays = append(relays, startOurRelay(b, relayDataDir(b, web)))
+	}
+	if benchKind("dtp-paged") {
+		relays = append(relays, startOurPagedRelay(b, relayDataDir(b, web)))
+	}
+	if benchKind("strfry") {
+		if s := startStrfry(b, web); s != nil {
+			relays = append(relays, s)
 		}
 	}
-	paged, neg := got["paged"], got["nip77"]
-	b.ReportMetric(paged.inSync.seconds, "paged-insync-s")
-	b.ReportMetric(paged.inSync.bytes, "paged-insync-B")
-	b.ReportMetric(neg.inSync.seconds, "nip77-insync-s")
-	b.ReportMetric(neg.inSync.bytes, "nip77-insync-B")
-	b.ReportMetric(paged.withNew.seconds, "paged-new1000-s")
-	b.ReportMetric(paged.withNew.bytes, "paged-new1000-B")
-	b.ReportMetric(neg.withNew.seconds, "nip77-new1000-s")
-	b.ReportMetric(neg.withNew.bytes, "nip77-new1000-B")
-	b.ReportMetric(neg.inSync.bytes/paged.inSync.bytes, "insync-bytes-ratio")
-	b.ReportMetric(neg.inSync.seconds/paged.inSync.seconds, "insync-time-ratio")
+	got := map[string]refreshFigures{}
+	for range b.N {
+		for _, r := range relays {
+			got[r.kind] = refreshRounds(b, web, r)
+		}
+	}
+	for _, r := range relays {
+		f := got[r.kind]
+		for _, c := range []struct {
+			name string
+			cost passCost
+		}{{f.firstName, f.first}, {"same-day", f.sameDay}, {"daily", f.daily}, {"new1pc", f.changed}} {
+			b.Logf("%s %s pass (%s): %.2f s (CPU: client %.2f s, relay %.2f s), %d REQs, %d reconciliations, %d bytes received",
+				r.kind, c.name, c.cost.outcome, c.cost.seconds, c.cost.clientCPU.Seconds(), c.cost.relayCPU.Seconds(), c.cost.reqs, c.cost.negs, c.cost.bytes)
+			b.ReportMetric(c.cost.seconds, r.kind+"-"+c.name+"-s")
+			if c.name != f.firstName {
+				b.ReportMetric(float64(c.cost.reqs), r.kind+"-"+c.name+"-REQs")
+				b.ReportMetric(float64(c.cost.bytes), r.kind+"-"+c.name+"-B")
+			}
+		}
+	}
+	if bin := strfryBinary(); bin != "" && benchKind("strfry") {
+		s := strfryPeerSync(b, bin, web)
+		b.Logf("strfry sync between two strfry relays holding the same %d events: %.2f s", len(web.events), s)
+		b.ReportMetric(s, "strfry-peer-sync-s")
+		b.ReportMetric(got["dtp"].sameDay.seconds/s, "dtp-same-day/strfry-sync")
+	}
 }
 
-// refreshCost is one refresh's wall time and bytes received from the remote.
-type refreshCost struct{ seconds, bytes float64 }
+// refreshFigures are the passes of one relay; the first is "first" (a first
+// sync) or "adopt" (over a store seeded with the web).
+type refreshFigures struct {
+	firstName                      string
+	first, sameDay, daily, changed passCost
+}
 
-func refresh(b *testing.B, eng *Engine, proxy *countingProxy) refreshCost {
+// passCost is one pass's wall time, CPU (this process, the relay's) and
+// traffic.
+type passCost struct {
+	outcome             string // "complete" or why not
+	seconds             float64
+	clientCPU, relayCPU time.Duration
+	reqs, negs, bytes   int64
+}
+
+func refreshRounds(b *testing.B, web benchWeb, r *benchRelay) refreshFigures {
 	b.Helper()
-	proxy.received.Store(0)
-	start := time.Now()
+	f := refreshFigures{firstName: "first"}
+	localDir := filepath.Join(b.TempDir(), "local")
+	if web.cached {
+		f.firstName, localDir = "adopt", relayDataDir(b, web)
+	}
+	eng := openSyncClient(b, localDir, web, r.url)
+	defer eng.Close()
+	f.first = timedPass(b, eng, r, f.firstName)
+	if n := eng.Status().Ingest.Accepted; !web.cached && n != int64(len(web.events)) {
+		b.Fatalf("%s: first pull stored %d events, want %d", r.kind, n, len(web.events))
+	}
+	f.sameDay = timedPass(b, eng, r, "same-day")
+	ageCursors(b, localDir)
+	f.daily = timedPass(b, eng, r, "daily")
+
+	fresh := newEvents(web, max(len(web.events)/100, 1), time.Now().Unix())
+	publish(b, r.url, fresh)
+	f.changed = timedPass(b, eng, r, "new 1%")
+	missing := 0
+	for _, ev := range fresh {
+		if ok, err := eng.store.Has(ev.ID); err != nil || !ok {
+			missing++
+		}
+	}
+	if missing > 0 {
+		f.changed.outcome += fmt.Sprintf(", missed %d of the %d new events", missing, len(fresh))
+	}
+	return f
+}
+
+// timedPass runs `sync --once` and measures it; with DTP_BENCH_PROFILES=DIR
+// it writes the pass's CPU profile there.
+func timedPass(b *testing.B, eng *Engine, r *benchRelay, what string) passCost {
+	b.Helper()
+	before := relayTraffic(eng)
+	stop := profilePass(b, r.kind+" "+what)
+	start, cpu0, relayCPU0 := time.Now(), testutil.ProcessCPU(b), r.cpu()
 	cov, err := eng.SyncOnce(context.Background())
 	elapsed := time.Since(start)
-	if err != nil || cov.State != status.StateComplete {
-		b.Fatalf("refresh: %+v %v", cov, err)
+	clientCPU, relayCPU := testutil.ProcessCPU(b)-cpu0, r.cpu()-relayCPU0
+	stop()
+	if err != nil {
+		b.Fatalf("%s: %v", what, err)
 	}
-	return refreshCost{seconds: elapsed.Seconds(), bytes: float64(proxy.received.Load())}
+	outcome := cov.State
+	if cov.State != status.StateComplete {
+		// reported, not fatal: the code before issue 26 fell short at scale
+		outcome = fmt.Sprintf("partial: %v", cov.Reasons)
+	}
+	after := relayTraffic(eng)
+	return passCost{outcome: outcome, seconds: elapsed.Seconds(), clientCPU: clientCPU, relayCPU: relayCPU,
+		reqs: after.reqs - before.reqs, negs: after.negs - before.negs, bytes: after.bytes - before.bytes}
+}
+
+// relayTraffic is what the sync sent to and received from its relays so far.
+func relayTraffic(eng *Engine) passCost {
+	var c passCost
+	for _, rm := range eng.sync.Metrics().Relays {
+		c.reqs += rm.Requests
+		c.negs += rm.Reconciliations
+		c.bytes += rm.BytesReceived
+	}
+	return c
 }
 
 // ageCursors moves every cursor's last completion back a day, so the next
@@ -122,83 +170,42 @@ func ageCursors(b *testing.B, dataDir string) {
 	}
 }
 
-// newEvents are n new statements by the fixture's depth-1 authors (so they
-// are in the frontier), about X accounts the fixture does not name.
-func newEvents(n int, now int64) []*nostr.Event {
+// newEvents are n new statements by authors of web's frontier, about X
+// accounts the web does not name, dated over the minute before now (more
+// than a page of events in one second cannot be paged with until).
+func newEvents(web benchWeb, n int, now int64) []*nostr.Event {
 	out := make([]*nostr.Event, n)
 	for i := range out {
-		a := fixture.NewAuthor(1 + i%40)
-		out[i] = a.Trust(fixture.XUser(strconv.Itoa(10_000_000+i)), "1", now, fixture.Scopes("x.com"))
+		out[i] = web.author(i).Trust(fixture.XUser(strconv.Itoa(10_000_000+i)), "1", now-int64(i%60), fixture.Scopes("x.com"))
 	}
 	return out
 }
 
-func copyFile(b *testing.B, from, to string) {
+// publish pushes evs to the relay at url as a client would.
+func publish(b *testing.B, url string, evs []*nostr.Event) {
 	b.Helper()
-	data, err := os.ReadFile(from)
-	if os.IsNotExist(err) {
-		return
+	cl := dialPushClient(b, url)
+	defer cl.conn.Close()
+	frames := make([][]byte, len(evs))
+	for i, ev := range evs {
+		data, _ := json.Marshal([]any{"EVENT", ev})
+		frames[i] = maskedFrame(data)
 	}
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := os.WriteFile(to, data, 0o600); err != nil {
+	if err := cl.push(frames, 256); err != nil {
 		b.Fatal(err)
 	}
 }
 
-// countingProxy forwards loopback TCP to a remote and counts the bytes the
-// remote sends back.
-type countingProxy struct {
-	url      string
-	received atomic.Int64
-}
-
-func startCountingProxy(b *testing.B, remoteURL string) *countingProxy {
+// strfryPeerSync times `strfry sync --dir down` between two strfry relays
+// that both hold web: what NIP-77 costs when there is nothing to move.
+func strfryPeerSync(b *testing.B, bin string, web benchWeb) float64 {
 	b.Helper()
-	target := remoteURL[len("ws://"):]
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	upstream := startStrfry(b, web)
+	conf, _ := strfryHolding(b, bin, web)
+	start := time.Now()
+	out, err := exec.Command(bin, "--config="+conf, "sync", upstream.url, "--dir", "down").CombinedOutput()
 	if err != nil {
-		b.Fatal(err)
+		b.Fatalf("strfry sync: %v: %s", err, out)
 	}
-	p := &countingProxy{url: "ws://" + ln.Addr().String()}
-	var wg sync.WaitGroup
-	b.Cleanup(func() { ln.Close(); wg.Wait() })
-	wg.Go(func() {
-		for {
-			client, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			wg.Go(func() { p.forward(client, target) })
-		}
-	})
-	return p
-}
-
-func (p *countingProxy) forward(client net.Conn, target string) {
-	defer client.Close()
-	remote, err := net.Dial("tcp", target)
-	if err != nil {
-		return
-	}
-	defer remote.Close()
-	go func() {
-		_, _ = io.Copy(remote, client)
-		remote.Close()
-	}()
-	_, _ = io.Copy(countingWriter{client, &p.received}, remote)
-}
-
-// countingWriter counts as it writes, so a connection still open at the end
-// of a refresh has its bytes counted.
-type countingWriter struct {
-	w io.Writer
-	n *atomic.Int64
-}
-
-func (c countingWriter) Write(b []byte) (int, error) {
-	n, err := c.w.Write(b)
-	c.n.Add(int64(n))
-	return n, err
+	return time.Since(start).Seconds()
 }

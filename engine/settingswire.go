@@ -3,10 +3,10 @@ package engine
 import (
 	"cmp"
 	"slices"
-	"strings"
 
 	"dtp-personal/engine/server"
 	"dtp-personal/engine/settings"
+	"dtp-personal/engine/status"
 )
 
 // A settingsPart is a part of the running engine that acts on settings. Each
@@ -71,11 +71,7 @@ type RestartNeeded struct {
 }
 
 func (r *RestartNeeded) Error() string {
-	verb := " takes"
-	if len(r.Settings) > 1 {
-		verb = " take"
-	}
-	return "saved; the " + strings.Join(r.Settings, " and the ") + verb + " effect when dtp-personal starts again"
+	return "saved; " + status.WaitingForStart(r.Settings)
 }
 
 // atNextStart lists the settings fixed at start that a change from was to

@@ -11,6 +11,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/fixture"
+	"dtp-personal/engine/internal/faultrelay"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/validation"
@@ -304,4 +305,20 @@ func TestSyncWaitsForSyncAfterWhileTheServerAnswers(t *testing.T) {
 	testutil.Eventually(t, "the frontier synced once SyncAfter is closed", func() bool {
 		return slices.Equal(storedIDs(t, eng), want)
 	})
+}
+
+// The traffic with a relay is counted (dtp_relay_requests_total,
+// dtp_relay_received_bytes_total): as many REQs as the relay received, and
+// the bytes of what it sent.
+func TestRelayTrafficIsCounted(t *testing.T) {
+	t.Parallel()
+	root, alice := fixture.NewAuthor(1), fixture.NewAuthor(2)
+	remote := faultrelay.StartForTest(t, faultrelay.Mode{},
+		root.Trust(fixture.P(alice.Pubkey), "1", t0), alice.Trust(fixture.XUser("5"), "1", t0))
+	eng := openFollowing(t, root.Pubkey, remote.URL)
+	syncPasses(t, eng, 1)
+	m := eng.sync.Metrics().Relays
+	if len(m) != 1 || m[0].Requests == 0 || m[0].Requests != remote.Reqs() || m[0].BytesReceived < 2*300 {
+		t.Fatalf("relay figures %+v: want %d REQs and the bytes of at least two events", m, remote.Reqs())
+	}
 }

@@ -61,8 +61,8 @@ func (v *activityView) render(s status.Snapshot) {
 	p := s.Progress
 	switch {
 	case s.State == status.StateRunning && p.Total > 0:
-		setText(v.pass, fmt.Sprintf("%s pass: %s of %s done · %s stored so far", p.Pass, words.Count(p.Done),
-			words.Plural(p.Total, passKey(p.Pass)), words.Plural(int(p.Stored), "event")))
+		setText(v.pass, fmt.Sprintf("%s pass: %s of %s done · %s stored so far%s", p.Pass, words.Count(p.Done),
+			words.Plural(p.Total, passKey(p.Pass)), words.Plural(int(p.Stored), "event"), words.Pace(p)))
 		setProgress(v.progress, float64(min(p.Done, p.Total)), float64(p.Total))
 		v.progress.Show()
 	case s.State == status.StateRunning:

@@ -25,6 +25,7 @@ type statusView struct {
 	pause    *widget.Button
 
 	summary                    *widget.Label // the one line a person reads first
+	restart                    *widget.Label // settings waiting for the next start; hidden when none
 	state, coverage, reasons   *widget.Label
 	lastSync, nextSync, period *widget.Label
 	nodes, edges, heapLimit    *widget.Label
@@ -43,13 +44,15 @@ func newStatusView(g *GUI) *statusView {
 	v.pause = widget.NewButton("Pause sync", v.togglePause)
 
 	for _, l := range []**widget.Label{
-		&v.summary, &v.state, &v.coverage, &v.reasons, &v.lastSync, &v.nextSync, &v.period,
+		&v.summary, &v.restart, &v.state, &v.coverage, &v.reasons, &v.lastSync, &v.nextSync, &v.period,
 		&v.nodes, &v.edges, &v.heapLimit, &v.graphVersion,
 	} {
 		*l = widget.NewLabel("")
 		(*l).Wrapping = fyne.TextWrapWord
 	}
 	v.summary.TextStyle.Bold = true
+	v.restart.Importance = widget.WarningImportance
+	v.restart.Hide()
 	v.nextSyncItem = widget.NewFormItem("Next sync", v.nextSync)
 	v.form = widget.NewForm(
 		widget.NewFormItem("State", v.state),
@@ -67,6 +70,7 @@ func newStatusView(g *GUI) *statusView {
 	)))
 	v.root = container.NewVScroll(container.NewVBox(
 		v.summary,
+		v.restart,
 		v.setup.root,
 		widget.NewCard("Sync strategy", "", container.NewVBox(
 			v.strategy.root,
@@ -172,9 +176,15 @@ func (v *statusView) render(s status.Snapshot) {
 	c := v.g.clock
 	facts := words.FactsOf(s, c)
 	setText(v.summary, words.Summary(s, c))
+	if len(s.RestartNeeded) > 0 {
+		setText(v.restart, "Saved: "+status.WaitingForStart(s.RestartNeeded)+".")
+		v.restart.Show()
+	} else {
+		v.restart.Hide()
+	}
 	state := stateLabel(s, c)
 	if s.State == status.StateRunning {
-		state += " · " + words.Plural(int(s.Progress.Stored), "event") + " stored so far"
+		state += " · " + words.Plural(int(s.Progress.Stored), "event") + " stored so far" + words.Pace(s.Progress)
 	}
 	setText(v.state, state)
 	setText(v.coverage, s.Coverage.State)

@@ -70,6 +70,15 @@ func TestStatusViewShowsSnapshot(t *testing.T) {
 	}
 	// a continuous strategy's next scheduled pass is the daily full refresh
 	assertShows(t, g.win.Content(), "Next full refresh")
+	// a setting taken only at the start says it waits for one, and only then
+	const waits = "Saved: the listen address takes effect when dtp-personal starts again."
+	assertHides(t, g.win.Content(), waits)
+	s.RestartNeeded = []string{"listen address"}
+	g.render(s)
+	assertShows(t, g.win.Content(), waits)
+	s.RestartNeeded = nil
+	g.render(s)
+	assertHides(t, g.win.Content(), waits)
 	g.settle()
 	assertCalls(t, eng) // showing the engine's state is not a command
 	assertSettings(t, eng, nil)
@@ -362,6 +371,11 @@ func TestActivityViewShowsProgressAndRejections(t *testing.T) {
 	s.Progress.Stored = 1150 // the engine's count of the pass
 	g.render(s)
 	if want := "trust pass: 420 of 1,000 authors done · 1,150 events stored so far"; v.pass.Text != want {
+		t.Errorf("pass = %q, want %q", v.pass.Text, want)
+	}
+	s.Progress.EventsPerSecond, s.Progress.SecondsLeft = 8120.4, 130 // the engine's pace, once it knows it
+	g.render(s)
+	if want := "trust pass: 420 of 1,000 authors done · 1,150 events stored so far · 8,120 events/s · about 2 min left"; v.pass.Text != want {
 		t.Errorf("pass = %q, want %q", v.pass.Text, want)
 	}
 	s.Progress, s.State = status.Progress{}, status.StateIdle

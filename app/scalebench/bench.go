@@ -228,7 +228,7 @@ func (r *run) generate() (string, error) {
 	t := time.Now()
 	r.logf("deriving %d authors' keys", r.cfg.Authors)
 	r.web = fixture.NewScaleWeb(r.cfg.Authors, r.cfg.Seed)
-	name := fmt.Sprintf("scaleweb-v1-w%d-seed%d.jsonl", r.cfg.Authors, r.cfg.Seed)
+	name := r.web.CacheName()
 	dir := r.cfg.CacheDir
 	if dir == "" {
 		dir = r.dir

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"dtp-personal/engine/fixture"
 )
 
 // relay is the process that serves the web on loopback.
@@ -92,32 +94,8 @@ type strfryRelay struct {
 
 func (s *strfryRelay) name() string { return "strfry (" + s.bin + ")" }
 
-// strfryConf writes a configuration for a strfry on dir listening on port:
-// strfry's defaults except loopback only, no file-descriptor raise, events
-// of any age (the web is dated before its fixed epoch) and negentropy
-// syncs as large as the web.
-func strfryConf(dir string, port int) (string, error) {
-	db := filepath.Join(dir, "db")
-	if err := os.MkdirAll(db, 0o755); err != nil {
-		return "", err
-	}
-	conf := fmt.Sprintf(`db = "%s/"
-events {
-    rejectEventsOlderThanSeconds = 3000000000
-}
-relay {
-    bind = "127.0.0.1"
-    port = %d
-    nofiles = 0
-    negentropy {
-        enabled = true
-        maxSyncEvents = 100000000
-    }
-}
-`, db, port)
-	path := filepath.Join(dir, "strfry.conf")
-	return path, os.WriteFile(path, []byte(conf), 0o644)
-}
+// strfryConf writes a configuration for a strfry on dir listening on port.
+var strfryConf = fixture.StrfryConf
 
 func (s *strfryRelay) conf() (string, error) {
 	if s.addr == "" {
@@ -146,12 +124,7 @@ func strfryImport(ctx context.Context, bin, conf, jsonl string) error {
 		return err
 	}
 	defer in.Close()
-	cmd := exec.CommandContext(ctx, bin, "--config="+conf, "import", "--no-verify")
-	cmd.Stdin = in
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("strfry import: %v: %s", err, lastLines(string(out), 5))
-	}
-	return nil
+	return fixture.StrfryImport(ctx, bin, conf, in)
 }
 
 func (s *strfryRelay) start(ctx context.Context) (string, error) {

@@ -70,6 +70,7 @@ type Conn struct {
 	mu        sync.Mutex
 	subs      map[string]*Sub
 	negs      map[string]*negSession // NIP-77 reconciliations
+	negSlots  chan struct{}          // one token per reconciliation running (MaxReconcilesInFlight)
 	nextSub   uint64
 	challenge string
 	authID    string // AUTH event awaiting its OK
@@ -87,13 +88,27 @@ type Conn struct {
 	counts *FrameCounts
 }
 
-// FrameCounts count what a relay sent that could not be used, over every
-// connection that shares them.
+// FrameCounts count the traffic with a relay (what we asked, what it sent,
+// and what of that could not be used), over every connection that shares
+// them.
 type FrameCounts struct {
 	garbage    atomic.Int64 // frames that were not valid relay messages
 	mismatched atomic.Int64 // events that did not match their subscription's filters
 	refusals   atomic.Int64 // NOTICEs and CLOSEDs refusing work for load
+	reqs       atomic.Int64 // REQs sent (a page, a live subscription)
+	negOpens   atomic.Int64 // NIP-77 reconciliations opened (NEG-OPEN)
+	received   atomic.Int64 // bytes of the frames received
 }
+
+// Requests counts the REQs sent.
+func (f *FrameCounts) Requests() int64 { return f.reqs.Load() }
+
+// Reconciliations counts the NIP-77 reconciliations opened.
+func (f *FrameCounts) Reconciliations() int64 { return f.negOpens.Load() }
+
+// BytesReceived counts the bytes of the frames received (before any
+// WebSocket compression is undone: the messages' own size).
+func (f *FrameCounts) BytesReceived() int64 { return f.received.Load() }
 
 // Garbage counts frames that were not valid relay messages.
 func (f *FrameCounts) Garbage() int64 { return f.garbage.Load() }
@@ -126,7 +141,7 @@ func Dial(ctx context.Context, url string, opts Options) (*Conn, error) {
 		return nil, fmt.Errorf("connect %s: %w", url, err)
 	}
 	ws.SetReadLimit(16 << 20)
-	c := &Conn{url: url, ws: ws, opts: opts, subs: map[string]*Sub{}, negs: map[string]*negSession{},
+	c := &Conn{url: url, ws: ws, opts: opts, subs: map[string]*Sub{}, negs: map[string]*negSession{}, negSlots: make(chan struct{}, MaxReconcilesInFlight),
 		limits: limits, maxLimit: limits.MaxLimit, maxMessage: DefaultMaxMessage, freed: make(chan struct{}), counts: opts.Counts}
 	if c.counts == nil {
 		c.counts = &FrameCounts{}
@@ -242,6 +257,7 @@ func (c *Conn) sendReq(s *Sub) error {
 	if err != nil {
 		return err
 	}
+	c.counts.reqs.Add(1)
 	return c.write(msg)
 }
 
@@ -265,6 +281,7 @@ func (c *Conn) readLoop() {
 			c.cancel(fmt.Errorf("connection to %s lost: %w", c.url, err))
 			return
 		}
+		c.counts.received.Add(int64(len(data)))
 		if c.negFrame(data) {
 			continue
 		}

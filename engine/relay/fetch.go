@@ -68,18 +68,40 @@ func (st *FetchStats) merge(o FetchStats) {
 }
 
 // FetchIDs fetches the events among ids that match f (what a NIP-77
-// reconciliation found missing), a page of ids per REQ, handing them to
-// onPage.
+// reconciliation found missing), handing them to onPage. Each REQ names a
+// page of the ids still missing: no until paging, so events sharing a
+// created_at across a relay's page cap are never asked twice, and no page
+// limit, as the ids bound the fetch. It ends when every id came or a REQ
+// brought none of those it named (the relay no longer holds them).
 func (c *Conn) FetchIDs(ctx context.Context, f nostr.Filter, ids []string, onPage func([]*nostr.Event) error) (FetchStats, error) {
 	var st FetchStats
-	for chunk := range slices.Chunk(ids, PageLimit) {
+	left := slices.Clone(ids)
+	for len(left) > 0 {
 		byID := f
-		byID.IDs = chunk
-		got, err := c.Fetch(ctx, byID, onPage)
-		st.merge(got)
+		byID.IDs = left[:min(len(left), PageLimit)]
+		byID.Limit = len(byID.IDs)
+		evs, err := c.Page(ctx, byID)
 		if err != nil {
 			return st, err
 		}
+		st.Pages++
+		came := make(map[string]bool, len(evs))
+		var fresh []*nostr.Event
+		for _, ev := range evs {
+			if !came[ev.ID] && slices.Contains(byID.IDs, ev.ID) {
+				came[ev.ID] = true
+				fresh = append(fresh, ev)
+			}
+		}
+		if len(fresh) == 0 {
+			left = left[len(byID.IDs):]
+			continue
+		}
+		if err := onPage(fresh); err != nil {
+			return st, err
+		}
+		st.add(fresh)
+		left = slices.DeleteFunc(left, func(id string) bool { return came[id] })
 	}
 	return st, nil
 }

@@ -201,25 +201,36 @@ func (l *Link) Reconcile(ctx context.Context, c *Conn, f nostr.Filter, local ite
 // ReconcileHeld reconciles f with the relay over the events we hold of it,
 // which held reads (at most max of them: store.Stamps, AuthoredStamps), and
 // notes the outcome in tally. It returns ErrNotReconciled, asking nothing,
-// where reconciling cannot help: the relay refused NIP-77 lately, nothing of
-// f is held (paging is cheaper), or more than ReconcileMax is (paging
-// decides). Both sync profiles decide this here.
-func ReconcileHeld[S any](ctx context.Context, l *Link, c *Conn, f nostr.Filter,
+// where reconciling cannot help: the relay refused NIP-77 lately, more than
+// lim.Max of f is held (ReconcileMax for a filter a paged REQ would answer:
+// paging decides), or nothing is and lim.Empty is not set (a first fetch:
+// paging sends the events at once). Both sync profiles decide this here.
+func ReconcileHeld[S any](ctx context.Context, l *Link, c *Conn, f nostr.Filter, lim HeldLimit,
 	held func(max int) ([]S, error), pairs func([]S) iter.Seq2[nostr.Timestamp, string], tally *RefreshTally) ([]S, Reconciliation, error) {
 	if l.NIP77() == NIP77Unsupported {
 		return nil, Reconciliation{}, ErrNotReconciled
 	}
-	local, err := held(ReconcileMax + 1)
+	local, err := held(lim.Max + 1)
 	if err != nil {
 		return nil, Reconciliation{}, err
 	}
-	if len(local) == 0 || len(local) > ReconcileMax {
+	if len(local) == 0 && !lim.Empty || len(local) > lim.Max {
 		return nil, Reconciliation{}, ErrNotReconciled
 	}
 	rec, err := l.Reconcile(ctx, c, f, pairs(local))
 	tally.Note(rec, len(local), err)
 	return local, rec, err
 }
+
+// HeldLimit is when ReconcileHeld reconciles: at most Max events held, and
+// with none held only when Empty is set.
+type HeldLimit struct {
+	Max   int
+	Empty bool
+}
+
+// PagedQuery is the HeldLimit of a filter a paged REQ would answer.
+var PagedQuery = HeldLimit{Max: ReconcileMax}
 
 func (l *Link) learnNIP77(s NIP77Support) {
 	l.mu.Lock()

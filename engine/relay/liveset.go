@@ -91,8 +91,23 @@ type LiveSet struct {
 type entry struct {
 	label   any
 	filters nostr.Filters
+	size    int // bytes of the filters in a REQ
 	served  bool
 }
+
+// filtersSize is how many bytes filters take in a REQ (a since added later
+// changes it by a few digits: reqOverhead has room for that).
+func filtersSize(filters nostr.Filters) int {
+	n := 0
+	for _, f := range filters {
+		n += len(f.String()) + 1
+	}
+	return n
+}
+
+// reqOverhead is a REQ's bytes besides its filters: the label, a
+// subscription id and separators, and a since per filter set later.
+const reqOverhead = 256
 
 // req is one REQ carrying the filters of a few entries.
 type req struct {
@@ -306,8 +321,11 @@ func (s *LiveSet) send(entries []*entry, within int) ([]*req, error) {
 }
 
 // pack splits entries into REQs of FiltersPerReq filters, fuller when that
-// would take more than within REQs (0 = no bound). A group's filters never
-// straddle two REQs.
+// would take more than within REQs (0 = no bound), and never larger than
+// the relay accepts (its max_message_length: strfry and ours end the
+// connection or refuse the REQ past it, which a frontier of a few thousand
+// authors in fuller REQs reached). A group's filters never straddle two
+// REQs.
 func (s *LiveSet) pack(entries []*entry, within int) [][]*entry {
 	per := s.opts.FiltersPerReq
 	if within > 0 {
@@ -317,15 +335,18 @@ func (s *LiveSet) pack(entries []*entry, within int) [][]*entry {
 		}
 		per = max(per, (total+within-1)/within)
 	}
+	budget := s.conn.maxMessage - reqOverhead
 	var chunks [][]*entry
-	n := 0
+	n, bytes := 0, 0
 	for _, e := range entries {
-		if len(chunks) == 0 || n+len(e.filters) > per {
+		size := e.size + reqOverhead/2*len(e.filters)
+		if len(chunks) == 0 || n+len(e.filters) > per || bytes+size > budget && n > 0 {
 			chunks = append(chunks, nil)
-			n = 0
+			n, bytes = 0, 0
 		}
 		chunks[len(chunks)-1] = append(chunks[len(chunks)-1], e)
 		n += len(e.filters)
+		bytes += size
 	}
 	return chunks
 }
@@ -343,7 +364,7 @@ func (s *LiveSet) coolingLocked() bool { return s.opts.Clock.Now().Before(s.cool
 func newEntries(groups []Group) []*entry {
 	out := make([]*entry, len(groups))
 	for i, g := range groups {
-		out[i] = &entry{label: g.Label, filters: slices.Clone(g.Filters)}
+		out[i] = &entry{label: g.Label, filters: slices.Clone(g.Filters), size: filtersSize(g.Filters)}
 	}
 	return out
 }

@@ -208,3 +208,34 @@ func TestLiveSetReopensWhatTheRelayClosed(t *testing.T) {
 		t.Fatalf("after reopening %+v, want the one group on one REQ", st)
 	}
 }
+
+// Live REQs stay within the relay's max_message_length, however many
+// filters a REQ could carry: a relay that ends the connection on a larger
+// frame (strfry) serves every group, on one connection.
+func TestLiveSetREQsFitTheRelaysMaxMessageLength(t *testing.T) {
+	const groups, authors = 12, 100 // 100 authors: about 6.7 KB a filter
+	var gs []relay.Group
+	var evs []*nostr.Event
+	for g := range groups {
+		var pks []string
+		for a := range authors {
+			pks = append(pks, fmt.Sprintf("%064x", g*authors+a+1))
+		}
+		gs = append(gs, relay.Group{Label: g, Filters: nostr.Filters{{Kinds: []int{1}, Authors: pks}}})
+		evs = append(evs, &nostr.Event{ID: fmt.Sprintf("%064x", 100000+g), PubKey: pks[0], Kind: 1, CreatedAt: 1_700_000_000})
+	}
+	r := faultrelay.StartForTest(t, faultrelay.Mode{MaxMessageLength: 16 << 10}, evs...)
+	conn := dial(t, r.URL, relay.Options{})
+	set := relay.NewLiveSet(conn, relay.LiveOptions{})
+	got := collect(set, conn)
+	if err := set.Add(context.Background(), gs); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Eventually(t, "every group served", func() bool { return got.servedAll(groups) || conn.Dropped() })
+	if conn.Dropped() || r.Conns() != 1 {
+		t.Fatalf("connection dropped (%v) or %d connections: a REQ passed the relay's 16 KiB", conn.Err(), r.Conns())
+	}
+	if st := set.Stats(); st.Reqs < groups/2 {
+		t.Fatalf("%d REQs for %d filters of 6.7 KB: want at most two filters a REQ", st.Reqs, groups)
+	}
+}

@@ -23,6 +23,9 @@ type LinkMetrics struct {
 	GarbageFrames       int64 // frames that were not valid relay messages
 	MismatchedEvents    int64 // events that did not match their subscription's filters (dropped)
 	Refusals            int64 // NOTICEs and CLOSEDs refusing work for load
+	Requests            int64 // REQs sent
+	Reconciliations     int64 // NIP-77 reconciliations opened
+	BytesReceived       int64 // bytes of the frames the relay sent
 	Received
 }
 
@@ -44,6 +47,7 @@ func (ls *Links) Metrics(received func(url string) Received) Metrics {
 			URL: l.URL(), Connected: l.Connected(), Health: h.State, ConsecutiveFailures: h.ConsecutiveFailures,
 			AttemptsOK: ok, AttemptsFailed: failed,
 			GarbageFrames: l.frames.Garbage(), MismatchedEvents: l.frames.Mismatched(), Refusals: l.frames.Refusals(),
+			Requests: l.frames.Requests(), Reconciliations: l.frames.Reconciliations(), BytesReceived: l.frames.BytesReceived(),
 			Received: received(l.URL()),
 		}
 		if lm.Connected {

@@ -34,6 +34,14 @@ func NegFrameLimit(maxMessage, used int) int {
 	return max(4096, (maxMessage-used-negEnvelope)/2)
 }
 
+// MaxReconcilesInFlight is how many NIP-77 reconciliations one connection
+// runs at once; more wait for one to end. Relays bound them per connection
+// (ours at 4, answering NEG-ERR past it; strfry at its subscription limit,
+// answering a NOTICE that names no session), and a refusal for their number
+// said nothing about NIP-77 itself but was taken for "unsupported", so one
+// pass of parallel batches turned NIP-77 off for a day.
+const MaxReconcilesInFlight = 4
+
 // ReconcileMax is the most held events a filter is worth reconciling with:
 // what one paged REQ can return (SPEC §6.2); above it, paging decides.
 const ReconcileMax = MaxPages * PageLimit
@@ -86,6 +94,14 @@ var noticeWords = []string{"unknown", "unsupported", "not supported", "parse", "
 // answer NEG-OPEN within the page timeout refuses (ReconcileRefusedError);
 // one that stops answering later has stalled (ErrReconcileStalled).
 func (c *Conn) Reconcile(ctx context.Context, f nostr.Filter, local iter.Seq2[nostr.Timestamp, string]) (Reconciliation, error) {
+	select {
+	case c.negSlots <- struct{}{}:
+		defer func() { <-c.negSlots }()
+	case <-ctx.Done():
+		return Reconciliation{}, ctx.Err()
+	case <-c.ctx.Done():
+		return Reconciliation{}, c.Err()
+	}
 	vec := vector.New()
 	for ts, id := range local {
 		vec.Insert(ts, id)
@@ -145,6 +161,7 @@ func (c *Conn) negotiate(ctx context.Context, id string, s *negSession, filter j
 	if err != nil {
 		return err
 	}
+	c.counts.negOpens.Add(1)
 	if err := c.write(open); err != nil {
 		return err
 	}
@@ -265,10 +282,13 @@ func (c *Conn) negRefusal(label, reason string) negReply {
 }
 
 // noticeToNeg ends every reconciliation still waiting for its first answer
-// when a NOTICE says the relay did not understand a message.
+// when a NOTICE says the relay did not understand a message, or refuses
+// work for load (strfry's "too many concurrent NEG requests" names no
+// session): that refuses those queries only, as a NEG-ERR would.
 func (c *Conn) noticeToNeg(msg string) {
 	lower := strings.ToLower(msg)
-	if !slices.ContainsFunc(noticeWords, func(w string) bool { return strings.Contains(lower, w) }) {
+	load := IsRefusal(msg)
+	if !load && !slices.ContainsFunc(noticeWords, func(w string) bool { return strings.Contains(lower, w) }) {
 		return
 	}
 	c.mu.Lock()
@@ -280,14 +300,16 @@ func (c *Conn) noticeToNeg(msg string) {
 	}
 	c.mu.Unlock()
 	for _, id := range waiting {
-		c.deliverNeg(id, negReply{refused: "notice: " + msg, size: len(msg)})
+		c.deliverNeg(id, negReply{refused: "notice: " + msg, forQuery: load, size: len(msg)})
 	}
 }
 
 // queryLimit reports whether a NEG-ERR reason refuses one query for its
-// size ("too big", NIP-77's own example) or for load, not NIP-77 itself.
+// size ("too big", NIP-77's own example) or for load ("4 open
+// reconciliations is the limit per connection", ours), not NIP-77 itself.
 func queryLimit(reason string) bool {
-	return IsRefusal(reason) || strings.Contains(strings.ToLower(reason), "too big")
+	lower := strings.ToLower(reason)
+	return IsRefusal(reason) || strings.Contains(lower, "too big") || strings.Contains(lower, "limit")
 }
 
 // IsReconcileRefused reports whether err means the relay does not do NIP-77.

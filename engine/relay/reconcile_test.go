@@ -14,6 +14,7 @@ import (
 	"dtp-personal/engine/health"
 	"dtp-personal/engine/internal/faultrelay"
 	"dtp-personal/engine/relay"
+	"dtp-personal/internal/testutil"
 )
 
 var trustFilter = nostr.Filter{Kinds: []int{32009}, Authors: []string{author}}
@@ -147,5 +148,60 @@ func TestReconcileFramesFitTheRelaysMaxMessageLength(t *testing.T) {
 	rec, err := c.Reconcile(context.Background(), trustFilter, stampsOf(evs))
 	if err != nil || len(rec.Lacking) != len(evs)-len(even) || len(rec.Need) != 0 {
 		t.Fatalf("err %v, the relay lacks %d of ours (want %d), we need %d", err, len(rec.Lacking), len(evs)-len(even), len(rec.Need))
+	}
+}
+
+// More reconciliations at once than a relay allows per connection (strfry's
+// limit answers with a NOTICE naming no session) wait for their turn: every
+// one reconciles, none is refused, and the relay still counts as doing
+// NIP-77. A refusal for their number that does arrive (a relay allowing
+// fewer) refuses that query only.
+func TestReconcilesKeepToTheRelaysLimit(t *testing.T) {
+	evs := trustEvents(50, 1_700_000_000)
+	r := faultrelay.StartForTest(t, faultrelay.Mode{MaxNegSessions: relay.MaxReconcilesInFlight}, evs...)
+	// each message takes 50 ms each way, so the reconciliations overlap
+	proxy := testutil.StartDelayProxy(t, strings.TrimPrefix(r.URL, "ws://"), 50*time.Millisecond)
+	c := dial(t, "ws://"+proxy.Addr, relay.Options{})
+	link := relay.NewLink(health.New(r.URL), relay.Options{}, clock.Wall{}, func(health.Health) {})
+	errs := make(chan error, 3*relay.MaxReconcilesInFlight)
+	for range cap(errs) {
+		go func() {
+			_, err := link.Reconcile(context.Background(), c, trustFilter, stampsOf(evs))
+			errs <- err
+		}()
+	}
+	for range cap(errs) {
+		if err := <-errs; err != nil {
+			t.Fatalf("a reconciliation failed: %v", err)
+		}
+	}
+	if r.RefusedNegs() != 0 || link.NIP77() != relay.NIP77Supported {
+		t.Fatalf("%d refused, support %v: want none refused and NIP-77 in use", r.RefusedNegs(), link.NIP77())
+	}
+
+	// a relay allowing one: of two sent at once, one is refused for load
+	one := faultrelay.StartForTest(t, faultrelay.Mode{MaxNegSessions: 1}, evs...)
+	slow := testutil.StartDelayProxy(t, strings.TrimPrefix(one.URL, "ws://"), 100*time.Millisecond)
+	oc := dial(t, "ws://"+slow.Addr, relay.Options{PageTimeout: 5 * time.Second})
+	oneLink := relay.NewLink(health.New(one.URL), relay.Options{}, clock.Wall{}, func(health.Health) {})
+	for range 2 {
+		go func() {
+			_, err := oneLink.Reconcile(context.Background(), oc, trustFilter, stampsOf(evs))
+			errs <- err
+		}()
+	}
+	var refusals int
+	for range 2 {
+		err := <-errs
+		var refused *relay.ReconcileRefusedError
+		switch {
+		case errors.As(err, &refused) && refused.ForQuery:
+			refusals++
+		case err != nil:
+			t.Fatalf("err %v: want a refusal of this query only", err)
+		}
+	}
+	if refusals != 1 || one.RefusedNegs() != 1 || oneLink.NIP77() != relay.NIP77Supported {
+		t.Fatalf("%d refused (relay: %d), support %v: want one refused for load, NIP-77 still in use", refusals, one.RefusedNegs(), oneLink.NIP77())
 	}
 }

@@ -191,7 +191,7 @@ func (c *repoRelay) reconcileEach(ctx context.Context, lc *relay.LiveConn, filte
 
 // reconcile fetches what f's history holds that we lack, found by NIP-77.
 func (c *repoRelay) reconcile(ctx context.Context, lc *relay.LiveConn, f nostr.Filter, ingest func([]*nostr.Event) error, refresh *relay.RefreshTally) error {
-	_, rec, err := relay.ReconcileHeld(ctx, lc.Link(), lc.Conn, f, func(max int) ([]store.Stamp, error) {
+	_, rec, err := relay.ReconcileHeld(ctx, lc.Link(), lc.Conn, f, relay.PagedQuery, func(max int) ([]store.Stamp, error) {
 		held, err := c.s.cfg.Store.Stamps(ctx, f, max)
 		return held, relay.Local(err)
 	}, store.StampPairs[store.Stamp], refresh)

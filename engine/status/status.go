@@ -122,11 +122,21 @@ type Heap struct {
 	LimitReason  string `json:"limitReason,omitempty"` // ReasonHeapNodeLimit | ReasonHeapEdgeLimit
 }
 
-// Progress is the running sync pass.
+// Progress is the running sync pass: Done of Total keys (authors, X
+// accounts) of its current family; the pass's events so far, their rate
+// since it began, and an estimate of the time left.
 type Progress struct {
 	Pass  string `json:"pass"` // trust | ratings | discovery | claims
 	Done  int    `json:"done"`
 	Total int    `json:"total"`
+	// Events are those the pass received and handed to ingest (new to it:
+	// not what NIP-77 found already held); EventsPerSecond is their rate.
+	Events          int64   `json:"events"`
+	EventsPerSecond float64 `json:"eventsPerSecond"`
+	// SecondsLeft is the time left at the pass's pace so far, over the keys
+	// it knows it will still ask for (a trust walk finds more as it goes);
+	// 0 while it cannot tell.
+	SecondsLeft int64 `json:"secondsLeft,omitempty"`
 	// Stored is how many events the running pass stored so far (the
 	// snapshot's own progress only; absent for a relay's share).
 	Stored int64 `json:"stored,omitempty"`

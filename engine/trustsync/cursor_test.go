@@ -63,29 +63,38 @@ func TestCursorIsNewestSeenNotPassStart(t *testing.T) {
 	}
 }
 
-// TestCompletedCursorValue: min(max(previous, newest seen), REQ start).
+// TestCompletedCursorValue: min(max(previous, newest seen), REQ start); a
+// cursor the EOSE leaves as it was, completed earlier the same UTC day, is
+// not written again.
 func TestCompletedCursorValue(t *testing.T) {
-	start, now := time.Unix(200, 0), time.Unix(210, 0)
+	const day0 = 1_800_000_000 - 1_800_000_000%86400 // a UTC midnight
+	start, now := time.Unix(day0+200, 0), time.Unix(day0+210, 0)
 	for _, tc := range []struct {
-		prev, seen, want int64
+		prev, prevEose, seen, want int64 // want -1: not written
 	}{
-		{0, 0, 0},     // nothing ever seen
-		{0, 100, 100}, // the newest event, not the start
-		{0, 300, 200}, // future-dated: held at the start
-		{150, 100, 150},
-		{150, 180, 180},
+		{0, 0, 0, 0},                   // nothing ever seen
+		{0, 0, day0 + 100, day0 + 100}, // the newest event, not the start
+		{0, 0, day0 + 300, day0 + 200}, // future-dated: held at the start
+		{day0 + 150, 0, day0 + 100, day0 + 150},
+		{day0 + 150, 0, day0 + 180, day0 + 180},
+		{day0 + 150, day0 + 100, day0 + 120, -1},                 // as it was, the same day
+		{day0 + 150, day0 + 100, day0 + 180, day0 + 180},         // moved
+		{day0 + 150, day0 + 100 - 86400, day0 + 120, day0 + 150}, // completed yesterday: today's EOSE counts
 	} {
 		prev := map[string]store.Cursor{}
 		if tc.prev > 0 {
-			prev["k"] = store.Cursor{LastSeenCreatedAt: tc.prev}
+			prev["k"] = store.Cursor{LastSeenCreatedAt: tc.prev, LastEoseAt: tc.prevEose}
 		}
 		seen := newestSeen{}
 		if tc.seen > 0 {
 			seen["k"] = tc.seen
 		}
-		c := completed("r", "trust", []string{"k"}, prev, seen, start, now)[0]
-		if c.LastSeenCreatedAt != tc.want || c.LastEoseAt != now.Unix() {
-			t.Errorf("prev %d seen %d: cursor %+v, want %d", tc.prev, tc.seen, c, tc.want)
+		cs := completed("r", "trust", []string{"k"}, prev, seen, start, now)
+		switch {
+		case tc.want < 0 && len(cs) != 0:
+			t.Errorf("prev %d seen %d: cursor %+v written, want none", tc.prev, tc.seen, cs)
+		case tc.want >= 0 && (len(cs) != 1 || cs[0].LastSeenCreatedAt != tc.want || cs[0].LastEoseAt != now.Unix()):
+			t.Errorf("prev %d seen %d: cursors %+v, want %d", tc.prev, tc.seen, cs, tc.want)
 		}
 	}
 }

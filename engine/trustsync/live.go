@@ -20,6 +20,9 @@ var (
 	globalTrust = family{eventKeys: globalKey, scope: "global-trust", filter: func([]string) nostr.Filter {
 		return nostr.Filter{Kinds: []int{validation.KindTrust}}
 	}}
+	// Unlike the author-scoped ratings filter this keeps the spec's "#s":
+	// with no authors strfry's tag index is the index that serves it, and
+	// since bounds its walk to the x.com events of the window asked for.
 	globalRatings = family{eventKeys: globalKey, scope: "global-ratings", filter: func([]string) nostr.Filter {
 		return nostr.Filter{Kinds: []int{validation.KindRating}, Tags: nostr.TagMap{"s": {"x.com"}}}
 	}}

@@ -134,14 +134,21 @@ func (lr *liveRelay) catchUp(ctx context.Context, lc *relay.LiveConn, keys []str
 	return nil
 }
 
+// liveFilterKeys is the most authors one live filter names: strfry serves
+// authors × kinds below 1,000 from its (pubkey, kind) index (above, it reads
+// every event of the authors), and 900 keys (60 KiB) fit a relay's 128 KiB
+// message.
+const liveFilterKeys = 900
+
 // groups are the live filters for keys: batches of BatchSize, or fewer,
-// larger filters when that would pass relay.MaxLiveFilters.
+// larger filters (up to liveFilterKeys) when that would pass
+// relay.MaxLiveFilters.
 func (lr *liveRelay) groups(keys []string, since int64, opened time.Time) []relay.Group {
 	fams := []*family{&trustFamily, &ratingsFamily}
 	size := BatchSize
 	if n := (len(keys) + BatchSize - 1) / BatchSize * len(fams); n > relay.MaxLiveFilters {
 		perFamily := relay.MaxLiveFilters / len(fams)
-		size = (len(keys) + perFamily - 1) / perFamily
+		size = min((len(keys)+perFamily-1)/perFamily, liveFilterKeys)
 	}
 	return familyGroups(fams, keys, size, since, opened)
 }

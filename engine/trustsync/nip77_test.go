@@ -178,7 +178,10 @@ func TestRefreshFallsBackToPagingOnNegErr(t *testing.T) {
 func TestRefreshStalledMidReconciliationFailsTheRelay(t *testing.T) {
 	fr := newRefreshRig(t, 600)
 	fr.relay.Publish(fr.rating(1000, fr.now-30000)) // a difference, so there is a second round
-	fr.relay.SetMode(faultrelay.Mode{NegStallAfter: 1})
+	// root's trust and claims, fetched before and empty, are reconciled
+	// first (one answer each); the ratings' NEG-OPEN is answered, its next
+	// message is not
+	fr.relay.SetMode(faultrelay.Mode{NegStallAfter: 3})
 	before := fr.dayOld(t)
 	cov := fr.pass(t, status.StatePartial)
 	if !slices.Contains(cov.Reasons, status.RelayFailed(fr.relay.URL)) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -36,6 +37,11 @@ type pass struct {
 	seenMu sync.Mutex
 	seen   map[[32]byte]struct{} // event ids handed to the sink in this pass
 
+	// progress figures, read by Runner.Status while the pass runs
+	events   atomic.Int64 // events handed to ingest
+	keysDone atomic.Int64 // keys whose batch ended, every family and relay
+	ahead    atomic.Int64 // keys of families still to come that the walk knows of, every relay
+
 	mu      sync.Mutex
 	reasons map[string]bool
 	counts  map[string]int             // events admitted per family scope
@@ -49,10 +55,23 @@ type passConn struct {
 	conn    *relay.Conn
 	failure error // set once the relay failed; later batches are skipped
 
-	mu      sync.Mutex
-	pending []store.Cursor // cursor writes not yet saved
+	mu          sync.Mutex
+	pending     []store.Cursor // cursor writes not yet saved
+	reconciling chan struct{}  // a token per reconciled batch reading its held events or reconciling
 
 	refresh relay.RefreshTally // reconciliations of this pass, for status
+}
+
+// reconcileSlots bounds the batches reconciling at once on the connection
+// to what it runs (relay.MaxReconcilesInFlight), so batches waiting for
+// their turn do not hold their held events in memory meanwhile.
+func (pc *passConn) reconcileSlots() chan struct{} {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	if pc.reconciling == nil {
+		pc.reconciling = make(chan struct{}, relay.MaxReconcilesInFlight)
+	}
+	return pc.reconciling
 }
 
 // cursorFlush is how many cursor writes are grouped in one transaction. A
@@ -93,7 +112,9 @@ func (r *Runner) Pass(ctx context.Context, manual bool) (status.Coverage, error)
 	if r.cfg.OnPassStarted != nil {
 		r.cfg.OnPassStarted()
 	}
-	r.setState(status.StateRunning)
+	r.mu.Lock()
+	r.st.State, r.running = status.StateRunning, p
+	r.mu.Unlock()
 	cov, err := p.run(ctx)
 	elapsed := r.cfg.Clock.Now().Sub(p.start)
 	r.metrics.passDone(elapsed)
@@ -206,10 +227,12 @@ func (p *pass) walk(ctx context.Context) error {
 	}
 	for {
 		for {
-			todo := fresh(&trustFamily, frontier.Authors())
+			authors := frontier.Authors()
+			todo := fresh(&trustFamily, authors)
 			if len(todo) == 0 {
 				break
 			}
+			p.expect(len(authors)) // their ratings, after the walk
 			if err := p.fetch(ctx, &trustFamily, todo); err != nil {
 				return err
 			}
@@ -239,7 +262,37 @@ func (p *pass) walk(ctx context.Context) error {
 			return err
 		}
 	}
+	p.expect(0)
 	return p.fetch(ctx, &ratingsFamily, ratingsFamily.normalizeKeys(frontier.Authors()))
+}
+
+// expect records that families after the current one will ask for about
+// keys keys of every usable relay (for the time left).
+func (p *pass) expect(keys int) {
+	relays := 0
+	for _, pc := range p.conns {
+		if p.relayFailure(pc) == nil {
+			relays++
+		}
+	}
+	p.ahead.Store(int64(keys * relays))
+}
+
+// progress fills in the pass's figures at now: events and their rate, and
+// the time left for the keys of the current family still to be asked
+// (cur) and of the families after it, at the pace of the keys done so far.
+func (p *pass) progress(cur status.Progress, now time.Time) status.Progress {
+	elapsed := now.Sub(p.start).Seconds()
+	cur.Events = p.events.Load()
+	if elapsed <= 0 {
+		return cur
+	}
+	cur.EventsPerSecond = float64(cur.Events) / elapsed
+	if done := p.keysDone.Load(); done > 0 {
+		left := max(cur.Total-cur.Done, 0) + int(p.ahead.Load())
+		cur.SecondsLeft = int64(math.Ceil(float64(left) * elapsed / float64(done)))
+	}
+	return cur
 }
 
 // dueToday are the keys whose f cursor on some usable relay is missing or
@@ -297,6 +350,7 @@ func (p *pass) fetch(ctx context.Context, f *family, keys []string) error {
 		var relayDone atomic.Int64
 		p.r.setRelayProgress(url, status.Progress{Pass: f.scope, Total: len(keys)})
 		progress := func(n int) {
+			p.keysDone.Add(int64(n))
 			p.r.setRelayProgress(url, status.Progress{Pass: f.scope, Done: int(relayDone.Add(int64(n))), Total: len(keys)})
 			p.r.setProgress(status.Progress{Pass: f.scope, Done: int(done.Add(int64(n))), Total: total})
 		}
@@ -322,7 +376,7 @@ func (p *pass) fetchRelay(ctx context.Context, pc *passConn, f *family, keys []s
 	if err != nil {
 		return err
 	}
-	batches, deferred := plan(keys, cursors, p.start, p.manual, p.floor)
+	batches, deferred := plan(keys, cursors, p.start, p.manual, p.floor, pc.link.NIP77() != relay.NIP77Unsupported)
 	if len(deferred) > 0 {
 		p.reason(status.RelayFailed(url))
 		progress(len(deferred))
@@ -359,12 +413,47 @@ func (p *pass) fetchRelay(ctx context.Context, pc *passConn, f *family, keys []s
 }
 
 // runBatch fetches one batch and moves its cursors: forward after EOSE on
-// an unsaturated final page, retry state otherwise.
+// an unsaturated final page (or a reconciliation and the fetch of what it
+// found missing), retry state otherwise. A batch to be reconciled that
+// cannot be is paged BatchSize keys at a time.
 func (p *pass) runBatch(ctx context.Context, pc *passConn, f *family, b batch, cursors map[string]store.Cursor) error {
-	url := pc.link.URL()
 	if p.relayFailed(pc) || p.capped(f, b.keys) {
 		return nil
 	}
+	if b.reconcile {
+		if done, err := p.fetchBatch(ctx, pc, f, b, cursors, true); done || err != nil {
+			return err
+		}
+		parts, _ := plan(b.keys, cursors, p.start, true, p.floor, false)
+		for _, part := range parts {
+			if err := p.runBatch(ctx, pc, f, part, cursors); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if done, err := p.fetchBatch(ctx, pc, f, b, cursors, false); done || err != nil {
+		return err
+	}
+	// saturated: its keys hold more than one REQ pages, each half maybe not
+	// (what the pages brought is not handed to the sink twice)
+	half := len(b.keys) / 2
+	for _, part := range [][]string{b.keys[:half], b.keys[half:]} {
+		if err := p.runBatch(ctx, pc, f, batch{keys: part, since: b.since}, cursors); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fetchBatch is runBatch's one filter. With reconcileOnly it asks nothing
+// when the batch cannot be reconciled and reports done false; a batch
+// without it is reconciled when it is a full fetch of what we hold, else
+// paged. A paged batch that saturates (more than relay.MaxPages pages) is
+// reconciled, which has no page limit, where the relay does NIP-77; else a
+// batch of several keys reports done false, to be asked in parts.
+func (p *pass) fetchBatch(ctx context.Context, pc *passConn, f *family, b batch, cursors map[string]store.Cursor, reconcileOnly bool) (done bool, err error) {
+	url := pc.link.URL()
 	filter := f.filter(b.keys)
 	filter.Since = b.since
 	reqStart := p.r.cfg.Clock.Now()
@@ -379,6 +468,7 @@ func (p *pass) runBatch(ctx context.Context, pc *passConn, f *family, b batch, c
 			if err := pages.add(evs); err != nil {
 				return err
 			}
+			p.events.Add(int64(len(evs)))
 			rc := p.r.metrics.relay(url)
 			if p.gap {
 				rc.gapFill.Add(int64(len(evs)))
@@ -388,35 +478,58 @@ func (p *pass) runBatch(ctx context.Context, pc *passConn, f *family, b batch, c
 		}
 		return capErr
 	}
-	err := p.retryTimeouts(ctx, func() error {
-		if b.since == nil {
-			err := p.reconcile(ctx, pc, f, filter, held, onPage)
+	notReconciled := false
+	err = p.retryTimeouts(ctx, func() error {
+		if reconcileOnly || b.since == nil {
+			err := p.reconcile(ctx, pc, f, filter, held, onPage, reconcileOnly)
 			if !errors.Is(err, relay.ErrNotReconciled) && !relay.IsReconcileRefused(err) {
 				return err
+			}
+			if reconcileOnly {
+				notReconciled = true
+				return nil
 			}
 		}
 		st, err := pc.conn.Fetch(ctx, filter, onPage)
 		pc.link.Fetched(st)
-		return err
+		if !errors.Is(err, relay.ErrSaturated) || reconcileOnly {
+			return err
+		}
+		// what the pages brought is then held, and not fetched again
+		if werr := pages.wait(); werr != nil {
+			return werr
+		}
+		rerr := p.reconcile(ctx, pc, f, filter, held, onPage, true)
+		if errors.Is(rerr, relay.ErrNotReconciled) || relay.IsReconcileRefused(rerr) {
+			return err
+		}
+		return rerr
 	})
 	sinkErr := pages.wait()
 	now := p.r.cfg.Clock.Now()
 	switch {
 	case sinkErr != nil:
-		return fmt.Errorf("ingest from %s: %w", url, sinkErr)
+		return true, fmt.Errorf("ingest from %s: %w", url, sinkErr)
 	case ctx.Err() != nil:
-		return ctx.Err()
+		return true, ctx.Err()
+	case notReconciled:
+		return false, nil
 	case errors.Is(err, errCapReached):
 		p.capped(f, b.keys)
-		return nil
+		return true, nil
+	case errors.Is(err, relay.ErrSaturated) && len(b.keys) > 1:
+		p.r.cfg.Log.Info("sync batch saturated; asking its keys in halves", "relay", url, "family", f.scope, "keys", len(b.keys))
+		return false, nil
 	case err != nil:
+		p.r.cfg.Log.Warn("sync batch failed; its cursors stay and it is retried later",
+			"relay", url, "family", f.scope, "keys", len(b.keys), "err", err)
 		if relay.ConnectionError(err) {
 			p.failRelay(pc, err)
 		}
 		p.reason(status.RelayFailed(url))
-		return pc.saveCursors(p.r.cfg.Store, failed(url, f.scope, b.keys, cursors, now, err), false)
+		return true, pc.saveCursors(p.r.cfg.Store, failed(url, f.scope, b.keys, cursors, now, err), false)
 	}
-	return pc.saveCursors(p.r.cfg.Store, completed(url, f.scope, b.keys, cursors, seen, reqStart, now), false)
+	return true, pc.saveCursors(p.r.cfg.Store, completed(url, f.scope, b.keys, cursors, seen, reqStart, now), false)
 }
 
 // eventCaps are the event caps that cut this pass, with how many keys each.

@@ -17,11 +17,25 @@ import (
 
 // Planning constants of SPEC §6.2 and §6.4.
 const (
-	BatchSize = 20               // authors (or subjects) per filter
+	BatchSize = 20               // authors (or subjects) per paged filter
 	Overlap   = 60 * time.Second // re-read this much before a cursor
 	retryBase = 30 * time.Second // first retry of a failed batch
 	retryCap  = time.Hour
 )
+
+// WideBatch is how many keys one filter names when it is reconciled with
+// NIP-77 rather than paged (keys fetched before, on a relay not known to
+// refuse NIP-77): the relay then sends only what we lack, so a pass with
+// nothing new costs a round trip per WideBatch keys instead of a REQ, and
+// the newest event re-sent for the overlap, per BatchSize. 500 stays under
+// strfry's limits: it serves authors × kinds < 1,000 from its (pubkey, kind)
+// index, and its 128 KiB frames then keep 60 KiB for negentropy messages.
+// A batch that cannot be reconciled is paged BatchSize keys at a time.
+const WideBatch = 500
+
+// wideHeldMax is the most held events a wide batch is reconciled over
+// (its stamps are in memory meanwhile); past it the batch is paged.
+const wideHeldMax = 50_000
 
 // family is one filter family: a cursor scope and how its filters look.
 type family struct {
@@ -54,8 +68,13 @@ var (
 	}
 	ratingsFamily = family{
 		scope: "ratings",
+		// No "#s": eligibility (s=x.com) is checked at ingest (SPEC §6.2).
+		// strfry serves any filter with a tag from its tag index, scanning
+		// every x.com event newest first for the 20 authors: 108 ms a REQ
+		// with 100,000 ratings held, against a few ms from its (pubkey,
+		// kind) index without it.
 		filter: func(keys []string) nostr.Filter {
-			return nostr.Filter{Kinds: []int{validation.KindRating}, Authors: keys, Tags: nostr.TagMap{"s": {"x.com"}}}
+			return nostr.Filter{Kinds: []int{validation.KindRating}, Authors: keys}
 		},
 		validKey:  isHexKey,
 		capReason: status.ReasonMaxRatingEvents,
@@ -63,8 +82,14 @@ var (
 	}
 	discoveryFamily = family{
 		scope: "discovery",
+		// Only "#i", without the extension's "#k":["user:id"]: strfry scans
+		// the tag index of the filter's tag with the fewest values, so with
+		// "#k" it would walk every X-account statement it holds (k=user:id)
+		// for each REQ, while "#i" alone seeks the named accounts. A valid
+		// statement naming user:id:N carries k=user:id or no k, and both
+		// are about the account, so nothing the spec's filter matches is lost.
 		filter: func(keys []string) nostr.Filter {
-			return nostr.Filter{Kinds: []int{validation.KindTrust}, Tags: nostr.TagMap{"k": {"user:id"}, "i": keys}}
+			return nostr.Filter{Kinds: []int{validation.KindTrust}, Tags: nostr.TagMap{"i": keys}}
 		},
 		validKey:  isXSubject,
 		capReason: status.ReasonMaxDiscoveryEvents,
@@ -126,10 +151,14 @@ func (f family) normalizeKeys(keys []string) []string {
 	return slices.Compact(out)
 }
 
-// batch is one REQ: up to BatchSize keys sharing a since (nil = full fetch).
+// batch is one filter: keys sharing a since (nil = full fetch), at most
+// BatchSize of them unless it is to be reconciled.
 type batch struct {
 	keys  []string
 	since *nostr.Timestamp
+	// reconcile: keys fetched before (up to WideBatch), asked with NIP-77
+	// whatever the since, and paged BatchSize at a time if it cannot be
+	reconcile bool
 }
 
 // plan splits keys into batches. Keys needing a full fetch (no cursor, or a
@@ -138,33 +167,47 @@ type batch struct {
 // new author does not turn a whole batch into a full fetch. Keys in retry
 // backoff are returned as deferred unless force is set. floor, when not 0,
 // raises every incremental since to at least that time (live reconnects).
-func plan(keys []string, cursors map[string]store.Cursor, now time.Time, force bool, floor int64) (batches []batch, deferred []string) {
+// With wide set, keys fetched from the relay before are batched WideBatch at
+// a time (to be reconciled, also when nothing of theirs is held: the relay
+// then says in one round trip whether it has anything); keys never fetched
+// are paged, BatchSize at a time.
+func plan(keys []string, cursors map[string]store.Cursor, now time.Time, force bool, floor int64, wide bool) (batches []batch, deferred []string) {
 	today := utcDay(now.Unix())
-	var full, incremental []string
+	// [fetched before][full] keys: fetched ones go wide when wide is set
+	var groups [2][2][]string
 	for _, k := range keys {
 		c, ok := cursors[k]
-		switch {
-		case ok && !force && c.NextRetryAt > now.Unix():
+		if ok && !force && c.NextRetryAt > now.Unix() {
 			deferred = append(deferred, k)
-		case !ok || c.LastEoseAt == 0 || utcDay(c.LastEoseAt) != today:
-			full = append(full, k)
-		default:
-			incremental = append(incremental, k)
+			continue
+		}
+		seen := wide && ok // fetched before from this relay
+		full := !ok || c.LastEoseAt == 0 || utcDay(c.LastEoseAt) != today
+		groups[b2i(seen)][b2i(full)] = append(groups[b2i(seen)][b2i(full)], k)
+	}
+	for seen, size := range []int{BatchSize, WideBatch} {
+		for chunk := range slices.Chunk(groups[seen][1], size) {
+			batches = append(batches, batch{keys: chunk, reconcile: seen == 1})
+		}
+		incremental := groups[seen][0]
+		slices.SortStableFunc(incremental, func(a, b string) int {
+			return cmp.Compare(cursors[a].LastSeenCreatedAt, cursors[b].LastSeenCreatedAt)
+		})
+		for chunk := range slices.Chunk(incremental, size) {
+			since := cursors[chunk[0]].LastSeenCreatedAt - int64(Overlap/time.Second)
+			since = max(since, floor, 0)
+			ts := nostr.Timestamp(since)
+			batches = append(batches, batch{keys: slices.Sorted(slices.Values(chunk)), since: &ts, reconcile: seen == 1})
 		}
 	}
-	for chunk := range slices.Chunk(full, BatchSize) {
-		batches = append(batches, batch{keys: chunk})
-	}
-	slices.SortStableFunc(incremental, func(a, b string) int {
-		return cmp.Compare(cursors[a].LastSeenCreatedAt, cursors[b].LastSeenCreatedAt)
-	})
-	for chunk := range slices.Chunk(incremental, BatchSize) {
-		since := cursors[chunk[0]].LastSeenCreatedAt - int64(Overlap/time.Second)
-		since = max(since, floor, 0)
-		ts := nostr.Timestamp(since)
-		batches = append(batches, batch{keys: slices.Sorted(slices.Values(chunk)), since: &ts})
-	}
 	return batches, deferred
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func utcDay(unix int64) int64 { return unix / 86400 }
@@ -173,15 +216,22 @@ func utcDay(unix int64) int64 { return unix / 86400 }
 // unsaturated final page: the newest created_at seen for each key, never past
 // the REQ's start (a future-dated event cannot push it ahead), 0 when nothing
 // was ever seen. Events published late with older timestamps are then still
-// above the next pass's since.
+// above the next pass's since. Only the UTC day of lastEoseAt is ever read
+// (the daily full refresh), so a cursor that this EOSE leaves as it was the
+// same day is not returned: a pass with nothing new writes no cursor again.
 func completed(relay, scope string, keys []string, prev map[string]store.Cursor, seen newestSeen, reqStart, now time.Time) []store.Cursor {
-	out := make([]store.Cursor, len(keys))
-	for i, k := range keys {
-		out[i] = store.Cursor{
+	out := make([]store.Cursor, 0, len(keys))
+	for _, k := range keys {
+		c := store.Cursor{
 			CursorKey:         store.CursorKey{Relay: relay, Scope: scope, Author: k},
 			LastSeenCreatedAt: min(max(prev[k].LastSeenCreatedAt, seen[k]), reqStart.Unix()),
 			LastEoseAt:        now.Unix(),
 		}
+		if p, ok := prev[k]; ok && p.LastEoseAt > 0 && utcDay(p.LastEoseAt) == utcDay(c.LastEoseAt) &&
+			p.LastSeenCreatedAt == c.LastSeenCreatedAt && p.Attempts == 0 && p.NextRetryAt == 0 && p.LastError == "" {
+			continue
+		}
+		out = append(out, c)
 	}
 	return out
 }

@@ -11,15 +11,27 @@ import (
 	"dtp-personal/engine/store"
 )
 
-// reconcile runs a full batch with NIP-77 (daily refresh): the relay's set
-// is our held events minus those it lacks plus the ones we lack, which alone
-// are fetched (by id). The set is then handed to onPage newest first in
+// reconcile runs a batch with NIP-77 (a full one on the daily refresh, any
+// batch of keys fetched before when wide): the relay's set is our held
+// events minus those it lacks plus the ones we lack, which alone are
+// fetched (by id). The set is then handed to onPage newest first in
 // pages, as paging would send it, so dedupe, caps and cursors work alike;
 // the ids put in held are already stored and are not ingested again.
 // relay.ErrNotReconciled or a refusal (the relay is remembered as not doing
 // NIP-77) leave the batch to paging, with nothing handed to onPage.
-func (p *pass) reconcile(ctx context.Context, pc *passConn, f *family, filter nostr.Filter, held map[string]bool, onPage func([]*nostr.Event) error) error {
-	local, rec, err := relay.ReconcileHeld(ctx, pc.link, pc.conn, filter, func(max int) ([]store.AuthoredStamp, error) {
+func (p *pass) reconcile(ctx context.Context, pc *passConn, f *family, filter nostr.Filter, held map[string]bool, onPage func([]*nostr.Event) error, wide bool) error {
+	lim := relay.PagedQuery
+	if wide {
+		slots := pc.reconcileSlots()
+		select {
+		case slots <- struct{}{}:
+			defer func() { <-slots }()
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		lim = relay.HeldLimit{Max: wideHeldMax, Empty: true}
+	}
+	local, rec, err := relay.ReconcileHeld(ctx, pc.link, pc.conn, filter, lim, func(max int) ([]store.AuthoredStamp, error) {
 		// only families keyed by tag values need the tags to find cursor keys
 		return p.r.cfg.Store.AuthoredStamps(ctx, filter, max, f.eventKeys != nil)
 	}, store.StampPairs[store.AuthoredStamp], &pc.refresh)

@@ -61,6 +61,7 @@ type Runner struct {
 	passedOnce sync.Once
 
 	mu         sync.Mutex
+	running    *pass             // the pass running, nil between passes
 	settings   settings.Settings // as last applied
 	diskFull   bool              // Pause: nothing syncs while the disk is full
 	live       *live             // the live strategy's sessions while it runs
@@ -342,6 +343,7 @@ func (r *Runner) passFinished(cov status.Coverage, err error) {
 	}
 	r.mu.Lock()
 	clear(r.relayProg)
+	r.running = nil
 	r.st.Progress = status.Progress{} // progress is of a running pass only
 	if err != nil {
 		r.st.State = status.StateError
@@ -412,6 +414,9 @@ func (r *Runner) Status() Status {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	st := r.st
+	if r.running != nil {
+		st.Progress = r.running.progress(st.Progress, r.cfg.Clock.Now())
+	}
 	st.Coverage.Reasons = slices.Clone(st.Coverage.Reasons)
 	st.EventCaps = slices.Clone(st.EventCaps)
 	st.Relays = rows

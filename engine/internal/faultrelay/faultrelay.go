@@ -61,6 +61,10 @@ type Mode struct {
 	NegRefusal    string
 	NegStallAfter int // answer this many negentropy messages (NEG-OPEN included), then none (0 = never stall)
 	NegMaxItems   int // NEG-OPEN over more events than this is refused as too big (0 = no limit)
+	// MaxNegSessions is the most reconciliations open per connection (0 = no
+	// limit); one more gets only a NOTICE naming no session, as strfry's
+	// "too many concurrent NEG requests".
+	MaxNegSessions int
 }
 
 // Relay is a running fault-injecting relay.
@@ -81,6 +85,7 @@ type Relay struct {
 	eventsSent  atomic.Int64
 	negAnswers  atomic.Int64
 	refusedReqs atomic.Int64
+	refusedNegs atomic.Int64
 	authed      sync.Map // pubkey -> true
 }
 
@@ -137,6 +142,9 @@ func (r *Relay) Authenticated(pubkey string) bool {
 
 // RefusedReqs counts REQs refused for the subscription limit.
 func (r *Relay) RefusedReqs() int64 { return r.refusedReqs.Load() }
+
+// RefusedNegs counts NEG-OPENs refused for the reconciliation limit.
+func (r *Relay) RefusedNegs() int64 { return r.refusedNegs.Load() }
 
 // NegAnswers counts negentropy messages answered (NEG-MSG or NEG-ERR).
 func (r *Relay) NegAnswers() int64 { return r.negAnswers.Load() }
@@ -490,6 +498,10 @@ func (c *conn) neg(ctx context.Context, data []byte) error {
 		if mode.NegRefusal != "" {
 			c.r.negAnswers.Add(1)
 			return c.refuseNeg(ctx, mode, id)
+		}
+		if _, reused := c.negs[id]; mode.MaxNegSessions > 0 && !reused && len(c.negs) >= mode.MaxNegSessions {
+			c.r.refusedNegs.Add(1)
+			return c.send(ctx, "NOTICE", "ERROR: too many concurrent NEG requests")
 		}
 		f.Limit = 0
 		matched := c.r.query(f, 0)

@@ -70,3 +70,24 @@ func TestVerify(t *testing.T) {
 		t.Fatal("signature accepted for a pubkey off the curve")
 	}
 }
+
+// Sign makes signatures Verify accepts, the same for the same inputs, and
+// refuses a key that is not one.
+func TestSign(t *testing.T) {
+	seckey := sha256.Sum256([]byte("fixture key"))
+	key, _ := btcec.PrivKeyFromBytes(seckey[:])
+	var pubkey [32]byte
+	copy(pubkey[:], schnorr.SerializePubKey(key.PubKey()))
+	msg := sha256.Sum256([]byte("hello"))
+	sig, ok := Sign(&seckey, &msg)
+	if !ok || !Verify(&pubkey, &msg, &sig) {
+		t.Fatalf("signature not accepted (ok %v)", ok)
+	}
+	if again, _ := Sign(&seckey, &msg); again != sig {
+		t.Fatal("two signatures of the same message differ")
+	}
+	var zero [32]byte
+	if _, ok := Sign(&zero, &msg); ok {
+		t.Fatal("signed with the zero key")
+	}
+}
