@@ -411,6 +411,7 @@ func (r *Runner) Status() Status {
 			rows[i] = s.Row()
 		}
 	}
+	notYetFetched := len(r.NotYetFetched()) // may read the store: not under r.mu
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	st := r.st
@@ -420,7 +421,7 @@ func (r *Runner) Status() Status {
 	st.Coverage.Reasons = slices.Clone(st.Coverage.Reasons)
 	st.EventCaps = slices.Clone(st.EventCaps)
 	st.Relays = rows
-	st.NotYetFetched = len(r.NotYetFetched())
+	st.NotYetFetched = notYetFetched
 	for i, link := range links {
 		if rows[i].URL == "" {
 			rows[i] = link.Row(r.relayState[link.URL()])
