@@ -145,6 +145,9 @@ func printAnswer(w *os.File, a engine.Answer, name words.Namer) {
 	if len(a.Coverage.Reasons) > 0 {
 		fmt.Fprintf(w, " (%s)", strings.Join(a.Coverage.Reasons, ", "))
 	}
+	if n := a.Coverage.NotYetFetched; n > 0 {
+		fmt.Fprintf(w, ": %s", words.Facts{NotYetFetched: n}.Reason(status.ReasonNotYetFetched))
+	}
 	fmt.Fprintf(w, "\nevidence   %d statements, graphVersion %d, %d µs\n", len(a.Evidence), a.GraphVersion, a.ComputeMicros)
 	for _, ev := range a.Evidence {
 		ctx := ev.Context

@@ -34,6 +34,7 @@ func (e *Engine) Status() status.Snapshot {
 		Settings:        s,
 		RestartNeeded:   e.pendingRestart(),
 		RepoSync:        e.repos.Status(),
+		Newcomers:       status.Newcomers{Fetching: sy.Fetching, NotYetFetched: sy.NotYetFetched},
 	}
 	if sy.State == status.StateRunning {
 		snap.Progress.Stored = e.stats.passStored()
@@ -67,7 +68,7 @@ func (e *Engine) coverage(syncReasons []string) status.Coverage {
 	if e.trust.heap.Stats().LimitReason != "" {
 		reasons = append(reasons, status.ReasonHeapLimit)
 	}
-	return status.NewCoverage(reasons...)
+	return status.NotYetFetched(status.NewCoverage(reasons...), len(e.sync.NotYetFetched()))
 }
 
 // storeStatus is the database's size on disk and its log's bound.

@@ -108,6 +108,14 @@ func (e *Engine) SyncCoverage() []string {
 	return reasons
 }
 
+// NotYetFetched are the frontier members whose history no relay has given
+// yet, and whether the frontier is behind the heap, for the resolver's
+// coverage. With no relay configured the coverage says no-relays instead.
+func (e *Engine) NotYetFetched() ([]string, bool) {
+	members := e.sync.NotYetFetched()
+	return members, e.trust.frontier.Stale() && e.sync.HasRelays()
+}
+
 // SyncNow asks for a sync pass now.
 func (e *Engine) SyncNow() error {
 	e.sync.SyncNow()

@@ -42,8 +42,12 @@ func (e *Engine) buildTrust(h *heap.Heap, clock *startClock) {
 	clock.lap("frontier")
 	e.trust = trust{heap: h, frontier: tracker, resolver: resolver.New(h, frontierView{e}, e, e.band)}
 	e.ingest.OnCommit(func(c ingest.Committed) {
-		if h.ApplyParsed(c.Parsed).HopsChanged {
+		change := h.ApplyParsed(c.Parsed)
+		if change.HopsChanged {
 			tracker.Notify()
+		}
+		if change.Applied > 0 {
+			e.sync.Nudge() // a hint or a claim may want a fetch (the sync exists before any commit)
 		}
 	})
 }

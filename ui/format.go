@@ -31,6 +31,8 @@ func stateLabel(s status.Snapshot, c clock) string {
 		return "error" + facts.Suffix(diskFullFirst(s.Coverage.Reasons))
 	case s.State == status.StateRunning:
 		return "syncing" + progressWords(s.Progress)
+	case s.Newcomers.Fetching > 0:
+		return words.Fetching(s.Newcomers.Fetching)
 	case words.IsLive(s.State):
 		return words.Live(s) + facts.PartialSuffix(s.Coverage)
 	case s.State == status.StatePartial || s.Coverage.State == status.StatePartial:

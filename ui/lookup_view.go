@@ -192,7 +192,7 @@ func (v *lookupView) show(a resolver.Answer) {
 	setText(v.computed, fmt.Sprintf("graph version %d, answered in %d µs", a.GraphVersion, a.ComputeMicros))
 
 	facts := words.FactsOf(v.g.last, v.g.clock)
-	facts.Truncation, facts.Pending = a.Truncation, pendingClaims(a.Bindings)
+	facts.Truncation, facts.Pending, facts.NotYetFetched = a.Truncation, pendingClaims(a.Bindings), a.Coverage.NotYetFetched
 	if a.Coverage.State == status.StateComplete {
 		setText(v.coverage, "Complete: every author of your web of trust is synced")
 		setText(v.reasons, "")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"dtp-personal/engine/clock"
@@ -36,6 +37,7 @@ type Tracker struct {
 	onLeft   func([]string)
 	clock    clock.Clock
 	notify   chan struct{}
+	stale    atomic.Bool // a change waits for its walk: the heap may hold hops Current misses
 
 	walkMu sync.Mutex // serialises recomputes so "left" diffs are consistent
 
@@ -109,6 +111,7 @@ func (t *Tracker) nextWake() <-chan time.Time {
 // Notify says a batch changed hops; the frontier is recomputed after the
 // debounce. It never blocks.
 func (t *Tracker) Notify() {
+	t.stale.Store(true)
 	select {
 	case t.notify <- struct{}{}:
 	default:
@@ -119,6 +122,8 @@ func (t *Tracker) Notify() {
 func (t *Tracker) Recompute() {
 	t.walkMu.Lock()
 	defer t.walkMu.Unlock()
+	t.stale.Store(false) // a Notify from here on marks the next walk
+
 	t.mu.Lock()
 	prev := t.walked
 	p := Params{Roots: t.allRootsLocked(), Limits: t.limits, Now: t.clock.Now().Unix()}
@@ -160,6 +165,10 @@ func (t *Tracker) Current() *Result {
 	defer t.mu.Unlock()
 	return t.current
 }
+
+// Stale reports whether a change was notified that no walk has taken in
+// yet: people the heap already reaches may be missing from Current.
+func (t *Tracker) Stale() bool { return t.stale.Load() }
 
 // Changed returns a channel closed at the next change of Current.
 func (t *Tracker) Changed() <-chan struct{} {

@@ -62,6 +62,12 @@ type Health struct {
 	CaughtUpAt  int64
 	CaughtUpFor string
 	CommittedAt int64
+	// CoveredRoots is a digest of the root events whose whole thread the
+	// relay was asked for (at the last full catch-up, or once every owed
+	// filter was paid): a start that holds other roots (one imported while
+	// stopped, or owed at the stop) asks for their threads at once instead
+	// of at the next UTC day's catch-up.
+	CoveredRoots string
 }
 
 // New is the health of a relay never tried.

@@ -245,6 +245,12 @@ func (l *Link) CaughtUp(t time.Time, scope string) {
 	l.update(func(h *health.Health) { h.CaughtUpAt, h.CaughtUpFor = t.Unix(), scope })
 }
 
+// RootsCovered records which root events' threads (a digest) the relay
+// was last asked for in full (repository sync).
+func (l *Link) RootsCovered(digest string) {
+	l.update(func(h *health.Health) { h.CoveredRoots = digest })
+}
+
 // Committed records that everything received from the relay up to t is
 // committed: where a restart resumes from (less ReconnectWindow).
 func (l *Link) Committed(t time.Time) {

@@ -47,6 +47,11 @@ func newRepoRelay(s *Syncer, url string, counts *relayCounts, full []layerFilter
 	if h := c.session.Link().Health(); h.CaughtUpAt > 0 && h.CommittedAt > 0 && h.CaughtUpFor == c.scope(full) {
 		c.caughtUpAt = time.Unix(h.CaughtUpAt, 0)
 		c.session.ResumeFrom(time.Unix(h.CommittedAt, 0))
+		if roots := rootFilters(full); h.CoveredRoots != rootsDigest(roots) {
+			// roots stored while stopped, or owed at the stop: their threads
+			// are owed now, not at the next UTC day
+			c.wants.update(roots, full)
+		}
 	}
 	return c
 }
@@ -73,6 +78,27 @@ func (c *repoRelay) nextCatchUp() time.Time {
 
 // catchUpDue reports whether the next full catch-up is due at now.
 func (c *repoRelay) catchUpDue(now time.Time) bool { return !now.Before(c.nextCatchUp()) }
+
+// rootFilters are the filters of the roots layer.
+func rootFilters(filters []layerFilter) []layerFilter {
+	var out []layerFilter
+	for _, lf := range filters {
+		if lf.Layer == layerRoots {
+			out = append(out, lf)
+		}
+	}
+	return out
+}
+
+// rootsDigest is a digest of the roots layer's filters: which root events'
+// threads they ask for.
+func rootsDigest(roots []layerFilter) string {
+	h := sha256.New()
+	for _, lf := range roots {
+		h.Write([]byte(lf.Filter.String() + "\n"))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
 
 // Run keeps the relay connected and live until ctx ends (relay.Supervisor).
 func (c *repoRelay) Run(ctx context.Context) { c.session.Run(ctx) }
@@ -180,6 +206,7 @@ func (c *repoRelay) catchUp(ctx context.Context, lc *relay.LiveConn, filters []l
 		c.caughtUpAt = now
 		c.paged.clear()
 		lc.Link().CaughtUp(now, c.scope(filters))
+		lc.Link().RootsCovered(rootsDigest(rootFilters(filters)))
 		if f, offered := refresh.Figures(); offered {
 			lc.Link().NoteRefresh(f) // what NIP-77 did in it
 		}

@@ -13,6 +13,7 @@ import (
 	"dtp-personal/engine/ingest"
 	"dtp-personal/engine/internal/faultrelay"
 	"dtp-personal/engine/status"
+	"dtp-personal/engine/store"
 	"dtp-personal/internal/testutil"
 )
 
@@ -184,6 +185,57 @@ func TestRestartResumesFromTheLastCommit(t *testing.T) {
 	waitRelay(t, n, b.URL, "live after the restart with another service", func(r status.RepoRelay) bool { return r.State == status.StateLive })
 	if sent := b.EventsSent(); sent < int64(len(held)+1) {
 		t.Fatalf("the restart with another service was sent %d events, want the whole history (%d)", sent, len(held)+1)
+	}
+}
+
+// An issue stored while the node was stopped (an import), whose comment is
+// older than the resume point, gets that comment at the next start, not at
+// the next UTC day's catch-up (issue 32 §3): the relay's health keeps which
+// roots' threads it was asked for, and a start holding others owes them.
+// Before, the same-day resume skipped it (seen failing: no comment in 60 s).
+func TestRootStoredWhileStoppedGetsItsThreadAtStart(t *testing.T) {
+	t.Parallel()
+	now := time.Now().Unix()
+	b := faultrelay.StartForTest(t, faultrelay.Mode{NegRefusal: "NEG-ERR"})
+	held := oldHistory(b.URL, 3, now)
+	b.Publish(held...)
+	path := filepath.Join(t.TempDir(), "dtp.db")
+	n, stop := startNodeAt(t, path, []string{ourService}, "")
+	push(t, n, held[0])
+	waitStored(t, n, held...)
+	waitRelay(t, n, b.URL, "live", func(r status.RepoRelay) bool { return r.State == status.StateLive })
+	stop()
+
+	issue := stranger.Root(KindIssue, "imported while stopped", now-7000, fixture.RepoRef(owner.Pubkey, "tool"))
+	comment := maint.Tagging(1111, "E", now-6900, issue.ID)
+	b.Publish(issue, comment)
+	st, err := store.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.SaveBatch([]*nostr.Event{issue}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	resetCountersAfterStop(t, b)
+
+	started := time.Now()
+	n, stop = startNodeAt(t, path, []string{ourService}, "")
+	t.Cleanup(stop)
+	testutil.EventuallyWithin(t, 60*time.Second, "the imported issue's comment", func() bool {
+		has, _ := n.st.Has(comment.ID)
+		return has
+	})
+	t.Logf("the comment arrived %v after the start; the start was sent %d events", time.Since(started).Round(time.Millisecond), b.EventsSent())
+	waitRelay(t, n, b.URL, "live after the restart", func(r status.RepoRelay) bool { return r.State == status.StateLive })
+	// the next start holds no new root: nothing is owed, the held history is not sent again
+	stop()
+	resetCountersAfterStop(t, b)
+	n, stop = startNodeAt(t, path, []string{ourService}, "")
+	t.Cleanup(stop)
+	waitRelay(t, n, b.URL, "live after a plain restart", func(r status.RepoRelay) bool { return r.State == status.StateLive })
+	if sent := b.EventsSent(); sent > 3 {
+		t.Fatalf("a restart with no new root was sent %d events, want only the last 15 min's", sent)
 	}
 }
 

@@ -65,6 +65,13 @@ func (w *wants) subscribingFull(daily bool, owedBefore int) []layerFilter {
 	return w.full
 }
 
+// settled returns the full set when nothing is owed.
+func (w *wants) settled() ([]layerFilter, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.full, len(w.pending) == 0
+}
+
 // next is the oldest owed window, nil when none is.
 func (w *wants) next() *owed {
 	w.mu.Lock()
@@ -100,6 +107,12 @@ func (c *repoRelay) addPending(ctx context.Context, lc *relay.LiveConn) error {
 			}
 		}
 		c.wants.paid()
+	}
+	if full, settled := c.wants.settled(); settled {
+		// every root of the full set was asked for: at the last catch-up or in an owed window
+		if d := rootsDigest(rootFilters(full)); lc.Link().Health().CoveredRoots != d {
+			lc.Link().RootsCovered(d)
+		}
 	}
 	return nil
 }

@@ -216,6 +216,41 @@ func TestExtensionNeutral(t *testing.T) {
 	}
 }
 
+// Rule 2, the nearest statements only neutral, at every depth from the
+// root's own: the extension's Score.add records an edge and its degree
+// before it looks at the value, so the subject's score holds the neutral
+// statements and their degree with count 0 (connected false, resolution
+// none), and query.ts lists those edges as statements at that degree. A
+// farther degree is refused by the same degree check, whatever it says.
+// Ours: verdict none, that degree, the neutral authors listed at their depth
+// and not counted; the farther trust listed, not counted.
+func TestExtensionNeutralOnlyNearest(t *testing.T) {
+	for hops := 0; hops <= 2; hops++ {
+		for _, subject := range []string{"post:id:42", "carol"} {
+			t.Run(fmt.Sprint(subject, " hops ", hops), func(t *testing.T) {
+				w := newWeb(t)
+				issuer := "root"
+				if hops > 0 {
+					issuer = w.chain(hops)
+				}
+				w.trusts(issuer, "far").says(issuer, subject, "0", "").trusts("far", subject)
+				a := w.ask(Query{Subject: subject})
+				if a.Verdict != VerdictNone || a.Degree != hops+1 || a.Percent != nil ||
+					len(a.Degrees) != 2 || a.Degrees[0] != (DegreeCount{Degree: hops + 1, Neutral: 1}) {
+					t.Fatalf("neutral only at degree %d: %+v", hops+1, a)
+				}
+				near := a.Evidence[0]
+				if len(a.Evidence) != 2 || near.Author != w.key(issuer) || near.Depth != hops || near.Value != 0 || near.Counted {
+					t.Fatalf("the neutral author is not listed once at depth %d: %+v", hops, a.Evidence)
+				}
+				if far := a.Evidence[1]; far.Author != w.key("far") || far.Value != 1 || far.Counted {
+					t.Fatalf("the farther trust counted or missing: %+v", far)
+				}
+			})
+		}
+	}
+}
+
 // Rule 3: the follow threshold and the verdict bands.
 func TestExtensionFollowThresholdAndBands(t *testing.T) {
 	// a 50% peer (a trusts, b distrusts) is followed at threshold 1, not at 75

@@ -161,6 +161,14 @@ type CoverageSource interface {
 	SyncCoverage() []string
 }
 
+// UnfetchedSource names the frontier members whose history no relay has
+// given yet (the sync's newcomers), and whether the frontier is behind the
+// heap (a change waits for its walk, so people the heap already reaches may
+// not be members yet); a CoverageSource may also be one.
+type UnfetchedSource interface {
+	NotYetFetched() (members []string, frontierBehind bool)
+}
+
 // BandSource gives the user's band, which queries override per field.
 type BandSource func() Band
 
@@ -169,6 +177,7 @@ type Resolver struct {
 	heap     *heap.Heap
 	frontier FrontierSource
 	coverage CoverageSource
+	fetching UnfetchedSource // nil: every member counts as fetched
 	band     BandSource
 	walks    walkCache
 	now      func() time.Time
@@ -180,7 +189,8 @@ func New(h *heap.Heap, f FrontierSource, cov CoverageSource, band BandSource) *R
 	if band == nil {
 		band = func() Band { return DefaultBand }
 	}
-	return &Resolver{heap: h, frontier: f, coverage: cov, band: band, now: time.Now}
+	fetching, _ := cov.(UnfetchedSource)
+	return &Resolver{heap: h, frontier: f, coverage: cov, fetching: fetching, band: band, now: time.Now}
 }
 
 // subjectRef is a subject as heap lookups take it.
@@ -220,12 +230,14 @@ func (r *Resolver) answerAll(ctx context.Context, q Query, subjects []parsedSubj
 	if err != nil {
 		return nil, err
 	}
-	fr := r.frontier.Current()
+	base := r.frontier.Current()
+	fr := base
 	if len(q.Roots) > 0 {
 		fr = r.frontier.WithRoots(q.Roots)
 	}
 	now := r.now().Unix()
 	var limitReason string
+	var unfetched int
 	answers := make([]Answer, len(subjects))
 	pending := make([]bool, len(subjects))
 	spent := make([]time.Duration, len(subjects))
@@ -237,6 +249,7 @@ func (r *Resolver) answerAll(ctx context.Context, q Query, subjects []parsedSubj
 		p.threshold = 1 // the extension's rating query follows any author with a positive percentage
 		w.rating = r.walks.get(v, p, now)
 		w.inFrontier = func(n heap.NodeID) bool { _, ok := fr.NodeDepth(n); return ok }
+		unfetched = r.unfetchedReached(v, w, fr, base)
 		walked = time.Since(start)
 		for i, s := range subjects {
 			began := time.Now()
@@ -252,7 +265,7 @@ func (r *Resolver) answerAll(ctx context.Context, q Query, subjects []parsedSubj
 	for i := range answers {
 		a := &answers[i]
 		a.decide()
-		a.Coverage = r.coverageOf(fr, pending[i], limitReason)
+		a.Coverage = r.coverageOf(fr, pending[i], limitReason, unfetched)
 		// the shared walks, then this subject's own part
 		a.ComputeMicros = (walked + spent[i]).Microseconds()
 	}
@@ -411,9 +424,53 @@ func summarise(rs []rating) Ratings {
 	return out
 }
 
+// unfetchedReached counts the members not yet fetched that a question's
+// walks reach: a root, or an author either walk follows (their statements
+// and ratings would count). Answers whose walks miss them stay complete.
+// People outside the frontier the sync follows (base) were never asked for
+// either: a question's own roots and whom they reach, and, while the
+// frontier is behind the heap, whom a new hop reaches; they count when the
+// question's frontier is not cut (a cut says frontier-truncated).
+func (r *Resolver) unfetchedReached(v heap.View, w walks, fr, base *frontier.Result) int {
+	if r.fetching == nil {
+		return 0
+	}
+	members, behind := r.fetching.NotYetFetched()
+	reached := func(id heap.NodeID) bool {
+		_, trust := w.trust.depthOf(id)
+		_, rating := w.rating.depthOf(id)
+		return trust || rating
+	}
+	n := 0
+	for _, pk := range members {
+		if slices.Contains(fr.Roots, pk) {
+			n++
+		} else if id, ok := v.Subject('p', pk); ok && reached(id) {
+			n++
+		}
+	}
+	extra := slices.ContainsFunc(fr.Roots, func(root string) bool { return !slices.Contains(base.Roots, root) })
+	if (behind || extra) && !fr.Truncated() {
+		for i := range w.trust.nodes {
+			if id := heap.NodeID(i); reached(id) {
+				if _, in := base.NodeDepth(id); !in {
+					n++
+				}
+			}
+		}
+		for _, root := range fr.Roots {
+			if _, held := v.Pubkey(root); !held && !slices.Contains(base.Roots, root) {
+				n++ // a question's root nothing is held of
+			}
+		}
+	}
+	return n
+}
+
 // coverageOf merges the sync's reasons (never-synced, sync-running,
-// relay-failed:<url>, …) with the resolver's own.
-func (r *Resolver) coverageOf(fr *frontier.Result, claimsPending bool, limitReason string) status.Coverage {
+// relay-failed:<url>, …) with the resolver's own, and how many members the
+// walk reached that no relay has given yet.
+func (r *Resolver) coverageOf(fr *frontier.Result, claimsPending bool, limitReason string, unfetched int) status.Coverage {
 	var reasons []string
 	if r.coverage != nil {
 		reasons = append(reasons, r.coverage.SyncCoverage()...)
@@ -427,7 +484,7 @@ func (r *Resolver) coverageOf(fr *frontier.Result, claimsPending bool, limitReas
 	if limitReason != "" {
 		reasons = append(reasons, status.ReasonHeapLimit)
 	}
-	return status.NewCoverage(reasons...)
+	return status.NotYetFetched(status.NewCoverage(reasons...), unfetched)
 }
 
 // CanonicalSubject checks a subject as Resolve reads it and returns its

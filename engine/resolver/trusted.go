@@ -52,15 +52,19 @@ func (r *Resolver) Trusted(ctx context.Context, q Query, offset, limit int) (Tru
 	if err != nil {
 		return TrustedPage{}, err
 	}
-	fr := r.frontier.Current()
+	base := r.frontier.Current()
+	fr := base
 	if len(q.Roots) > 0 {
 		fr = r.frontier.WithRoots(q.Roots)
 	}
 	page := TrustedPage{Context: q.Context, Band: band, Offset: offset, People: []TrustedPerson{}}
 	var limitReason string
+	var unfetched int
 	r.heap.View(func(v heap.View) {
 		page.GraphVersion, limitReason = v.Version(), v.LimitReason()
-		people := trustedPeople(v, r.trustedWalk(v, fr.Roots, q, band))
+		tw := r.trustedWalk(v, fr.Roots, q, band)
+		unfetched = r.unfetchedReached(v, walks{trust: tw, rating: tw}, fr, base)
+		people := trustedPeople(v, tw)
 		page.Total = len(people)
 		if offset < len(people) {
 			page.People = people[offset:min(len(people), offset+limit)]
@@ -69,7 +73,7 @@ func (r *Resolver) Trusted(ctx context.Context, q Query, offset, limit int) (Tru
 	if end := offset + len(page.People); end < page.Total {
 		page.Next = &end
 	}
-	page.Coverage = r.coverageOf(fr, false, limitReason)
+	page.Coverage = r.coverageOf(fr, false, limitReason, unfetched)
 	return page, nil
 }
 

@@ -7,6 +7,9 @@ import "slices"
 type Coverage struct {
 	State   string   `json:"state"` // "complete" | "partial"
 	Reasons []string `json:"reasons"`
+	// NotYetFetched counts the frontier members behind the reason
+	// "not-yet-fetched": no relay has given their history yet.
+	NotYetFetched int `json:"notYetFetched,omitempty"`
 }
 
 // Coverage reasons (SPEC §7): why the local copy may miss data.
@@ -18,6 +21,9 @@ const (
 	ReasonClaimsPending     = "claims-pending"
 	ReasonHeapLimit         = "heap-limit"
 	ReasonDiskFull          = "disk-full" // sync paused until a write succeeds again
+	// ReasonNotYetFetched: the frontier holds members (new roots, new hops)
+	// whose history no relay has given yet; Coverage.NotYetFetched counts them.
+	ReasonNotYetFetched = "not-yet-fetched"
 )
 
 // relayFailedPrefix starts the reason of one relay that failed in a pass.
@@ -52,4 +58,14 @@ func NewCoverage(reasons ...string) Coverage {
 		return Coverage{State: StateComplete, Reasons: []string{}}
 	}
 	return Coverage{State: StatePartial, Reasons: rs}
+}
+
+// NotYetFetched is c with n members not yet fetched added (none: c).
+func NotYetFetched(c Coverage, n int) Coverage {
+	if n <= 0 {
+		return c
+	}
+	out := NewCoverage(append(slices.Clone(c.Reasons), ReasonNotYetFetched)...)
+	out.NotYetFetched = n
+	return out
 }

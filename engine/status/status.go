@@ -47,6 +47,15 @@ type Snapshot struct {
 	// that it takes only at its start ("listen address"); empty when none.
 	RestartNeeded []string `json:"restartNeeded,omitempty"`
 	RepoSync      RepoSync `json:"repoSync"`
+	// Newcomers are the people new to the network between passes (SPEC §7).
+	Newcomers Newcomers `json:"newcomers"`
+}
+
+// Newcomers: frontier members no relay has given their history yet, and
+// how many of them are being fetched now.
+type Newcomers struct {
+	Fetching      int `json:"fetching"`
+	NotYetFetched int `json:"notYetFetched"`
 }
 
 // Relay is one sync relay's health and progress.

@@ -184,8 +184,8 @@ func (s *Store) SaveRelayHealth(p health.Profile, h health.Health) error {
 				last_attempt_at, last_success_at, last_connected_at, next_retry_at, last_error,
 				events_fetched, oldest_reached, newest_reached, refresh_nip77, refresh_ids, refresh_bytes,
 				max_subscriptions, max_limit, max_message_length, caught_up_at, caught_up_for, committed_at,
-				events_stored)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+				events_stored, covered_roots)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (profile, url) DO UPDATE SET state = excluded.state,
 				consecutive_failures = excluded.consecutive_failures, first_failure_at = excluded.first_failure_at,
 				last_attempt_at = excluded.last_attempt_at, last_success_at = excluded.last_success_at,
@@ -196,11 +196,12 @@ func (s *Store) SaveRelayHealth(p health.Profile, h health.Health) error {
 				refresh_bytes = excluded.refresh_bytes, max_subscriptions = excluded.max_subscriptions,
 				max_limit = excluded.max_limit, max_message_length = excluded.max_message_length,
 				caught_up_at = excluded.caught_up_at, caught_up_for = excluded.caught_up_for,
-				committed_at = excluded.committed_at, events_stored = excluded.events_stored`,
+				committed_at = excluded.committed_at, events_stored = excluded.events_stored,
+				covered_roots = excluded.covered_roots`,
 			p, h.URL, h.State, h.ConsecutiveFailures, h.FirstFailureAt, h.LastAttemptAt, h.LastSuccessAt,
 			h.LastConnectedAt, h.NextRetryAt, h.LastError, h.EventsFetched, h.OldestReached, h.NewestReached,
 			h.RefreshNIP77, h.RefreshIDs, h.RefreshBytes, h.MaxSubscriptions, h.MaxLimit, h.MaxMessageLength,
-			h.CaughtUpAt, h.CaughtUpFor, h.CommittedAt, h.EventsStored)
+			h.CaughtUpAt, h.CaughtUpFor, h.CommittedAt, h.EventsStored, h.CoveredRoots)
 		return err
 	})
 	if err != nil {
@@ -233,12 +234,12 @@ func (s *Store) RelayHealth(p health.Profile, url string) (health.Health, bool, 
 			last_success_at, last_connected_at, next_retry_at, last_error, events_fetched,
 			oldest_reached, newest_reached, refresh_nip77, refresh_ids, refresh_bytes,
 			max_subscriptions, max_limit, max_message_length, caught_up_at, caught_up_for, committed_at,
-			events_stored
+			events_stored, covered_roots
 		FROM relay_health WHERE profile = ? AND url = ?`, p, url).Scan(&h.State, &h.ConsecutiveFailures, &h.FirstFailureAt,
 		&h.LastAttemptAt, &h.LastSuccessAt, &h.LastConnectedAt, &h.NextRetryAt, &h.LastError,
 		&h.EventsFetched, &h.OldestReached, &h.NewestReached, &h.RefreshNIP77, &h.RefreshIDs, &h.RefreshBytes,
 		&h.MaxSubscriptions, &h.MaxLimit, &h.MaxMessageLength, &h.CaughtUpAt, &h.CaughtUpFor, &h.CommittedAt,
-		&h.EventsStored)
+		&h.EventsStored, &h.CoveredRoots)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return health.Health{}, false, nil

@@ -273,6 +273,12 @@ CREATE TABLE refused_ids (
 ) WITHOUT ROWID;
 CREATE INDEX refused_ids_at ON refused_ids(refused_at);
 `,
+	// 12: which root events' threads repository sync last asked each relay
+	// for in full (health.Health CoveredRoots, a digest), so roots stored
+	// while stopped or owed at the stop are fetched at the next start.
+	`
+ALTER TABLE relay_health ADD COLUMN covered_roots TEXT NOT NULL DEFAULT '';
+`,
 }
 
 // migrate brings the schema up to date. Each step re-reads user_version inside

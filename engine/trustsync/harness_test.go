@@ -123,7 +123,7 @@ type bfsFrontier struct {
 }
 
 func newFrontier(sink *memSink, roots ...string) *bfsFrontier {
-	f := &bfsFrontier{sink: sink, roots: roots, maxDepth: 4, clock: time.Now, changed: make(chan struct{}, 1)}
+	f := &bfsFrontier{sink: sink, roots: roots, maxDepth: 4, clock: time.Now, changed: make(chan struct{})}
 	f.recompute()
 	sink.afterIngest = f.recompute
 	return f
@@ -170,15 +170,12 @@ func (f *bfsFrontier) recompute() {
 		}
 	})
 	f.mu.Lock()
-	changed := !slices.Equal(authors, f.authors)
+	if !slices.Equal(authors, f.authors) {
+		close(f.changed) // every reader sees it, as frontier.Tracker's
+		f.changed = make(chan struct{})
+	}
 	f.authors = authors
 	f.mu.Unlock()
-	if changed {
-		select {
-		case f.changed <- struct{}{}:
-		default:
-		}
-	}
 }
 
 func (f *bfsFrontier) Authors() []string {
@@ -224,7 +221,11 @@ func (f *bfsFrontier) ClaimsFetched(pubkeys []string) {
 	f.mu.Unlock()
 }
 
-func (f *bfsFrontier) Changed() <-chan struct{} { return f.changed }
+func (f *bfsFrontier) Changed() <-chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.changed
+}
 
 func (f *bfsFrontier) Refresh(context.Context) error {
 	f.recompute()

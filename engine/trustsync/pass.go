@@ -108,6 +108,7 @@ func (r *Runner) Pass(ctx context.Context, manual bool) (status.Coverage, error)
 	r.passMu.Lock()
 	defer r.passMu.Unlock()
 	p := newPass(r, manual)
+	r.newcomers.restart()
 	if r.cfg.OnPassStarted != nil {
 		r.cfg.OnPassStarted()
 	}
@@ -138,12 +139,9 @@ func (p *pass) run(ctx context.Context) (status.Coverage, error) {
 	if err != nil {
 		return status.Coverage{}, err
 	}
-	var truncs []status.Truncation
-	for _, reason := range []string{status.ReasonMaxEvents, status.ReasonMaxEventsPerAuthor, status.ReasonMaxRatingEvents, status.ReasonMaxDiscoveryEvents} {
-		if keys, ok := p.cut[reason]; ok {
-			truncs = append(truncs, status.Truncation{Reason: reason, Cut: len(keys)})
-			p.reasons[status.ReasonFrontierTruncated] = true
-		}
+	truncs := p.eventCaps()
+	if len(truncs) > 0 {
+		p.reasons[status.ReasonFrontierTruncated] = true
 	}
 	p.r.setEventCaps(truncs)
 	for _, pc := range p.conns {
@@ -335,6 +333,7 @@ func (p *pass) fetch(ctx context.Context, f *family, keys []string) error {
 	if len(keys) == 0 {
 		return nil
 	}
+	p.r.newcomers.attempt(f.scope, keys)
 	var live []*passConn
 	for _, pc := range p.conns {
 		if pc.failure == nil {
@@ -531,6 +530,17 @@ func (p *pass) fetchBatch(ctx context.Context, pc *passConn, f *family, b batch,
 		return true, pc.saveCursors(p.r.cfg.Store, failed(url, f.scope, b.keys, cursors, now, err), false)
 	}
 	return true, pc.saveCursors(p.r.cfg.Store, completed(url, f.scope, b.keys, cursors, seen, reqStart, now), false)
+}
+
+// eventCaps are the event caps that cut this pass, with how many keys each.
+func (p *pass) eventCaps() []status.Truncation {
+	var truncs []status.Truncation
+	for _, reason := range []string{status.ReasonMaxEvents, status.ReasonMaxEventsPerAuthor, status.ReasonMaxRatingEvents, status.ReasonMaxDiscoveryEvents} {
+		if keys, ok := p.cut[reason]; ok {
+			truncs = append(truncs, status.Truncation{Reason: reason, Cut: len(keys)})
+		}
+	}
+	return truncs
 }
 
 // admit drops events already handed to the sink by another relay in this

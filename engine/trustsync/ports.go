@@ -45,6 +45,6 @@ type Frontier interface {
 	// ClaimsFetched says the relays were asked for these pubkeys' 10011, so
 	// a claim still missing is "unclaimed" rather than "pending".
 	ClaimsFetched(pubkeys []string)
-	Changed() <-chan struct{} // fires after the frontier was recomputed
+	Changed() <-chan struct{} // closed after the next recompute that changed it: every reader sees it
 	Refresh(ctx context.Context) error
 }

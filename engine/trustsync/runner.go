@@ -55,6 +55,11 @@ type Runner struct {
 
 	links *relay.Links
 
+	newcomers  *newcomers    // frontier members no relay has given yet
+	nudge      chan struct{} // commits may name new X accounts or claims
+	passed     chan struct{} // closed when the first pass ends without an error
+	passedOnce sync.Once
+
 	mu         sync.Mutex
 	running    *pass             // the pass running, nil between passes
 	settings   settings.Settings // as last applied
@@ -76,6 +81,11 @@ type Status struct {
 	NextSync        int64 // unix seconds of the next scheduled pass, 0 = none
 	Progress        status.Progress
 	Relays          []status.Relay // every configured relay
+	// Fetching is how many people new to the network are being fetched
+	// now, between passes; NotYetFetched how many frontier members no
+	// relay has given their history yet.
+	Fetching      int
+	NotYetFetched int
 	// EventCaps are the event caps (maxEvents, maxRatingEvents,
 	// maxDiscoveryEvents) that cut the last pass, with the number of authors
 	// or subjects left unfetched; the frontier's own cuts are its walk's.
@@ -106,7 +116,9 @@ func New(cfg Config) *Runner {
 		cfg: cfg, metrics: metrics{relays: map[string]*relayCounters{}}, syncNow: make(chan struct{}, 1),
 		restart: make(chan struct{}, 1), settings: cfg.Settings,
 		relayState: map[string]string{}, relayProg: map[string]status.Progress{}, st: st,
+		newcomers: newNewcomers(), nudge: make(chan struct{}, 1), passed: make(chan struct{}),
 	}
+	r.cfg.Store = watchedStore{cfg.Store, r.newcomers}
 	r.links = relay.NewLinks(cfg.Store, health.ProfileTrust, relay.OptionsFor(cfg.AuthKey, r.pageTimeout, cfg.Log), cfg.Clock, cfg.Log)
 	r.TrackRelays()
 	return r
@@ -129,6 +141,9 @@ func (r *Runner) SyncNow() {
 // Run runs the configured strategy until ctx ends, starting it again when
 // ApplySettings or Pause changes it.
 func (r *Runner) Run(ctx context.Context) error {
+	var watcher sync.WaitGroup
+	defer watcher.Wait()
+	watcher.Go(func() { r.watchNewcomers(ctx) })
 	for {
 		r.mu.Lock()
 		id, interval, paused := r.settings.Strategy, r.settings.IntervalMinutes, r.settings.Paused || r.diskFull
@@ -323,6 +338,9 @@ func (r *Runner) setRelayProgress(url string, p status.Progress) {
 }
 
 func (r *Runner) passFinished(cov status.Coverage, err error) {
+	if err == nil {
+		r.passedOnce.Do(func() { close(r.passed) })
+	}
 	r.mu.Lock()
 	clear(r.relayProg)
 	r.running = nil
@@ -393,6 +411,7 @@ func (r *Runner) Status() Status {
 			rows[i] = s.Row()
 		}
 	}
+	notYetFetched := len(r.NotYetFetched()) // may read the store: not under r.mu
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	st := r.st
@@ -402,6 +421,7 @@ func (r *Runner) Status() Status {
 	st.Coverage.Reasons = slices.Clone(st.Coverage.Reasons)
 	st.EventCaps = slices.Clone(st.EventCaps)
 	st.Relays = rows
+	st.NotYetFetched = notYetFetched
 	for i, link := range links {
 		if rows[i].URL == "" {
 			rows[i] = link.Row(r.relayState[link.URL()])

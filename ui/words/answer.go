@@ -43,8 +43,20 @@ func Verdict(a resolver.Answer, name Namer) string {
 	case len(a.Evidence) == 0:
 		return "Nobody in your network has said anything about " + noun
 	}
-	return "Nobody in your network trusts or distrusts " + noun + ": the nearest statements are neutral" +
-		trusting(farTrust, farDistrust)
+	// only neutral statements at the nearest degree: the extension's answer
+	// too (its score keeps their degree and lists them, counting nothing)
+	var neutral []resolver.Evidence
+	for _, e := range a.Evidence {
+		if e.Value == 0 && e.Depth+1 == a.Degree {
+			neutral = append(neutral, e)
+		}
+	}
+	if len(neutral) == 0 {
+		return "Nobody in your network trusts or distrusts " + noun + ": the nearest statements are neutral" +
+			trusting(farTrust, farDistrust)
+	}
+	return speakers(neutral, name, "is neutral about", "are neutral about") + " " + noun +
+		", which counts as neither trust nor distrust" + trusting(farTrust, farDistrust)
 }
 
 // speakers is who said it at the deciding distance, nearest named, with

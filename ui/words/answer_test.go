@@ -48,8 +48,13 @@ func TestVerdictSentence(t *testing.T) {
 			Evidence: []resolver.Evidence{ev("a", 1, 2), ev("b", 1, 2), ev("c", -1, 2)}},
 			"Alice, 2 hops from you, and 1 other trust this account and Carol distrusts it"},
 		{resolver.Answer{Subject: "post:id:9", Verdict: resolver.VerdictNone}, "Nobody in your network has said anything about this post"},
-		{resolver.Answer{Subject: key, Verdict: resolver.VerdictNone, Evidence: []resolver.Evidence{far("a", 0, 1), far("b", 1, 2)}},
-			"Nobody in your network trusts or distrusts this account: the nearest statements are neutral; 1 more person further out trusts it, not counted"},
+		// only neutral at the nearest degree: who said it, and that it counts for nothing (the extension lists them too)
+		{resolver.Answer{Subject: key, Verdict: resolver.VerdictNone, Degree: 2, Evidence: []resolver.Evidence{far("a", 0, 1), far("b", 1, 2)}},
+			"Alice, whom you trust, is neutral about this account, which counts as neither trust nor distrust; 1 more person further out trusts it, not counted"},
+		{resolver.Answer{Subject: "post:id:9", Verdict: resolver.VerdictNone, Degree: 1, Evidence: []resolver.Evidence{far("r", 0, 0)}},
+			"You are neutral about this post, which counts as neither trust nor distrust"},
+		{resolver.Answer{Subject: key, Verdict: resolver.VerdictNone, Degree: 3, Evidence: []resolver.Evidence{far("b", 0, 2), far("c", 0, 2)}},
+			"Bob, 2 hops from you, and 1 other are neutral about this account, which counts as neither trust nor distrust"},
 		// one person speaking of the subject and of an identity bound to it is one person
 		{resolver.Answer{Subject: key, Verdict: resolver.VerdictDistrusted,
 			Evidence: []resolver.Evidence{ev("d", -1, 1), far("b", -1, 2), far("b", -1, 2)}},

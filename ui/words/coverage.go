@@ -21,12 +21,22 @@ type Facts struct {
 	Truncation []status.Truncation
 	Relays     []status.Relay
 	Pending    int
+	// NotYetFetched: frontier members no relay has given yet (the count of
+	// the reason "not-yet-fetched"; 0 when unknown).
+	NotYetFetched int
 }
 
 // FactsOf are the facts of a status snapshot, said against c.
 func FactsOf(s status.Snapshot, c Clock) Facts {
 	return Facts{Clock: c, Strategy: s.Strategy, Interval: s.IntervalMinutes, Paused: s.Paused,
-		Running: s.State == status.StateRunning, NextSync: s.NextSync, Truncation: s.Frontier.Truncation, Relays: s.Relays}
+		Running: s.State == status.StateRunning, NextSync: s.NextSync, Truncation: s.Frontier.Truncation, Relays: s.Relays,
+		NotYetFetched: s.Coverage.NotYetFetched}
+}
+
+// Fetching says the people new to the network being fetched between
+// passes: "fetching 12 people new to your network".
+func Fetching(n int) string {
+	return "fetching " + People(n) + " new to your network"
 }
 
 // Reason says a coverage reason (status.Reason…) as a person reads it.
@@ -42,6 +52,11 @@ func (f Facts) Reason(reason string) string {
 		return "disk full"
 	case status.ReasonHeapLimit:
 		return "the trust graph reached its memory limit"
+	case status.ReasonNotYetFetched:
+		if f.NotYetFetched > 0 {
+			return People(f.NotYetFetched) + " new to your network not fetched yet"
+		}
+		return "people new to your network not fetched yet"
 	case status.ReasonClaimsPending:
 		if f.Pending > 0 {
 			return "claims pending for " + Plural(f.Pending, "account")
@@ -167,6 +182,8 @@ func Summary(s status.Snapshot, c Clock) string {
 		doing = "error"
 	case s.State == status.StateRunning:
 		doing = "syncing"
+	case s.Newcomers.Fetching > 0:
+		doing = Fetching(s.Newcomers.Fetching)
 	case IsLive(s.State):
 		doing = Live(s)
 	}

@@ -1,0 +1,181 @@
+package engine
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+
+	"dtp-personal/engine/fixture"
+	"dtp-personal/engine/heap"
+	"dtp-personal/engine/internal/faultrelay"
+	"dtp-personal/engine/settings"
+	"dtp-personal/engine/status"
+	"dtp-personal/engine/validation"
+	"dtp-personal/internal/testutil"
+)
+
+// newcomerWorld: a first root already synced, and a second person (not yet a
+// root) who trusts a friend who distrusts the subject; all on a relay 300 ms
+// away each way, so a fetch is slow enough to be seen running.
+type newcomerWorld struct {
+	eng                   *Engine
+	url                   string // the engine's own WebSocket
+	relay                 *faultrelay.Relay
+	first, second, friend fixture.Author
+	subject               string
+}
+
+func startNewcomerWorld(t *testing.T, strategy string) newcomerWorld {
+	t.Helper()
+	now := time.Now().Unix() - 60
+	w := newcomerWorld{first: fixture.NewAuthor(320), second: fixture.NewAuthor(321), friend: fixture.NewAuthor(322)}
+	target := fixture.NewAuthor(323)
+	w.subject = target.Pubkey
+	other := fixture.NewAuthor(324)
+	evs := []*nostr.Event{
+		w.first.Trust(fixture.P(other.Pubkey), "1", now),
+		w.second.Trust(fixture.P(w.friend.Pubkey), "1", now),
+		w.friend.Trust(fixture.P(target.Pubkey), "-1", now),
+	}
+	w.relay = faultrelay.StartForTest(t, faultrelay.Mode{}, evs...)
+	proxy := testutil.StartDelayProxy(t, strings.TrimPrefix(w.relay.URL, "ws://"), 300*time.Millisecond)
+	w.eng, w.url = startEngine(t, Options{})
+	for _, edit := range []func(*settings.Settings) error{
+		settings.AddRoot(w.first.Pubkey), settings.AddRelay("ws://" + proxy.Addr),
+		settings.SetInterval(15), settings.SetStrategy(strategy),
+	} {
+		if err := w.eng.Modify(edit); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testutil.EventuallyWithin(t, 20*time.Second, "the first pass", func() bool {
+		st := w.eng.Status()
+		done := st.LastSync > 0 && st.Coverage.State == status.StateComplete && slices.Contains(st.Frontier.Roots, w.first.Pubkey)
+		return done
+	})
+	if a := resolve(t, w.eng, w.subject); a.Verdict != "none" || a.Coverage.State != status.StateComplete {
+		t.Fatalf("before the second root: %s, coverage %+v", a.Verdict, a.Coverage)
+	}
+	return w
+}
+
+// awaitNewcomerFetched checks the two promises of issue 32 after the second
+// person became a root by whatever means: until their history is fetched the
+// answer says partial, not-yet-fetched with a count; within 10 s of the
+// change it has the friend's distrust and is complete again.
+func (w newcomerWorld) awaitNewcomerFetched(t *testing.T, since time.Time, inFrontier func() bool) {
+	t.Helper()
+	sawPartial := false
+	var fetching time.Duration
+	testutil.EventuallyWithin(t, 10*time.Second, "the friend's distrust, complete", func() bool {
+		if fetching == 0 && w.eng.Status().Newcomers.Fetching > 0 {
+			fetching = time.Since(since)
+		}
+		if !inFrontier() {
+			return false
+		}
+		a := resolve(t, w.eng, w.subject)
+		if a.Coverage.State == status.StatePartial && slices.Contains(a.Coverage.Reasons, status.ReasonNotYetFetched) {
+			if a.Coverage.NotYetFetched < 1 {
+				t.Fatalf("not-yet-fetched without a count: %+v", a.Coverage)
+			}
+			sawPartial = true
+		}
+		if a.Verdict == "distrusted" && a.Coverage.State != status.StateComplete && !sawPartial {
+			t.Fatalf("evidence arrived with coverage %+v", a.Coverage)
+		}
+		return a.Verdict == "distrusted" && a.Coverage.State == status.StateComplete
+	})
+	if !sawPartial {
+		t.Fatal("the answer never said not-yet-fetched while the new root's history was on its way")
+	}
+	t.Logf("from the change to the first complete answer: %v; status said fetching after %v",
+		time.Since(since).Round(time.Millisecond), fetching.Round(time.Millisecond))
+	if fetching == 0 || fetching > 2*time.Second {
+		t.Fatalf("status showed people new to the network being fetched after %v, want within 2 s", fetching)
+	}
+	if st := w.eng.Status(); st.Newcomers.NotYetFetched != 0 || st.Coverage.State != status.StateComplete {
+		t.Fatalf("status after the fetch: newcomers %+v, coverage %+v", st.Newcomers, st.Coverage)
+	}
+}
+
+// A root added on a running server in the interval strategy (15 min) is
+// fetched at once (issue 32 §1, §2). Before, its history waited for the next
+// tick and the answer said complete meanwhile (seen failing: no evidence in
+// 10 s, never partial).
+func TestRootAddedOnARunningServerIsFetchedAtOnce(t *testing.T) {
+	t.Parallel()
+	w := startNewcomerWorld(t, settings.FrontierInterval)
+	added := time.Now()
+	if err := w.eng.Modify(settings.AddRoot(w.second.Pubkey)); err != nil {
+		t.Fatal(err)
+	}
+	w.awaitNewcomerFetched(t, added, w.secondIsRoot)
+}
+
+// secondIsRoot: the second person is a root of the walked frontier.
+func (w newcomerWorld) secondIsRoot() bool {
+	return slices.Contains(w.eng.trust.frontier.Current().Roots, w.second.Pubkey)
+}
+
+// A client's session roots (ROOTS) are fetched at once the same way.
+func TestSessionRootsAreFetchedAtOnce(t *testing.T) {
+	t.Parallel()
+	w := startNewcomerWorld(t, settings.FrontierInterval)
+	session := dialRaw(t, w.url)
+	b, _ := json.Marshal([]any{"ROOTS", []string{w.second.Pubkey}})
+	sent := time.Now()
+	if err := session.write(string(b)); err != nil {
+		t.Fatal(err)
+	}
+	if msg := session.read(); str(msg[0]) != "ROOTS" {
+		t.Fatalf("ROOTS answered with %s", msg[0])
+	}
+	w.awaitNewcomerFetched(t, sent, w.secondIsRoot)
+}
+
+// A pushed statement that adds a hop (the first root now trusts the second
+// person) gets that person's statements within 10 s.
+func TestPushedHopIsFetchedAtOnce(t *testing.T) {
+	t.Parallel()
+	w := startNewcomerWorld(t, settings.FrontierInterval)
+	c := dialRaw(t, w.url)
+	pushed := time.Now()
+	if ok, msg := c.push(w.first.Trust(fixture.P(w.second.Pubkey), "1", time.Now().Unix())); !ok {
+		t.Fatal(msg)
+	}
+	w.awaitNewcomerFetched(t, pushed, func() bool {
+		_, in := w.eng.trust.frontier.Current().Depth(w.second.Pubkey)
+		return in
+	})
+}
+
+// A newly hinted X account in frontier-continuous (issue 32 §1): a trusted
+// person's statement naming an X account with a hint is pushed; the hinted
+// person's claim (10011), on the relay only, is fetched and the account is
+// bound within 10 s. Before, claims came only with passes (the next UTC day
+// in a live strategy): seen failing, claims-pending after 10 s.
+func TestNewlyHintedXAccountIsBoundAtOnceWhileLive(t *testing.T) {
+	t.Parallel()
+	w := startNewcomerWorld(t, settings.FrontierContinuous)
+	owner := fixture.NewAuthor(325)
+	ownerNpub, _ := validation.EncodeNpub(owner.Pubkey)
+	w.relay.Publish(owner.Claims("owner", "4343", time.Now().Unix()-30))
+	testutil.EventuallyWithin(t, 10*time.Second, "live on the relay", func() bool { return w.eng.Status().State == status.StateLive })
+	c := dialRaw(t, w.url)
+	pushed := time.Now()
+	if ok, msg := c.push(w.first.Trust(fixture.XUser("4343", ownerNpub), "1", time.Now().Unix(), fixture.Scopes("x.com"))); !ok {
+		t.Fatal(msg)
+	}
+	testutil.EventuallyWithin(t, 10*time.Second, "the X account bound", func() bool {
+		a := resolve(t, w.eng, "user:id:4343")
+		return slices.ContainsFunc(a.Bindings, func(b heap.Binding) bool {
+			return b.Pubkey == owner.Pubkey && b.State == heap.StateBound
+		})
+	})
+	t.Logf("bound %v after the push", time.Since(pushed).Round(time.Millisecond))
+}

@@ -1,0 +1,455 @@
+package trustsync
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	"dtp-personal/engine/status"
+	"dtp-personal/engine/store"
+)
+
+// Newcomers (SPEC §7): the frontier members no relay has given their
+// history yet. Between passes the frontier grows (a root added, a session's
+// roots, a new hop, a cap raised, an X account newly hinted); the runner
+// fetches exactly what is new within about two seconds, in every strategy,
+// and until then answers that reach those members say "not-yet-fetched".
+
+// Families a member's history is fetched in before the member counts as
+// fetched: their trust statements and their ratings (claims follow hints,
+// and their wait is "claims-pending").
+const (
+	doneTrust uint8 = 1 << iota
+	doneRatings
+	doneMember = doneTrust | doneRatings
+)
+
+// NewcomerDebounce is how long a burst of commits that may name new X
+// accounts or claims is gathered before one fetch (frontier changes are
+// already gathered by the frontier's own 1 s debounce).
+const NewcomerDebounce = time.Second
+
+// newcomers knows, per frontier member and per discovery subject, whether
+// some relay completed a fetch of it: read from the cursors once per key,
+// then kept current from every cursor write (watchedStore).
+type newcomers struct {
+	mu       sync.Mutex
+	members  map[string]uint8 // frontier member -> families completed on some relay
+	subjects map[string]bool  // X account -> discovery completed on some relay
+	pending  []string         // members not yet fetched, sorted; replaced, never changed in place
+	tracked  bool             // the frontier's members were read once
+	// attempted: per family scope, the keys a fetch asked for since the
+	// last pass began; a failed one waits for its cursor's retry or the
+	// next pass, not for the next change
+	attempted map[string]map[string]bool
+}
+
+func newNewcomers() *newcomers {
+	return &newcomers{members: map[string]uint8{}, subjects: map[string]bool{}, attempted: map[string]map[string]bool{}}
+}
+
+func familyBit(scope string) uint8 {
+	switch scope {
+	case trustFamily.scope:
+		return doneTrust
+	case ratingsFamily.scope:
+		return doneRatings
+	}
+	return 0
+}
+
+// track makes authors the frontier's members: those never looked at are
+// read from the cursors of every relay, members that left are forgotten. It
+// returns the members not yet fetched.
+func (n *newcomers) track(st Store, authors []string) ([]string, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock() // held over the read: a cursor written meanwhile waits, and is not lost
+	var unknown []string
+	in := make(map[string]bool, len(authors))
+	for _, a := range authors {
+		in[a] = true
+		if _, ok := n.members[a]; !ok {
+			unknown = append(unknown, a)
+		}
+	}
+	if len(unknown) > 0 {
+		done, err := completedOn(st, unknown, trustFamily.scope, ratingsFamily.scope)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range unknown {
+			var bits uint8
+			if done[trustFamily.scope][a] {
+				bits |= doneTrust
+			}
+			if done[ratingsFamily.scope][a] {
+				bits |= doneRatings
+			}
+			n.members[a] = bits
+		}
+	}
+	if len(n.members) > len(authors) {
+		for a := range n.members {
+			if !in[a] {
+				delete(n.members, a)
+			}
+		}
+	}
+	n.tracked = true
+	n.repend()
+	return n.pending, nil
+}
+
+// undiscovered are the subjects no relay completed a discovery fetch of.
+func (n *newcomers) undiscovered(st Store, subjects []string) ([]string, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	var unknown []string
+	for _, s := range subjects {
+		if _, ok := n.subjects[s]; !ok {
+			unknown = append(unknown, s)
+		}
+	}
+	if len(unknown) > 0 {
+		done, err := completedOn(st, unknown, discoveryFamily.scope)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range unknown {
+			n.subjects[s] = done[discoveryFamily.scope][s]
+		}
+	}
+	var out []string
+	for _, s := range subjects {
+		if !n.subjects[s] {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// completedOn reads which keys have, per scope, a cursor that reached EOSE on
+// some configured relay.
+func completedOn(st Store, keys []string, scopes ...string) (map[string]map[string]bool, error) {
+	relays, err := st.Relays()
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]map[string]bool{}
+	for _, scope := range scopes {
+		out[scope] = map[string]bool{}
+		for _, url := range relays {
+			cs, err := st.Cursors(url, scope, keys)
+			if err != nil {
+				return nil, err
+			}
+			for k, c := range cs {
+				if c.LastEoseAt > 0 {
+					out[scope][k] = true
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// saved notes cursors written: a completed fetch marks its keys fetched.
+func (n *newcomers) saved(cs []store.Cursor) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	moved := false
+	for _, c := range cs {
+		if c.LastEoseAt == 0 {
+			continue
+		}
+		if c.Scope == discoveryFamily.scope {
+			if _, ok := n.subjects[c.Author]; ok {
+				n.subjects[c.Author] = true
+			}
+			continue
+		}
+		if bits, ok := n.members[c.Author]; ok && bits|familyBit(c.Scope) != bits {
+			n.members[c.Author] = bits | familyBit(c.Scope)
+			moved = true
+		}
+	}
+	if moved {
+		n.repend()
+	}
+}
+
+// forget drops authors whose cursors were deleted: a return reads them again.
+func (n *newcomers) forget(authors []string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, a := range authors {
+		delete(n.members, a)
+		delete(n.attempted[trustFamily.scope], a)
+	}
+	n.repend()
+}
+
+// attempt notes that a fetch asks for keys in scope now.
+func (n *newcomers) attempt(scope string, keys []string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.attempted[scope] == nil {
+		n.attempted[scope] = map[string]bool{}
+	}
+	for _, k := range keys {
+		n.attempted[scope][k] = true
+	}
+}
+
+// restart forgets the attempts: a pass begins, and asks for everyone.
+func (n *newcomers) restart() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	clear(n.attempted)
+}
+
+// unattempted are the keys no fetch asked for in scope; nil keys: the
+// members not yet fetched.
+func (n *newcomers) unattempted(scope string, keys []string) []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if keys == nil {
+		keys = n.pending
+	}
+	var out []string
+	for _, k := range keys {
+		if !n.attempted[scope][k] {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func (n *newcomers) repend() {
+	var out []string
+	for a, bits := range n.members {
+		if bits != doneMember {
+			out = append(out, a)
+		}
+	}
+	slices.Sort(out)
+	n.pending = out
+}
+
+// tracking reports whether the frontier's members were read at least once.
+func (n *newcomers) tracking() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.tracked
+}
+
+func (n *newcomers) unfetched() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.pending
+}
+
+// watchedStore tells the newcomers every cursor write and deletion.
+type watchedStore struct {
+	Store
+	n *newcomers
+}
+
+func (s watchedStore) SaveCursors(cs []store.Cursor) error {
+	if err := s.Store.SaveCursors(cs); err != nil {
+		return err
+	}
+	s.n.saved(cs)
+	return nil
+}
+
+func (s watchedStore) DeleteCursorsForAuthors(authors []string) error {
+	err := s.Store.DeleteCursorsForAuthors(authors)
+	s.n.forget(authors)
+	return err
+}
+
+// NotYetFetched are the frontier members whose trust statements or ratings
+// no relay has given yet (sorted; the caller must not change the slice).
+// With no relay configured there is none to fetch from: coverage says
+// "no-relays" instead.
+func (r *Runner) NotYetFetched() []string {
+	if !r.HasRelays() {
+		return nil
+	}
+	if !r.newcomers.tracking() { // a process that answers without running the sync (the CLI's resolve)
+		if _, err := r.trackFrontier(); err != nil {
+			r.cfg.Log.Warn("read which frontier members were fetched", "err", err)
+		}
+	}
+	return r.newcomers.unfetched()
+}
+
+// HasRelays reports whether any sync relay is configured.
+func (r *Runner) HasRelays() bool { return len(r.links.All()) > 0 }
+
+// Nudge says committed events may have named new X accounts or claims to
+// fetch; a burst of nudges within NewcomerDebounce is one fetch.
+func (r *Runner) Nudge() {
+	select {
+	case r.nudge <- struct{}{}:
+	default:
+	}
+}
+
+// watchNewcomers follows the frontier's members after each frontier change
+// and each burst of nudges, and fetches what is new, until ctx ends. Fetches
+// start after the strategy's first pass (which fetches everyone) and wait
+// for a running pass to end (it fetches whoever joins during its trust walk).
+func (r *Runner) watchNewcomers(ctx context.Context) {
+	passed := r.passed
+	for {
+		changed := r.cfg.Frontier.Changed()
+		r.fetchNewcomers(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-changed:
+		case <-passed: // the first pass ended
+			passed = nil
+		case <-r.nudge:
+			select {
+			case <-ctx.Done():
+				return
+			case <-changed: // the frontier moved meanwhile: no more waiting
+			case <-r.cfg.Clock.After(NewcomerDebounce):
+			}
+		}
+	}
+}
+
+// trackFrontier updates which frontier members are not yet fetched.
+func (r *Runner) trackFrontier() ([]string, error) {
+	return r.newcomers.track(r.cfg.Store, trustFamily.normalizeKeys(r.cfg.Frontier.Authors()))
+}
+
+// fetchNewcomers fetches the members not yet fetched (their trust, level by
+// level as their trusted people join, then their ratings), the claims
+// wanted and the X accounts named but never looked up: only those, from
+// every relay its health allows, with the pass machinery (cursors, caps,
+// per-relay allowance).
+func (r *Runner) fetchNewcomers(ctx context.Context) {
+	if _, err := r.trackFrontier(); err != nil {
+		r.cfg.Log.Warn("read which frontier members were fetched", "err", err)
+		return
+	}
+	select {
+	case <-r.passed:
+	default:
+		return
+	}
+	r.passMu.Lock()
+	defer r.passMu.Unlock()
+	if ctx.Err() != nil || r.holding() {
+		return
+	}
+	if _, err := r.trackFrontier(); err != nil { // again: a pass may have run meanwhile
+		r.cfg.Log.Warn("read which frontier members were fetched", "err", err)
+		return
+	}
+	pending := r.newcomers.unattempted(trustFamily.scope, nil)
+	fr := r.cfg.Frontier
+	subjects, err := r.newcomers.undiscovered(r.cfg.Store, fr.DiscoverySubjects())
+	if err != nil {
+		r.cfg.Log.Warn("read which X accounts were looked up", "err", err)
+		return
+	}
+	subjects = r.newcomers.unattempted(discoveryFamily.scope, subjects)
+	claims := r.newcomers.unattempted(claimsFamily.scope, fr.ClaimCandidates())
+	if len(pending) == 0 && len(subjects) == 0 && len(claims) == 0 {
+		return
+	}
+	urls := r.relays()
+	if len(urls) == 0 {
+		return
+	}
+	r.setFetching(len(pending))
+	p := newPass(r, false)
+	walked := make(chan struct{})
+	released := p.connect(ctx, urls, walked)
+	err = p.walkNewcomers(ctx, subjects, claims)
+	close(walked)
+	released.Wait()
+	r.mu.Lock()
+	r.st.Fetching = 0
+	clear(r.relayProg)
+	r.st.Progress = status.Progress{}
+	// what a cap cut here is cut until the next pass, as the pass's own cuts
+	r.st.EventCaps = addCaps(r.st.EventCaps, p.eventCaps())
+	r.mu.Unlock()
+	if err != nil && ctx.Err() == nil {
+		r.cfg.Log.Warn("fetch of people new to the network failed", "err", err)
+	}
+}
+
+// walkNewcomers is the pass's walk for the newcomers only.
+func (p *pass) walkNewcomers(ctx context.Context, subjects, claims []string) error {
+	fr := p.r.cfg.Frontier
+	var members []string
+	for {
+		todo := p.r.newcomers.unattempted(trustFamily.scope, nil)
+		if len(todo) == 0 {
+			break
+		}
+		members = append(members, todo...)
+		p.r.setFetching(len(members))
+		if err := p.fetch(ctx, &trustFamily, todo); err != nil {
+			return err
+		}
+		// their trusted people join now, not after the frontier's debounce
+		if err := fr.Refresh(ctx); err != nil {
+			return err
+		}
+		if _, err := p.r.trackFrontier(); err != nil {
+			return err
+		}
+	}
+	slices.Sort(members)
+	if err := p.fetch(ctx, &ratingsFamily, members); err != nil {
+		return err
+	}
+	if err := p.fetch(ctx, &discoveryFamily, discoveryFamily.normalizeKeys(subjects)); err != nil {
+		return err
+	}
+	claims = claimsFamily.normalizeKeys(append(claims, p.r.newcomers.unattempted(claimsFamily.scope, fr.ClaimCandidates())...))
+	if err := p.fetch(ctx, &claimsFamily, claims); err != nil {
+		return err
+	}
+	if len(claims) > 0 && p.anyRelayLive() {
+		fr.ClaimsFetched(claims)
+		return fr.Refresh(ctx) // a bound account may add hops
+	}
+	return nil
+}
+
+// addCaps adds the cuts of more to caps, by reason.
+func addCaps(caps, more []status.Truncation) []status.Truncation {
+	out := slices.Clone(caps)
+	for _, m := range more {
+		if i := slices.IndexFunc(out, func(c status.Truncation) bool { return c.Reason == m.Reason }); i >= 0 {
+			out[i].Cut += m.Cut
+		} else {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// holding reports whether the strategy is paused (by the user or a full disk).
+func (r *Runner) holding() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.settings.Paused || r.diskFull
+}
+
+func (r *Runner) setFetching(n int) {
+	r.mu.Lock()
+	r.st.Fetching = n
+	r.mu.Unlock()
+}
