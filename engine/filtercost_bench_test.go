@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -98,6 +99,15 @@ func BenchmarkFilterCost(b *testing.B) {
 					r.kind, s.name, cost.wallMs, cost.relayCPUMs, cost.events)
 				b.ReportMetric(cost.relayCPUMs, r.kind+":"+strings.ReplaceAll(s.name, " ", "_")+"-cpu-ms/REQ")
 			}
+			for _, kind := range []int{32009, 32014, 10011} {
+				for _, width := range []int{20, 100, 200, 500} {
+					name := fmt.Sprintf("whole %d authors:%d", kind, width)
+					cost := wholeFetchCost(b, c, r, kind, func() []string { return pick(authors, width) }, 4000/width)
+					b.Logf("%-6s %-46s %7.2f ms/REQ, relay CPU %6.2f ms/REQ, %5.1f events/REQ, %4.1f pages, relay CPU %5.1f µs/event",
+						r.kind, name, cost.wallMs, cost.relayCPUMs, cost.events, cost.pages, cost.relayCPUMs*1000/max(cost.events, 1))
+					b.ReportMetric(cost.relayCPUMs, r.kind+":"+strings.ReplaceAll(name, " ", "_")+"-cpu-ms/REQ")
+				}
+			}
 			neg := reconcileCost(b, c, r, web, pick(authors, 500), reqs/4)
 			b.Logf("%-6s %-46s %7.2f ms/reconciliation, relay CPU %6.2f ms, %5.0f events held", r.kind,
 				"NIP-77 trust authors:500 (in sync)", neg.wallMs, neg.relayCPUMs, neg.events)
@@ -135,6 +145,35 @@ func (s filterShape) measure(b *testing.B, c *relay.Conn, r *benchRelay, n int) 
 		wallMs:     float64(time.Since(start).Microseconds()) / 1000 / float64(n),
 		relayCPUMs: float64((r.cpu() - cpu0).Microseconds()) / 1000 / float64(n),
 		events:     float64(events) / float64(n),
+	}
+}
+
+// wholeCost is a paged fetch's cost: every page of its REQ to EOSE.
+type wholeCost struct{ wallMs, relayCPUMs, events, pages float64 }
+
+// wholeFetchCost pages n filters of one kind over width random authors each
+// to the end (pages of 200, as a first-time fetch of the sync), one after
+// another: the cost of a first fetch per REQ and per event at its width.
+func wholeFetchCost(b *testing.B, c *relay.Conn, r *benchRelay, kind int, authors func() []string, n int) wholeCost {
+	b.Helper()
+	var filters []nostr.Filter
+	for range n {
+		filters = append(filters, nostr.Filter{Kinds: []int{kind}, Authors: authors(), Limit: 200})
+	}
+	events, pages := 0, 0
+	start, cpu0 := time.Now(), r.cpu()
+	for _, f := range filters {
+		st, err := c.FetchPages(context.Background(), f, 0, func([]*nostr.Event) error { return nil })
+		if err != nil {
+			b.Fatalf("kind %d on %s: %v", kind, r.kind, err)
+		}
+		events, pages = events+st.Events, pages+st.Pages
+	}
+	return wholeCost{
+		wallMs:     float64(time.Since(start).Microseconds()) / 1000 / float64(n),
+		relayCPUMs: float64((r.cpu() - cpu0).Microseconds()) / 1000 / float64(n),
+		events:     float64(events) / float64(n),
+		pages:      float64(pages) / float64(n),
 	}
 }
 
