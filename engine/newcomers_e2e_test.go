@@ -179,3 +179,36 @@ func TestNewlyHintedXAccountIsBoundAtOnceWhileLive(t *testing.T) {
 	})
 	t.Logf("bound %v after the push", time.Since(pushed).Round(time.Millisecond))
 }
+
+// A cap raised on a running server (maxDepth) lets the walk take people it
+// had cut: they are fetched at once, and answers that reach them say
+// not-yet-fetched until then (issue 32 §1).
+func TestRaisedCapIsFetchedAtOnce(t *testing.T) {
+	t.Parallel()
+	w := startNewcomerWorld(t, settings.FrontierInterval)
+	limits := w.eng.Settings().Limits
+	depth := limits.MaxDepth
+	limits.MaxDepth = 1 // the second person (a hop of the first root) is in, the friend they trust is cut
+	if err := w.eng.Modify(settings.SetLimits(limits)); err != nil {
+		t.Fatal(err)
+	}
+	c := dialRaw(t, w.url)
+	if ok, msg := c.push(w.first.Trust(fixture.P(w.second.Pubkey), "1", time.Now().Unix())); !ok {
+		t.Fatal(msg)
+	}
+	friendIn := func() bool { _, in := w.eng.trust.frontier.Current().Depth(w.friend.Pubkey); return in }
+	testutil.EventuallyWithin(t, 10*time.Second, "the second person fetched, the friend cut by maxDepth", func() bool {
+		_, second := w.eng.trust.frontier.Current().Depth(w.second.Pubkey)
+		st := w.eng.Status()
+		return second && st.Newcomers.NotYetFetched == 0 && len(st.Frontier.Truncation) > 0
+	})
+	if friendIn() {
+		t.Fatal("maxDepth 1 kept the friend at depth 2")
+	}
+	raised := time.Now()
+	limits.MaxDepth = depth
+	if err := w.eng.Modify(settings.SetLimits(limits)); err != nil {
+		t.Fatal(err)
+	}
+	w.awaitNewcomerFetched(t, raised, friendIn)
+}
