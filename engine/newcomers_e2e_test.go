@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -27,6 +28,7 @@ type newcomerWorld struct {
 	relay                 *faultrelay.Relay
 	first, second, friend fixture.Author
 	subject               string
+	roots                 []string // the roots the answers awaited name (none: the user's)
 }
 
 func startNewcomerWorld(t *testing.T, strategy string) newcomerWorld {
@@ -78,7 +80,10 @@ func (w newcomerWorld) awaitNewcomerFetched(t *testing.T, since time.Time, inFro
 		if !inFrontier() {
 			return false
 		}
-		a := resolve(t, w.eng, w.subject)
+		a, err := w.eng.Resolve(context.Background(), Query{Subject: w.subject, Roots: w.roots})
+		if err != nil {
+			t.Fatal(err)
+		}
 		if a.Coverage.State == status.StatePartial && slices.Contains(a.Coverage.Reasons, status.ReasonNotYetFetched) {
 			if a.Coverage.NotYetFetched < 1 {
 				t.Fatalf("not-yet-fetched without a count: %+v", a.Coverage)
@@ -136,6 +141,30 @@ func TestSessionRootsAreFetchedAtOnce(t *testing.T) {
 		t.Fatalf("ROOTS answered with %s", msg[0])
 	}
 	w.awaitNewcomerFetched(t, sent, w.secondIsRoot)
+}
+
+// A question that names its own roots (RESOLVE's roots) starts a fetch of
+// those roots' people as a client's ROOTS does (issue 32 §1), and answers
+// naming them say not-yet-fetched until it ends. Before, the sync never
+// fetched them: seen failing, partial not-yet-fetched for 10 s, never
+// complete.
+func TestQueryRootsAreFetchedAtOnce(t *testing.T) {
+	t.Parallel()
+	w := startNewcomerWorld(t, settings.FrontierInterval)
+	w.roots = []string{w.second.Pubkey}
+	c := dialRaw(t, w.url)
+	b, _ := json.Marshal(map[string]any{"subject": w.subject, "roots": w.roots})
+	asked := time.Now()
+	c.resolveFrame(string(b))
+	w.awaitNewcomerFetched(t, asked, func() bool {
+		_, in := w.eng.trust.frontier.Current().Depth(w.second.Pubkey)
+		return in
+	})
+	// the question's root is followed, not made the user's: a question
+	// without roots still has no evidence
+	if a := resolve(t, w.eng, w.subject); a.Verdict != "none" || a.Coverage.State != status.StateComplete {
+		t.Fatalf("without the question's roots: %s, coverage %+v", a.Verdict, a.Coverage)
+	}
 }
 
 // A pushed statement that adds a hop (the first root now trusts the second

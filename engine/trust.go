@@ -120,23 +120,26 @@ func (e *Engine) band() resolver.Band {
 type resolverPort struct{ e *Engine }
 
 func (p resolverPort) Resolve(ctx context.Context, q server.ResolveQuery) (any, error) {
-	return p.e.Resolve(ctx, query(q))
+	return p.e.Resolve(ctx, p.query(q))
 }
 
 func (p resolverPort) ResolveBatch(ctx context.Context, q server.ResolveQuery) (any, error) {
-	return p.e.ResolveBatch(ctx, query(q), q.Subjects)
+	return p.e.ResolveBatch(ctx, p.query(q), q.Subjects)
 }
 
 func (p resolverPort) Trusted(ctx context.Context, q server.ResolveQuery, offset, limit int) (any, error) {
-	return p.e.Trusted(ctx, query(q), offset, limit)
+	return p.e.Trusted(ctx, p.query(q), offset, limit)
 }
 
 func (p resolverPort) GraphStats(ctx context.Context) (any, error) {
 	return p.e.trust.resolver.Stats(ctx, Query{Scope: p.e.Settings().ScopeProfile})
 }
 
-// query is a client's question as the resolver takes it.
-func query(q server.ResolveQuery) Query {
+// query is a client's question as the resolver takes it. The roots it
+// names are followed for a while (frontier.MaxQueryRoots), so their people
+// are fetched as a session's are.
+func (p resolverPort) query(q server.ResolveQuery) Query {
+	p.e.trust.frontier.AddQueryRoots(q.Roots)
 	return Query{Subject: q.Subject, Context: q.Context, Scope: q.Scope, Roots: q.Roots,
 		MaxDegree: q.MaxDegree, FollowThreshold: q.FollowThreshold, Red: q.Red}
 }

@@ -17,6 +17,16 @@ import (
 // walk it causes (SPEC §3: "about 1 s").
 const DefaultDebounce = time.Second
 
+// Roots a question names (RESOLVE's or /api/v1/resolve's roots) are followed
+// so their people are fetched, but they are not the user's roots: at most
+// MaxQueryRoots of them, the most recently asked, each for QueryRootsKept
+// after its last question. They are walked into the frontier's authors and
+// left out of its Roots, so no other answer counts their evidence.
+const (
+	MaxQueryRoots  = 8
+	QueryRootsKept = 10 * time.Minute
+)
+
 // Config configures a Tracker.
 type Config struct {
 	Limits   settings.Limits
@@ -45,9 +55,10 @@ type Tracker struct {
 	limits   settings.Limits
 	roots    []string
 	sessions map[string][]string
-	walked   *Result       // last walk, nil before the first
-	current  *Result       // walked, or empty before the first walk
-	changed  chan struct{} // closed when current is replaced
+	asked    map[string]time.Time // query root -> when it stops being followed
+	walked   *Result              // last walk, nil before the first
+	current  *Result              // walked, or empty before the first walk
+	changed  chan struct{}        // closed when current is replaced
 }
 
 // NewTracker returns a tracker with an empty frontier; call Recompute (or
@@ -62,6 +73,7 @@ func NewTracker(h *heap.Heap, cfg Config) *Tracker {
 		limits:   cfg.Limits,
 		roots:    normalizeRoots(cfg.Roots),
 		sessions: make(map[string][]string),
+		asked:    make(map[string]time.Time),
 		current:  &Result{},
 		changed:  make(chan struct{}),
 	}
@@ -99,13 +111,24 @@ func (t *Tracker) Run(ctx context.Context) {
 	}
 }
 
-// nextWake fires when the next hop window opens or closes; nil = none.
+// nextWake fires when the next hop window opens or closes, or the first
+// query root's time ends; nil = none.
 func (t *Tracker) nextWake() <-chan time.Time {
-	next := t.Current().NextChange
-	if next == 0 {
+	var next time.Time
+	if n := t.Current().NextChange; n != 0 {
+		next = time.Unix(n, 0)
+	}
+	t.mu.Lock()
+	for _, until := range t.asked {
+		if next.IsZero() || until.Before(next) {
+			next = until
+		}
+	}
+	t.mu.Unlock()
+	if next.IsZero() {
 		return nil
 	}
-	return t.clock.After(max(time.Unix(next, 0).Sub(t.clock.Now()), 0))
+	return t.clock.After(max(next.Sub(t.clock.Now()), 0))
 }
 
 // Notify says a batch changed hops; the frontier is recomputed after the
@@ -126,7 +149,17 @@ func (t *Tracker) Recompute() {
 
 	t.mu.Lock()
 	prev := t.walked
-	p := Params{Roots: t.allRootsLocked(), Limits: t.limits, Now: t.clock.Now().Unix()}
+	now := t.clock.Now()
+	own := t.allRootsLocked()
+	var followed []string // query roots: walked, not published as roots
+	for r, until := range t.asked {
+		if !now.Before(until) {
+			delete(t.asked, r)
+		} else if _, in := slices.BinarySearch(own, r); !in {
+			followed = append(followed, r)
+		}
+	}
+	p := Params{Roots: slices.Concat(own, followed), Limits: t.limits, Now: now.Unix()}
 	t.mu.Unlock()
 
 	var next *Result
@@ -136,6 +169,9 @@ func (t *Tracker) Recompute() {
 		}
 		next = Walk(v, p)
 	})
+	if len(followed) > 0 {
+		next.Roots = slices.DeleteFunc(next.Roots, func(r string) bool { return slices.Contains(followed, r) })
+	}
 
 	// leavers are reported before the new frontier is published, so whoever
 	// reacts to the change finds their cursors already gone
@@ -223,6 +259,39 @@ func (t *Tracker) AddSessionRoots(id string, roots []string) {
 	t.sessions[id] = normalizeRoots(roots)
 	t.mu.Unlock()
 	t.Notify()
+}
+
+// AddQueryRoots follows the roots a question names (see MaxQueryRoots): new
+// ones join the frontier's authors at the next walk, and each is kept for
+// QueryRootsKept after it was last asked; past MaxQueryRoots the least
+// recently asked is dropped.
+func (t *Tracker) AddQueryRoots(roots []string) {
+	roots = normalizeRoots(roots)
+	if len(roots) == 0 {
+		return
+	}
+	until := t.clock.Now().Add(QueryRootsKept)
+	t.mu.Lock()
+	added := false
+	for _, r := range roots {
+		if _, had := t.asked[r]; !had {
+			added = true
+		}
+		t.asked[r] = until
+	}
+	for len(t.asked) > MaxQueryRoots {
+		var oldest string
+		for r, u := range t.asked {
+			if oldest == "" || u.Before(t.asked[oldest]) || u.Equal(t.asked[oldest]) && r < oldest {
+				oldest = r
+			}
+		}
+		delete(t.asked, oldest)
+	}
+	t.mu.Unlock()
+	if added {
+		t.Notify()
+	}
 }
 
 // RemoveSession drops a session's roots.

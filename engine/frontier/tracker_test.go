@@ -11,6 +11,7 @@ import (
 	"dtp-personal/engine/internal/faultrelay"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/validation"
+	"dtp-personal/internal/testutil"
 )
 
 type leftLog struct {
@@ -147,5 +148,54 @@ func TestTrackerDebounceFollowsItsClock(t *testing.T) {
 	waitChange(t, changed, time.Second)
 	if got := tr.Current().Pubkeys(); !slices.Equal(got, []string{pk(2)}) {
 		t.Fatalf("after the debounce %v", got)
+	}
+}
+
+// A question's roots are followed (their people join the frontier's
+// authors) without becoming roots, at most MaxQueryRoots of them, each for
+// QueryRootsKept after it was last asked.
+func TestQueryRootsAreFollowedForAWhileAndBounded(t *testing.T) {
+	h := graph(settings.DefaultLimits(), [2]int{1, 2}, [2]int{3, 4})
+	clock := faultrelay.NewClock(time.Unix(1_700_000_000, 0))
+	tr := startTracker(t, h, Config{Limits: settings.DefaultLimits(), Roots: []string{pk(1)}, Clock: clock})
+	walk := func(change func()) {
+		t.Helper()
+		changed, waiting := tr.Changed(), clock.Waiters()
+		change()
+		testutil.Eventually(t, "the tracker waiting on its clock", func() bool { return clock.Waiters() > waiting })
+		clock.Advance(DefaultDebounce)
+		waiting = clock.Waiters()
+		waitChange(t, changed, time.Second)
+		testutil.Eventually(t, "the next wake set", func() bool { return clock.Waiters() > waiting })
+	}
+	followed := func(n int) bool { _, in := tr.Current().Depth(pk(n)); return in }
+
+	walk(func() { tr.AddQueryRoots([]string{pk(3)}) })
+	if !followed(3) || !followed(4) {
+		t.Fatalf("the question's root and its trusted person not followed: %v", tr.Current().Pubkeys())
+	}
+	if !slices.Equal(tr.Current().Roots, []string{pk(1)}) {
+		t.Fatalf("a question's root became a root: %v", tr.Current().Roots)
+	}
+
+	clock.Advance(time.Second)
+	var others []string
+	for i := range MaxQueryRoots {
+		others = append(others, pk(10+i))
+	}
+	walk(func() { tr.AddQueryRoots(others) })
+	if followed(3) || followed(4) || !followed(10) {
+		t.Fatalf("past %d query roots the least recently asked is still followed: %v", MaxQueryRoots, tr.Current().Pubkeys())
+	}
+
+	walk(func() { tr.AddQueryRoots([]string{pk(3)}) })
+	if !followed(3) || followed(10) {
+		t.Fatalf("asked again: %v", tr.Current().Pubkeys())
+	}
+	changed := tr.Changed()
+	clock.Advance(QueryRootsKept)
+	waitChange(t, changed, time.Second)
+	if got := tr.Current().Pubkeys(); !slices.Equal(got, []string{pk(1), pk(2)}) {
+		t.Fatalf("after %v without a question: %v", QueryRootsKept, got)
 	}
 }
