@@ -167,6 +167,28 @@ func TestQueryRootsAreFetchedAtOnce(t *testing.T) {
 	}
 }
 
+// /api/v1/resolve's roots are followed the same way: the question's root
+// joins the frontier the sync follows, not its roots.
+func TestHTTPQueryRootsAreFollowed(t *testing.T) {
+	t.Parallel()
+	eng, wsURL := startEngine(t, Options{})
+	root, asked := fixture.NewAuthor(326), fixture.NewAuthor(327)
+	if err := eng.Modify(settings.AddRoot(root.Pubkey)); err != nil {
+		t.Fatal(err)
+	}
+	base := "http" + strings.TrimPrefix(wsURL, "ws")
+	if code, body := httpGet(t, base+"/api/v1/resolve?subject="+root.Pubkey+"&root="+asked.Pubkey); code != 200 {
+		t.Fatalf("%d %s", code, body)
+	}
+	testutil.EventuallyWithin(t, 3*time.Second, "the question's root followed", func() bool {
+		_, in := eng.trust.frontier.Current().Depth(asked.Pubkey)
+		return in
+	})
+	if roots := eng.trust.frontier.Current().Roots; !slices.Equal(roots, []string{root.Pubkey}) {
+		t.Fatalf("the question's root became a root: %v", roots)
+	}
+}
+
 // A pushed statement that adds a hop (the first root now trusts the second
 // person) gets that person's statements within 10 s.
 func TestPushedHopIsFetchedAtOnce(t *testing.T) {
