@@ -237,3 +237,20 @@ func TestStatusNamesWhatWaitsForARestart(t *testing.T) {
 		return strings.Contains(cliRunAll(t, data, "status").stdout, want)
 	})
 }
+
+// COMMAND --help says what each of its flags sets; the limits' lines are
+// the ones under the window's fields (issue 28: the help lived in a UI table
+// the CLI could not show).
+func TestCommandHelpNamesItsFlags(t *testing.T) {
+	r := cliRunAll(t, t.TempDir(), "limits", "--help")
+	for _, want := range []string{"dtp-personal limits [--max-depth N", "Flags of limits:",
+		"--max-depth", "hops from you that are followed (1 = only the people you trust) (maxDepth)",
+		"--max-wal-mib", "write-ahead log"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("limits --help lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if r.code != 0 || strings.Contains(r.stdout, "repo-sync") {
+		t.Errorf("limits --help: exit %d, printed the whole usage or more:\n%s", r.code, r.stdout)
+	}
+}

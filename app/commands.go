@@ -241,7 +241,7 @@ func cmdStrategy(c *cli) error {
 func cmdLimits(c *cli) error {
 	set := make([]*int, len(settings.LimitFields))
 	for i, f := range settings.LimitFields {
-		set[i] = c.fs.Int(f.Flag, -1, "set "+f.JSON)
+		set[i] = c.fs.Int(f.Flag, -1, f.Help+" ("+f.JSON+")")
 	}
 	asJSON := c.fs.Bool("json", false, "print JSON")
 	if err := c.parse(0); err != nil {

@@ -70,12 +70,15 @@ func main() {
 		return
 	}
 	var ee *exitError
+	var commandHelp helpText
 	switch {
 	case errors.Is(err, errUsage):
 		// one line: the usage is 25 lines that would bury what went wrong
 		msg := strings.TrimPrefix(err.Error(), errUsage.Error()+": ")
 		fmt.Fprintf(os.Stderr, "dtp-personal: %s (see dtp-personal --help)\n", msg)
 		os.Exit(2)
+	case errors.As(err, &commandHelp):
+		fmt.Fprint(os.Stdout, string(commandHelp))
 	case errors.Is(err, flag.ErrHelp):
 		fmt.Fprint(os.Stdout, usage)
 	case errors.As(err, &ee):
@@ -193,6 +196,9 @@ func (c *cli) parseAny() error {
 	args := c.rest
 	for {
 		if err := c.fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) && c.fs.Name() != "dtp-personal" {
+				return c.help()
+			}
 			return flagError(err)
 		}
 		args = c.fs.Args()
@@ -206,6 +212,28 @@ func (c *cli) parseAny() error {
 		c.args = append(c.args, args[0])
 		args = args[1:]
 	}
+}
+
+// helpText is a command's own help, asked for with COMMAND --help.
+type helpText string
+
+func (h helpText) Error() string { return string(h) }
+
+// help is the command's line of the usage and its flags, each with what it
+// sets (the limits' help lines come from settings.LimitFields).
+func (c *cli) help() error {
+	var b strings.Builder
+	name := strings.TrimPrefix(c.fs.Name(), "dtp-personal ")
+	for _, line := range strings.Split(usage, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), c.fs.Name()+" ") || strings.TrimSpace(line) == c.fs.Name() {
+			b.WriteString(line + "\n")
+		}
+	}
+	fmt.Fprintf(&b, "\nFlags of %s:\n", name)
+	c.fs.VisitAll(func(f *flag.Flag) {
+		fmt.Fprintf(&b, "  --%-28s %s\n", f.Name, f.Usage)
+	})
+	return helpText(b.String())
 }
 
 func flagError(err error) error {

@@ -7,33 +7,6 @@ import (
 	"dtp-personal/engine/settings"
 )
 
-// limitHelp is one line of help per cap, with its unit, by JSON name; a
-// cap without one shows its label alone.
-var limitHelp = map[string]string{
-	"maxDepth":                 "hops from you that are followed (1 = only the people you trust)",
-	"maxAuthorsPerLevel":       "people followed at each hop, at most",
-	"maxTotalAuthors":          "people followed in all, at most",
-	"maxEvents":                "trust statements fetched per pass, at most",
-	"maxRatingEvents":          "ratings fetched per pass, at most",
-	"maxDiscoveryEvents":       "statements fetched per pass to find who owns an X account, at most",
-	"heapNodeLimit":            "people and subjects kept in memory, at most (about 100 bytes each)",
-	"heapEdgeLimit":            "statements kept in memory, at most (about 40 bytes each)",
-	"pageTimeoutSeconds":       "seconds to wait for one page of history from a relay",
-	"followThreshold":          "% of trust at which a person's word counts and an answer is trusted (the extension's 75)",
-	"red":                      "% of trust below which an answer is distrusted; between the two it is mixed (25)",
-	"maxConnections":           "clients connected to this server at once, at most",
-	"maxConnectionsPerAddress": "clients connected from one address at once, at most",
-	"maxQueuedMiB":             "MiB waiting to be sent to one client; a client that stops reading is dropped",
-	"maxTotalQueuedMiB":        "MiB waiting to be sent to all clients; past it the slowest are dropped",
-	"maxTagKiB":                "KiB of tags one event may carry; a larger one is refused",
-	"maxWALMiB":                "MiB of the database's write-ahead log on disk, at most (the database file is what grows with your data)",
-	"maxSubscriptions":         "subscriptions one client may keep open (a GRASP-02 peer opens about 70)",
-	"maxFiltersPerReq":         "filters one request may carry",
-	"maxMessageKiB":            "KiB one message from a client may take",
-	"maxRepoRelays":            "relays repository sync connects to, at most (those most repositories share are kept)",
-	"maxRelaysPerRepo":         "relays taken from one repository's announcement, at most",
-}
-
 // limitPresets are the caps for the size of network followed: Normal is
 // the defaults; Small and Large scale the people, events and memory caps by
 // 4 each way (and the depth by one). Other limits keep their defaults.

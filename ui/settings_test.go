@@ -35,7 +35,7 @@ func TestSettingsViewShowsSnapshot(t *testing.T) {
 	assertHides(t, v.root, "Max total authors") // the caps wait behind Advanced
 	v.advanced.Open(0)
 	g.showTab(tabSettings, 1200, 1601)
-	assertShows(t, v.root, "Max total authors", limitHelp["maxTotalAuthors"], "Small network", "Large network")
+	assertShows(t, v.root, "Max total authors", "people followed in all, at most", "Small network", "Large network")
 }
 
 // The roots are you, with the root's display name once it is known; the

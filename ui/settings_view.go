@@ -75,7 +75,7 @@ func newSettingsView(g *GUI) *settingsView {
 		e := newSyncedEntry(g)
 		v.limits = append(v.limits, e)
 		item := widget.NewFormItem(f.Label, e.entry)
-		item.HintText = limitHelp[f.JSON]
+		item.HintText = f.Help
 		limitsForm.AppendItem(item)
 	}
 	presets := container.NewHBox(widget.NewLabel("Fill in for a"))

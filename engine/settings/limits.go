@@ -91,6 +91,7 @@ type LimitField struct {
 	Flag  string
 	JSON  string
 	Label string
+	Help  string // one line with its unit, shown under the window's field and by `limits --help`
 	Min   int
 	Max   int
 	Of    func(*Limits) *int
@@ -99,29 +100,29 @@ type LimitField struct {
 // LimitFields are all limits in display order. This one table drives the
 // `limits` command's flags and output, the Settings form and validation.
 var LimitFields = []LimitField{
-	{"max-depth", "maxDepth", "Max degree", 1, MaxDepthHardCap, func(l *Limits) *int { return &l.MaxDepth }},
-	{"follow-threshold", "followThreshold", "Follow threshold (%)", 0, 100, func(l *Limits) *int { return &l.FollowThreshold }},
-	{"red", "red", "Distrusted below (%)", 0, 100, func(l *Limits) *int { return &l.Red }},
-	{"max-authors-per-level", "maxAuthorsPerLevel", "Max authors per level", 1, math.MaxInt32, func(l *Limits) *int { return &l.MaxAuthorsPerLevel }},
-	{"max-total-authors", "maxTotalAuthors", "Max total authors", 1, math.MaxInt32, func(l *Limits) *int { return &l.MaxTotalAuthors }},
-	{"max-events", "maxEvents", "Max trust events per pass", 1, math.MaxInt32, func(l *Limits) *int { return &l.MaxEvents }},
-	{"max-rating-events", "maxRatingEvents", "Max rating events", 1, math.MaxInt32, func(l *Limits) *int { return &l.MaxRatingEvents }},
-	{"max-discovery-events", "maxDiscoveryEvents", "Max discovery events", 1, math.MaxInt32, func(l *Limits) *int { return &l.MaxDiscoveryEvents }},
-	{"heap-node-limit", "heapNodeLimit", "Heap node limit", 1, math.MaxInt32, func(l *Limits) *int { return &l.HeapNodeLimit }},
-	{"heap-edge-limit", "heapEdgeLimit", "Heap edge limit", 1, math.MaxInt32, func(l *Limits) *int { return &l.HeapEdgeLimit }},
-	{"page-timeout", "pageTimeoutSeconds", "Page timeout (seconds)", 1, 600, func(l *Limits) *int { return &l.PageTimeoutSeconds }},
-	{"max-connections", "maxConnections", "Max open connections", 1, math.MaxInt32, func(l *Limits) *int { return &l.MaxConnections }},
-	{"max-connections-per-address", "maxConnectionsPerAddress", "Max connections per address", 1, math.MaxInt32, func(l *Limits) *int { return &l.MaxConnectionsPerAddress }},
-	{"max-queued-mib", "maxQueuedMiB", "Queue per client (MiB)", 1, 1024, func(l *Limits) *int { return &l.MaxQueuedMiB }},
-	{"max-total-queued-mib", "maxTotalQueuedMiB", "Queue for all clients (MiB)", 1, 64 << 10, func(l *Limits) *int { return &l.MaxTotalQueuedMiB }},
-	{"max-tag-kib", "maxTagKiB", "Max tags per event (KiB)", 1, 1024, func(l *Limits) *int { return &l.MaxTagKiB }},
+	{"max-depth", "maxDepth", "Max degree", "hops from you that are followed (1 = only the people you trust)", 1, MaxDepthHardCap, func(l *Limits) *int { return &l.MaxDepth }},
+	{"follow-threshold", "followThreshold", "Follow threshold (%)", "% of trust at which a person's word counts and an answer is trusted (the extension's 75)", 0, 100, func(l *Limits) *int { return &l.FollowThreshold }},
+	{"red", "red", "Distrusted below (%)", "% of trust below which an answer is distrusted; between the two it is mixed (25)", 0, 100, func(l *Limits) *int { return &l.Red }},
+	{"max-authors-per-level", "maxAuthorsPerLevel", "Max authors per level", "people followed at each hop, at most", 1, math.MaxInt32, func(l *Limits) *int { return &l.MaxAuthorsPerLevel }},
+	{"max-total-authors", "maxTotalAuthors", "Max total authors", "people followed in all, at most", 1, math.MaxInt32, func(l *Limits) *int { return &l.MaxTotalAuthors }},
+	{"max-events", "maxEvents", "Max trust events per pass", "trust statements fetched per pass, at most", 1, math.MaxInt32, func(l *Limits) *int { return &l.MaxEvents }},
+	{"max-rating-events", "maxRatingEvents", "Max rating events", "ratings fetched per pass, at most", 1, math.MaxInt32, func(l *Limits) *int { return &l.MaxRatingEvents }},
+	{"max-discovery-events", "maxDiscoveryEvents", "Max discovery events", "statements fetched per pass to find who owns an X account, at most", 1, math.MaxInt32, func(l *Limits) *int { return &l.MaxDiscoveryEvents }},
+	{"heap-node-limit", "heapNodeLimit", "Heap node limit", "people and subjects kept in memory, at most (about 100 bytes each)", 1, math.MaxInt32, func(l *Limits) *int { return &l.HeapNodeLimit }},
+	{"heap-edge-limit", "heapEdgeLimit", "Heap edge limit", "statements kept in memory, at most (about 40 bytes each)", 1, math.MaxInt32, func(l *Limits) *int { return &l.HeapEdgeLimit }},
+	{"page-timeout", "pageTimeoutSeconds", "Page timeout (seconds)", "seconds to wait for one page of history from a relay", 1, 600, func(l *Limits) *int { return &l.PageTimeoutSeconds }},
+	{"max-connections", "maxConnections", "Max open connections", "clients connected to this server at once, at most", 1, math.MaxInt32, func(l *Limits) *int { return &l.MaxConnections }},
+	{"max-connections-per-address", "maxConnectionsPerAddress", "Max connections per address", "clients connected from one address at once, at most", 1, math.MaxInt32, func(l *Limits) *int { return &l.MaxConnectionsPerAddress }},
+	{"max-queued-mib", "maxQueuedMiB", "Queue per client (MiB)", "MiB waiting to be sent to one client; a client that stops reading is dropped", 1, 1024, func(l *Limits) *int { return &l.MaxQueuedMiB }},
+	{"max-total-queued-mib", "maxTotalQueuedMiB", "Queue for all clients (MiB)", "MiB waiting to be sent to all clients; past it the slowest are dropped", 1, 64 << 10, func(l *Limits) *int { return &l.MaxTotalQueuedMiB }},
+	{"max-tag-kib", "maxTagKiB", "Max tags per event (KiB)", "KiB of tags one event may carry; a larger one is refused", 1, 1024, func(l *Limits) *int { return &l.MaxTagKiB }},
 	// at least 32: half of it must hold the largest batch's log (about 10 MiB)
-	{"max-wal-mib", "maxWALMiB", "Write-ahead log on disk (MiB)", 32, 64 << 10, func(l *Limits) *int { return &l.MaxWALMiB }},
-	{"max-subscriptions", "maxSubscriptions", "Subscriptions per client", 1, 10000, func(l *Limits) *int { return &l.MaxSubscriptions }},
-	{"max-filters-per-req", "maxFiltersPerReq", "Filters per request", 1, 1000, func(l *Limits) *int { return &l.MaxFiltersPerReq }},
-	{"max-message-kib", "maxMessageKiB", "Message size (KiB)", 16, 16 << 10, func(l *Limits) *int { return &l.MaxMessageKiB }},
-	{"max-repo-relays", "maxRepoRelays", "Repository relays", 1, 10000, func(l *Limits) *int { return &l.MaxRepoRelays }},
-	{"max-relays-per-repo", "maxRelaysPerRepo", "Relays per repository", 1, 1000, func(l *Limits) *int { return &l.MaxRelaysPerRepo }},
+	{"max-wal-mib", "maxWALMiB", "Write-ahead log on disk (MiB)", "MiB of the database's write-ahead log on disk, at most (the database file is what grows with your data)", 32, 64 << 10, func(l *Limits) *int { return &l.MaxWALMiB }},
+	{"max-subscriptions", "maxSubscriptions", "Subscriptions per client", "subscriptions one client may keep open (a GRASP-02 peer opens about 70)", 1, 10000, func(l *Limits) *int { return &l.MaxSubscriptions }},
+	{"max-filters-per-req", "maxFiltersPerReq", "Filters per request", "filters one request may carry", 1, 1000, func(l *Limits) *int { return &l.MaxFiltersPerReq }},
+	{"max-message-kib", "maxMessageKiB", "Message size (KiB)", "KiB one message from a client may take", 16, 16 << 10, func(l *Limits) *int { return &l.MaxMessageKiB }},
+	{"max-repo-relays", "maxRepoRelays", "Repository relays", "relays repository sync connects to, at most (those most repositories share are kept)", 1, 10000, func(l *Limits) *int { return &l.MaxRepoRelays }},
+	{"max-relays-per-repo", "maxRelaysPerRepo", "Relays per repository", "relays taken from one repository's announcement, at most", 1, 1000, func(l *Limits) *int { return &l.MaxRelaysPerRepo }},
 }
 
 // Check reports whether v is within f's bounds.

@@ -211,8 +211,8 @@ func TestParseListen(t *testing.T) {
 	}
 }
 
-// The limit table names every field of Limits once, with its JSON key, so
-// the CLI, the UI and validation cannot miss one.
+// The limit table names every field of Limits once, with its JSON key and a
+// help line, so the CLI, the UI and validation cannot miss one.
 func TestLimitFieldsCoverLimits(t *testing.T) {
 	var l Limits
 	for i, f := range LimitFields {
@@ -227,6 +227,11 @@ func TestLimitFieldsCoverLimits(t *testing.T) {
 		j := slices.IndexFunc(LimitFields, func(f LimitField) bool { return f.JSON == tag })
 		if j < 0 || v.Field(i).Int() != int64(j+1) {
 			t.Errorf("field %s (json %q) is not the table's entry %d", v.Type().Field(i).Name, tag, j)
+		}
+	}
+	for _, f := range LimitFields {
+		if f.Help == "" {
+			t.Errorf("%s has no help line for the window and `limits --help`", f.JSON)
 		}
 	}
 	if err := DefaultLimits().Validate(); err != nil {
