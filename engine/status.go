@@ -2,6 +2,7 @@ package engine
 
 import (
 	"slices"
+	"strings"
 
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/trustsync"
@@ -56,6 +57,33 @@ func lastSync(sy trustsync.Status) int64 {
 		return 0
 	}
 	return sy.LastSync
+}
+
+// heldReasons are the last pass's coverage reasons that still hold now:
+// what the user has dealt with since (a relay added, a failed relay removed)
+// is not reported until the next pass says it again. Once a relay is
+// configured, "no relays" becomes "never synced" until a pass ran with one.
+// Status, the HTTP API, the resolver's answers and the window all take the
+// reasons from here (through SyncCoverage).
+func heldReasons(reasons, relays []string, lastSync int64) []string {
+	held := make([]string, 0, len(reasons))
+	for _, r := range reasons {
+		switch {
+		case r == status.ReasonNoRelays && len(relays) > 0:
+			if lastSync == 0 {
+				held = append(held, status.ReasonNeverSynced)
+			}
+			continue
+		case r == status.ReasonNeverSynced && lastSync != 0,
+			r == status.ReasonSyncRunning: // the running pass is added by SyncCoverage
+			continue
+		}
+		if url, ok := strings.CutPrefix(r, status.RelayFailed("")); ok && !slices.Contains(relays, url) {
+			continue
+		}
+		held = append(held, r)
+	}
+	return held
 }
 
 // coverage is the overall coverage: the sync's reasons plus what the trust

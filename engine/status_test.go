@@ -93,3 +93,28 @@ func TestPassStoredCountsTheRunningPass(t *testing.T) {
 		t.Fatalf("a new pass starts at %d", got)
 	}
 }
+
+// A coverage reason the user has dealt with goes at once, not after the
+// next pass, from the status and the answers alike (the window shows what
+// the status says: TestWindowAndStatusJSONGiveTheSameCoverageReasons).
+func TestHeldReasonsDropWhatNoLongerHolds(t *testing.T) {
+	removed, kept := status.RelayFailed("wss://removed.example"), status.RelayFailed("wss://kept.example")
+	for _, c := range []struct {
+		name     string
+		reasons  []string
+		relays   []string
+		lastSync int64
+		want     []string
+	}{
+		{"no relays, still none", []string{status.ReasonNoRelays}, nil, 0, []string{status.ReasonNoRelays}},
+		{"a relay added before any pass with one", []string{status.ReasonNoRelays}, []string{"wss://kept.example"}, 0, []string{status.ReasonNeverSynced}},
+		{"a relay added after a pass with another", []string{status.ReasonNoRelays}, []string{"wss://kept.example"}, 100, []string{}},
+		{"never synced until a pass", []string{status.ReasonNeverSynced}, nil, 100, []string{}},
+		{"a failed relay removed, another kept", []string{removed, kept, status.ReasonFrontierTruncated}, []string{"wss://kept.example"}, 100, []string{kept, status.ReasonFrontierTruncated}},
+		{"the running pass is the runner's now, not the last pass's", []string{status.ReasonSyncRunning}, nil, 100, []string{}},
+	} {
+		if got := heldReasons(c.reasons, c.relays, c.lastSync); !slices.Equal(got, c.want) {
+			t.Errorf("%s: held %q, want %q", c.name, got, c.want)
+		}
+	}
+}

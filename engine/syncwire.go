@@ -95,10 +95,12 @@ func (f syncFrontier) Refresh(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// SyncCoverage is what the sync knows about coverage, for the resolver.
+// SyncCoverage is what the sync knows about coverage, for the resolver and
+// the status alike: the last pass's reasons that still hold, the running
+// pass, a full disk.
 func (e *Engine) SyncCoverage() []string {
 	st := e.sync.Status()
-	reasons := st.Coverage.Reasons
+	reasons := heldReasons(st.Coverage.Reasons, e.Settings().Relays, lastSync(st))
 	if st.State == status.StateRunning {
 		reasons = append(reasons, status.ReasonSyncRunning)
 	}

@@ -340,7 +340,6 @@ func (g *GUI) Quit() {
 // The other tabs catch up when selected: updating hidden widgets would
 // cost the UI thread layout work and a repaint of the window for nothing.
 func (g *GUI) render(s status.Snapshot) {
-	s.Coverage.Reasons = heldReasons(s)
 	g.last = s
 	g.notifier.observe(s, g.clock)
 	g.rates.add(g.clock.Now(), s.Ingest)

@@ -550,28 +550,6 @@ func TestRetryTimeIsNeverInThePast(t *testing.T) {
 	}
 }
 
-// A coverage reason the user has dealt with goes at once, not after the
-// next pass: "no sync relays configured" once a relay is added, a failed
-// relay's reason once it is removed.
-func TestStaleCoverageReasonsVanishAtOnce(t *testing.T) {
-	g, _ := newTestGUI(t, tabStatus)
-	s := fixture()
-	s.State = status.StatePartial
-	s.Coverage = status.NewCoverage(status.ReasonNoRelays, status.RelayFailed("wss://removed.example"))
-	g.render(s)
-	if got := g.status.reasons.Text; got != "—" {
-		t.Errorf("reasons = %q, want none: relays are configured and the failed one is gone", got)
-	}
-	if got := g.status.state.Text; got != "partial: waiting for the next pass" {
-		t.Errorf("state = %q", got)
-	}
-	s.Relays = nil
-	g.render(s)
-	if got := g.status.reasons.Text; got != "• no sync relays configured" {
-		t.Errorf("reasons without relays = %q", got)
-	}
-}
-
 // Before the first pass every line says so (issue 31: "Last sync 7 s ago"
 // before any sync): the engine reports no last sync until a pass ran with a
 // relay (TestNoRelayPassIsNoSync), and the window says never.
