@@ -74,10 +74,11 @@ func reportProgress(done <-chan struct{}, snapshot func() status.Snapshot) {
 }
 
 // progressLine is a running pass's progress in one line: its family and
-// keys done, the events received, their rate and the time left ("trust
-// 640/1600 · 52310 events, 8120/s · about 2 min left").
+// keys done, the events received, their rate, how many were stored (new to
+// us) and the time left ("trust 640/1600 · 52310 events, 8120/s, 40100
+// stored · about 2 min left").
 func progressLine(p status.Progress) string {
-	line := fmt.Sprintf("%-9s %d/%d · %d events, %.0f/s", p.Pass, p.Done, p.Total, p.Events, p.EventsPerSecond)
+	line := fmt.Sprintf("%-9s %d/%d · %d events, %.0f/s, %d stored", p.Pass, p.Done, p.Total, p.Events, p.EventsPerSecond, p.Stored)
 	if p.SecondsLeft > 0 {
 		line += " · " + words.TimeLeft(p.SecondsLeft)
 	}

@@ -22,8 +22,6 @@ type ingestStats struct {
 
 	mu       sync.Mutex
 	total    status.Ingest
-	synced   int64 // events stored from sync, since start
-	passBase int64 // synced when the running (or last) pass started
 	recent   []status.Rejection
 	rateAt   time.Time
 	rateBase int64
@@ -43,30 +41,11 @@ func (s *ingestStats) committed(c ingest.Committed) {
 	}
 	s.mu.Lock()
 	s.total.Accepted += int64(len(c.Stored))
-	for _, src := range c.Sources {
-		if strings.HasPrefix(src, syncSource) {
-			s.synced++
-		}
-	}
 	s.mu.Unlock()
 }
 
 // syncSource starts the source of every event trust sync fetched.
 const syncSource = "sync:"
-
-// passStarted starts counting what a sync pass stores.
-func (s *ingestStats) passStarted() {
-	s.mu.Lock()
-	s.passBase = s.synced
-	s.mu.Unlock()
-}
-
-// passStored is how many events sync stored since the last pass started.
-func (s *ingestStats) passStored() int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.synced - s.passBase
-}
 
 func (s *ingestStats) rejected(ev *nostr.Event, source, reason string) {
 	prefix, _, _ := strings.Cut(reason, ":")

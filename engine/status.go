@@ -37,9 +37,6 @@ func (e *Engine) Status() status.Snapshot {
 		RepoSync:        e.repos.Status(),
 		Newcomers:       status.Newcomers{Fetching: sy.Fetching, NotYetFetched: sy.NotYetFetched},
 	}
-	if sy.State == status.StateRunning {
-		snap.Progress.Stored = e.stats.passStored()
-	}
 	switch {
 	case e.diskFull.Load():
 		snap.State = status.StateError // coverage names disk-full

@@ -7,10 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nbd-wtf/go-nostr"
-
-	"dtp-personal/engine/ingest"
-	"dtp-personal/engine/metrics"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/internal/testutil"
@@ -66,32 +62,6 @@ func TestNoRelayPassIsNoSync(t *testing.T) {
 		t.Fatal(err)
 	}
 	testutil.Eventually(t, "a pass that tried the relay", func() bool { return eng.Status().LastSync != 0 })
-}
-
-// TestPassStoredCountsTheRunningPass: the status's count of a pass is what
-// sync stored since the pass began, not pushes, not earlier passes: the one
-// figure every line of the window counts a pass in (issue 31: "0 events
-// stored so far" beside 71 statements).
-func TestPassStoredCountsTheRunningPass(t *testing.T) {
-	s := newIngestStats(metrics.New())
-	batch := func(sources ...string) ingest.Committed {
-		c := ingest.Committed{Sources: sources}
-		for range sources {
-			c.Stored = append(c.Stored, &nostr.Event{})
-		}
-		return c
-	}
-	s.committed(batch(syncSource+"wss://a", syncSource+"wss://a")) // an earlier pass
-	s.passStarted()
-	s.committed(batch(syncSource+"wss://a", "push:127.0.0.1", syncSource+"wss://b"))
-	s.committed(batch("import"))
-	if got := s.passStored(); got != 2 {
-		t.Fatalf("pass stored %d, want the 2 events sync stored since the pass began", got)
-	}
-	s.passStarted()
-	if got := s.passStored(); got != 0 {
-		t.Fatalf("a new pass starts at %d", got)
-	}
 }
 
 // A coverage reason the user has dealt with goes at once, not after the

@@ -34,14 +34,13 @@ func (e *Engine) newSyncRunner() *trustsync.Runner {
 		}
 	}
 	return trustsync.New(trustsync.Config{
-		Store:         e.store,
-		Sink:          ingest.RelaySink{Pipeline: e.ingest, Prefix: syncSource},
-		Frontier:      syncFrontier{e},
-		Settings:      e.Settings(),
-		AuthKey:       e.authKey,
-		Log:           e.log.With("part", "sync"),
-		LastPass:      last,
-		OnPassStarted: e.stats.passStarted,
+		Store:    e.store,
+		Sink:     ingest.RelaySink{Pipeline: e.ingest, Prefix: syncSource},
+		Frontier: syncFrontier{e},
+		Settings: e.Settings(),
+		AuthKey:  e.authKey,
+		Log:      e.log.With("part", "sync"),
+		LastPass: last,
 		OnPassFinished: func(o trustsync.PassOutcome) {
 			b, _ := json.Marshal(o)
 			if err := e.store.SetState(stateLastPass, string(b)); err != nil {

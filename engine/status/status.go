@@ -152,8 +152,10 @@ type Progress struct {
 	// it knows it will still ask for (a trust walk finds more as it goes);
 	// 0 while it cannot tell.
 	SecondsLeft int64 `json:"secondsLeft,omitempty"`
-	// Stored is how many events the running pass stored so far (the
-	// snapshot's own progress only; absent for a relay's share).
+	// Stored is how many of Events the running pass stored so far (new to
+	// us): the sum of its share of each relay's stored count, so neither
+	// pushes, repository sync nor live subscriptions meanwhile. The
+	// snapshot's own progress only; absent for a relay's share.
 	Stored int64 `json:"stored,omitempty"`
 }
 

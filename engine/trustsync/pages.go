@@ -3,6 +3,7 @@ package trustsync
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"github.com/nbd-wtf/go-nostr"
 
@@ -20,7 +21,8 @@ const pagesInFlight = 4
 type pageIngester struct {
 	ctx   context.Context
 	sink  Sink
-	link  *relay.Link // whose events; told how many were new to us
+	link  *relay.Link   // whose events; told how many were new to us
+	pass  *atomic.Int64 // the pass's stored count, told too
 	slots chan struct{}
 	wg    sync.WaitGroup
 
@@ -28,8 +30,8 @@ type pageIngester struct {
 	err error
 }
 
-func newPageIngester(ctx context.Context, sink Sink, link *relay.Link) *pageIngester {
-	return &pageIngester{ctx: ctx, sink: sink, link: link, slots: make(chan struct{}, pagesInFlight)}
+func newPageIngester(ctx context.Context, sink Sink, link *relay.Link, pass *atomic.Int64) *pageIngester {
+	return &pageIngester{ctx: ctx, sink: sink, link: link, pass: pass, slots: make(chan struct{}, pagesInFlight)}
 }
 
 // add hands a page to the sink, waiting while pagesInFlight pages are
@@ -45,6 +47,7 @@ func (pi *pageIngester) add(evs []*nostr.Event) error {
 		defer func() { <-pi.slots; pi.wg.Done() }()
 		stored, err := pi.sink.Ingest(pi.ctx, pi.link.URL(), evs)
 		pi.link.Stored(stored)
+		pi.pass.Add(int64(stored))
 		if err != nil {
 			pi.mu.Lock()
 			if pi.err == nil {

@@ -39,6 +39,7 @@ type pass struct {
 
 	// progress figures, read by Runner.Status while the pass runs
 	events   atomic.Int64 // events handed to ingest
+	stored   atomic.Int64 // of those, new to us: the sum of this pass's share of each relay's stored count
 	keysDone atomic.Int64 // keys whose batch ended, every family and relay
 	ahead    atomic.Int64 // keys of families still to come that the walk knows of, every relay
 
@@ -109,9 +110,6 @@ func (r *Runner) Pass(ctx context.Context, manual bool) (status.Coverage, error)
 	defer r.passMu.Unlock()
 	p := newPass(r, manual)
 	r.newcomers.restart()
-	if r.cfg.OnPassStarted != nil {
-		r.cfg.OnPassStarted()
-	}
 	r.mu.Lock()
 	r.st.State, r.running = status.StateRunning, p
 	r.mu.Unlock()
@@ -283,7 +281,7 @@ func (p *pass) expect(keys int) {
 // (cur) and of the families after it, at the pace of the keys done so far.
 func (p *pass) progress(cur status.Progress, now time.Time) status.Progress {
 	elapsed := now.Sub(p.start).Seconds()
-	cur.Events = p.events.Load()
+	cur.Events, cur.Stored = p.events.Load(), p.stored.Load()
 	if elapsed <= 0 {
 		return cur
 	}
@@ -457,7 +455,7 @@ func (p *pass) fetchBatch(ctx context.Context, pc *passConn, f *family, b batch,
 	filter := f.filter(b.keys)
 	filter.Since = b.since
 	reqStart := p.r.cfg.Clock.Now()
-	pages := newPageIngester(ctx, p.r.cfg.Sink, pc.link)
+	pages := newPageIngester(ctx, p.r.cfg.Sink, pc.link, &p.stored)
 	seen := newestSeen{}
 	held := map[string]bool{} // reconciled: already stored, counted toward caps as paging would, not ingested again
 	onPage := func(evs []*nostr.Event) error {

@@ -11,6 +11,7 @@ import (
 	"dtp-personal/engine/internal/faultrelay"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
+	"dtp-personal/internal/testutil"
 )
 
 // A running pass says how many events it received, at what rate, and the
@@ -53,4 +54,36 @@ func TestPassProgressSaysEventsRateAndTimeLeft(t *testing.T) {
 	if p := rg.runner.Status().Progress; p != (status.Progress{}) {
 		t.Fatalf("progress after the pass %+v, want none", p)
 	}
+}
+
+// A running pass's stored figure is what its relays stored in this pass
+// (each relay's count of events new to us), not what they sent: events
+// already held count as received, not stored (issue 28 §3: the window's
+// "events stored this pass" is this figure).
+func TestPassProgressStoredIsWhatItsRelaysStored(t *testing.T) {
+	w := buildWoT(time.Now().Unix())
+	good := faultrelay.StartForTest(t, faultrelay.Mode{}, w.all...)
+	stalled := faultrelay.StartForTest(t, faultrelay.Mode{Stall: true}) // keeps the pass running
+	rg := newRig(t, settings.FrontierInterval, w.root, good.URL, stalled.URL)
+	held := rg.sink.keep(w.all[:3]) // already held: received again, not stored
+	rg.frontier.recompute()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		rg.runner.RunOnce(context.Background())
+	}()
+	var seen Status
+	testutil.EventuallyWithin(t, 10*time.Second, "the good relay's share stored while the pass waits for the other", func() bool {
+		seen = rg.runner.Status()
+		stored := int64(len(rg.sink.ids()) - held)
+		return seen.State == status.StateRunning && stored > 0 && seen.Progress.Stored == stored
+	})
+	var byRelay int64
+	for _, r := range seen.Relays {
+		byRelay += r.EventsStored
+	}
+	if seen.Progress.Events <= seen.Progress.Stored || byRelay != seen.Progress.Stored {
+		t.Errorf("progress %+v, relays stored %d: want stored below received, and the relays' stored counts", seen.Progress, byRelay)
+	}
+	<-done
 }

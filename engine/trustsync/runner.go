@@ -35,8 +35,6 @@ type Config struct {
 	LastPass *PassOutcome
 	// OnPassFinished records each finished pass's outcome durably.
 	OnPassFinished func(PassOutcome)
-	// OnPassStarted, if set, is called as each pass starts.
-	OnPassStarted func()
 }
 
 // PassOutcome is what a finished pass reached.
