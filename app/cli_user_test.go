@@ -243,7 +243,8 @@ func TestStatusNamesWhatWaitsForARestart(t *testing.T) {
 // the CLI could not show).
 func TestCommandHelpNamesItsFlags(t *testing.T) {
 	r := cliRunAll(t, t.TempDir(), "limits", "--help")
-	for _, want := range []string{"dtp-personal limits [--max-depth N", "Flags of limits:",
+	for _, want := range []string{"dtp-personal limits [--preset small|normal|large] [--max-depth N", "Flags of limits:",
+		"--preset", "small: max degree 3, a quarter of the default people, events and memory caps",
 		"--max-depth", "hops from you that are followed (1 = only the people you trust) (maxDepth)",
 		"--max-wal-mib", "write-ahead log"} {
 		if !strings.Contains(r.stdout, want) {
@@ -252,5 +253,26 @@ func TestCommandHelpNamesItsFlags(t *testing.T) {
 	}
 	if r.code != 0 || strings.Contains(r.stdout, "repo-sync") {
 		t.Errorf("limits --help: exit %d, printed the whole usage or more:\n%s", r.code, r.stdout)
+	}
+}
+
+// `limits --preset NAME` sets the caps the window's preset buttons fill in
+// (settings.LimitPresets, one table); a flag beside it wins for its limit,
+// and an unknown preset is refused by name.
+func TestLimitsPreset(t *testing.T) {
+	data := t.TempDir()
+	r := cliRunAll(t, data, "limits", "--preset", "large", "--max-total-authors", "1234", "--json")
+	var got settings.Limits
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || r.code != 0 {
+		t.Fatalf("limits --preset large: exit %d, %v\n%s%s", r.code, err, r.stdout, r.stderr)
+	}
+	want := settings.DefaultLimits()
+	settings.LimitPresets[2].Apply(&want)
+	want.MaxTotalAuthors = 1234
+	if got != want {
+		t.Errorf("limits after --preset large --max-total-authors 1234:\n got %+v\nwant %+v", got, want)
+	}
+	if r := cliRunAll(t, data, "limits", "--preset", "huge"); r.code == 0 || !strings.Contains(r.stderr, `no limits preset "huge" (small, normal, large)`) {
+		t.Errorf("limits --preset huge: exit %d, %s", r.code, r.stderr)
 	}
 }

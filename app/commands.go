@@ -243,11 +243,23 @@ func cmdLimits(c *cli) error {
 	for i, f := range settings.LimitFields {
 		set[i] = c.fs.Int(f.Flag, -1, f.Help+" ("+f.JSON+")")
 	}
+	presets := make([]string, len(settings.LimitPresets))
+	for i, p := range settings.LimitPresets {
+		presets[i] = p.Name + ": " + p.Help
+	}
+	preset := c.fs.String("preset", "", "caps for the size of network followed, the other flags then change what they name ("+strings.Join(presets, "; ")+")")
 	asJSON := c.fs.Bool("json", false, "print JSON")
 	if err := c.parse(0); err != nil {
 		return err
 	}
 	s, err := modifySettings(c, func(s *settings.Settings) error {
+		if *preset != "" {
+			p, err := settings.LimitPresetNamed(*preset)
+			if err != nil {
+				return err
+			}
+			p.Apply(&s.Limits)
+		}
 		for i, f := range settings.LimitFields {
 			if *set[i] >= 0 {
 				*f.Of(&s.Limits) = *set[i]

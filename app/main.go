@@ -24,7 +24,7 @@ Usage:
   dtp-personal relays add URL | remove URL | list [--json]
   dtp-personal roots add NPUB_OR_HEX | remove NPUB_OR_HEX | list [--json]
   dtp-personal strategy [ID] [--interval MIN]        frontier-interval | frontier-continuous | global-continuous
-  dtp-personal limits [--max-depth N --max-authors-per-level N --max-total-authors N ...]
+  dtp-personal limits [--preset small|normal|large] [--max-depth N --max-authors-per-level N ...]
   dtp-personal repo-sync service add URL | remove URL | list [--json]
   dtp-personal repo-sync bootstrap URL | --none     the relay always asked for repositories
   dtp-personal repo-sync status [--json]            repositories followed and their sync relays

@@ -70,17 +70,14 @@ func TestSettingsRootsAreYouByName(t *testing.T) {
 func TestSettingsLimitPresets(t *testing.T) {
 	g, eng := newTestGUI(t, tabSettings)
 	v := g.settings
-	v.limits[1].SetText("60") // the follow threshold is the user's, not the preset's
-	v.fillPreset(0)           // small
+	v.limits[1].SetText("60")              // the follow threshold is the user's, not the preset's
+	v.fillPreset(settings.LimitPresets[0]) // small
 	v.saveLimits()
-	v.fillPreset(2) // large
+	v.fillPreset(settings.LimitPresets[2]) // large
 	v.saveLimits()
 	g.settle()
-	small, large := presetLimits(0), presetLimits(2)
-	if small.MaxDepth != 3 || small.MaxTotalAuthors != 5000 || small.PageTimeoutSeconds != 30 ||
-		large.MaxDepth != settings.MaxDepthHardCap || large.HeapEdgeLimit != 20_000_000 || presetLimits(1) != settings.DefaultLimits() {
-		t.Errorf("presets small %+v large %+v", small, large)
-	}
+	large := settings.DefaultLimits()
+	settings.LimitPresets[2].Apply(&large)
 	large.FollowThreshold = 60
 	assertSettings(t, eng, func(s *settings.Settings) { s.Limits = large })
 }

@@ -79,8 +79,8 @@ func newSettingsView(g *GUI) *settingsView {
 		limitsForm.AppendItem(item)
 	}
 	presets := container.NewHBox(widget.NewLabel("Fill in for a"))
-	for i, p := range limitPresets {
-		presets.Add(widget.NewButton(p.name, func() { v.fillPreset(i) }))
+	for _, p := range settings.LimitPresets {
+		presets.Add(widget.NewButton(p.Label, func() { v.fillPreset(p) }))
 	}
 	capsCard := widget.NewCard("", "How much of the network is followed and kept; the defaults suit most people",
 		container.NewVBox(

@@ -3,6 +3,8 @@ package settings
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 )
 
 // Limits are the frontier caps, heap guardrails (SPEC §4, §5), the sync's
@@ -149,4 +151,72 @@ func (l Limits) Validate() error {
 		return fmt.Errorf("maxTotalQueuedMiB must not be below maxQueuedMiB (%d < %d)", l.MaxTotalQueuedMiB, l.MaxQueuedMiB)
 	}
 	return nil
+}
+
+// LimitPreset is a set of caps for the size of network followed: the window
+// offers them as buttons, the CLI as `limits --preset NAME`.
+type LimitPreset struct {
+	Name  string // the CLI's name: small, normal, large
+	Label string // the window's button
+	Help  string
+	// depth is the max degree it sets (0: the default); factor scales the
+	// default people, events and memory caps.
+	depth  int
+	factor float64
+}
+
+// LimitPresets: Normal is the defaults; Small and Large scale the people,
+// events and memory caps by 4 each way (and the depth by one). Other limits
+// (the follow band, the connection and queue caps) are not the preset's.
+var LimitPresets = []LimitPreset{
+	{"small", "Small network", "max degree 3, a quarter of the default people, events and memory caps", 3, 0.25},
+	{"normal", "Normal network", "the default max degree, people, events and memory caps", 0, 1},
+	{"large", "Large network", fmt.Sprintf("max degree %d, four times the default people, events and memory caps", MaxDepthHardCap), MaxDepthHardCap, 4},
+}
+
+// presetCaps are the caps a preset scales.
+var presetCaps = []string{"maxAuthorsPerLevel", "maxTotalAuthors", "maxEvents", "maxRatingEvents",
+	"maxDiscoveryEvents", "heapNodeLimit", "heapEdgeLimit"}
+
+// Sets reports whether the preset sets the field (the max degree and the
+// scaled caps); the other fields keep what they hold.
+func (p LimitPreset) Sets(f LimitField) bool {
+	return f.JSON == "maxDepth" || slices.Contains(presetCaps, f.JSON)
+}
+
+// Apply sets the fields the preset sets in l.
+func (p LimitPreset) Apply(l *Limits) {
+	def := DefaultLimits()
+	for _, f := range LimitFields {
+		if !p.Sets(f) {
+			continue
+		}
+		v := *f.Of(&def)
+		switch {
+		case f.JSON == "maxDepth" && p.depth > 0:
+			v = p.depth
+		case f.JSON != "maxDepth":
+			v = min(f.Max, int(float64(v)*p.factor))
+		}
+		*f.Of(l) = v
+	}
+}
+
+// LimitPresetNamed is the preset of that name, or an error naming them all.
+func LimitPresetNamed(name string) (LimitPreset, error) {
+	for _, p := range LimitPresets {
+		if p.Name == name {
+			return p, nil
+		}
+	}
+	return LimitPreset{}, fmt.Errorf("no limits preset %q (%s)", name, LimitPresetNames())
+}
+
+// LimitPresetNames are the presets' names, "small, normal, large".
+func LimitPresetNames() string {
+	names := make([]string, len(LimitPresets))
+	for i, p := range LimitPresets {
+		names[i] = p.Name
+	}
+	return strings.Join(names, ", ")
 }

@@ -238,3 +238,38 @@ func TestLimitFieldsCoverLimits(t *testing.T) {
 		t.Fatalf("defaults invalid: %v", err)
 	}
 }
+
+// The presets scale the people, events and memory caps for the size of
+// network followed, set the max degree, keep the rest, and stay valid.
+func TestLimitPresets(t *testing.T) {
+	at := func(name string) Limits {
+		t.Helper()
+		p, err := LimitPresetNamed(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := DefaultLimits()
+		l.FollowThreshold, l.MaxConnections = 60, 7 // the user's, not the preset's
+		p.Apply(&l)
+		if err := l.Validate(); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		if l.FollowThreshold != 60 || l.MaxConnections != 7 || l.PageTimeoutSeconds != DefaultLimits().PageTimeoutSeconds {
+			t.Errorf("%s changed what is not a preset's: %+v", name, l)
+		}
+		return l
+	}
+	small, normal, large := at("small"), at("normal"), at("large")
+	if small.MaxDepth != 3 || small.MaxTotalAuthors != 5000 || small.HeapEdgeLimit != 1_250_000 {
+		t.Errorf("small %+v", small)
+	}
+	if normal.MaxDepth != DefaultLimits().MaxDepth || normal.MaxEvents != DefaultLimits().MaxEvents {
+		t.Errorf("normal %+v", normal)
+	}
+	if large.MaxDepth != MaxDepthHardCap || large.HeapEdgeLimit != 20_000_000 || large.MaxTotalAuthors != 80_000 {
+		t.Errorf("large %+v", large)
+	}
+	if _, err := LimitPresetNamed("huge"); err == nil || !strings.Contains(err.Error(), "small, normal, large") {
+		t.Errorf("an unknown preset: %v", err)
+	}
+}
