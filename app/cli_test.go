@@ -21,9 +21,9 @@ import (
 
 	"dtp-personal/engine"
 	"dtp-personal/engine/fixture"
-	"dtp-personal/engine/names"
-	"dtp-personal/engine/names/namestest"
 	"dtp-personal/engine/store"
+	"dtp-personal/engine/testrelay"
+	"dtp-personal/ui/names"
 	"dtp-personal/ui/words"
 )
 
@@ -405,7 +405,7 @@ func TestImportResolveExportOffline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	found, err := cache.Refresh(context.Background(), []string{namestest.Relay(t, profile)}, []string{alice.Pubkey}, 5*time.Second)
+	found, err := cache.Refresh(context.Background(), []string{testrelay.Start(t, profile)}, []string{alice.Pubkey}, 5*time.Second)
 	cache.Close()
 	if err != nil || found != 1 {
 		t.Fatalf("names cache: %d found, %v", found, err)

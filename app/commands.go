@@ -22,12 +22,12 @@ import (
 	"dtp-personal/engine"
 	"dtp-personal/engine/importer"
 	"dtp-personal/engine/ingest"
-	"dtp-personal/engine/names"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
 	"dtp-personal/engine/validation"
 	"dtp-personal/internal/owneronly"
+	"dtp-personal/ui/names"
 	"dtp-personal/ui/words"
 )
 

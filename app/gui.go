@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"runtime"
 
-	"dtp-personal/engine/names"
 	"dtp-personal/ui"
+	"dtp-personal/ui/names"
 )
 
 // runGUI runs the tray app and its window over eng; main calls it when no

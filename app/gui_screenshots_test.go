@@ -16,8 +16,8 @@ import (
 	"github.com/nbd-wtf/go-nostr/nip19"
 
 	"dtp-personal/engine/fixture"
-	"dtp-personal/engine/names/namestest"
 	"dtp-personal/engine/status"
+	"dtp-personal/engine/testrelay"
 	"dtp-personal/internal/testutil"
 )
 
@@ -63,7 +63,7 @@ func TestWindowScreenshots(t *testing.T) {
 		{"roots", "add", root.Pubkey},
 		{"relays", "add", "ws://" + remote.addr},
 		{"relays", "add", refused},                         // nobody listens: a relay in backoff, with its error
-		{"relays", "add", namestest.Relay(t, profiles...)}, // the people's names (and no trust events)
+		{"relays", "add", testrelay.Start(t, profiles...)}, // the people's names (and no trust events)
 		wholeWebOfTrust,
 	} {
 		if out, err := cliRun(t, local, args...); err != nil {

@@ -203,7 +203,7 @@ func TestCtrlLOpensTheLookupReadyForTyping(t *testing.T) {
 	}
 }
 
-// knownNames is the window's side of the display-name cache (engine/names,
+// knownNames is the window's side of the display-name cache (ui/names,
 // tested against a real relay there): names known now, and a fetch asked
 // for, answered when the test says.
 type knownNames struct {

@@ -11,7 +11,7 @@ import (
 	"dtp-personal/ui/words"
 )
 
-// Names is where the window gets display names (engine/names): what is
+// Names is where the window gets display names (ui/names): what is
 // known now, and a fetch in the background of those not asked for lately.
 // Names are display only: nothing the engine answers depends on them.
 type Names interface {

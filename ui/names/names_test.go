@@ -9,7 +9,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/fixture"
-	"dtp-personal/engine/internal/faultrelay"
+	"dtp-personal/engine/testrelay"
 )
 
 func profile(a fixture.Author, at int64, content string) *nostr.Event {
@@ -32,18 +32,18 @@ func TestRefreshFindsNewestSignedNames(t *testing.T) {
 	alice, bob, carol, dave := fixture.NewAuthor(1), fixture.NewAuthor(2), fixture.NewAuthor(3), fixture.NewAuthor(4)
 	forged := profile(carol, 300, `{"name":"Mallory"}`)
 	forged.Content = `{"name":"Not Carol"}` // signature no longer matches
-	r1 := faultrelay.StartForTest(t, faultrelay.Mode{},
+	r1 := testrelay.Start(t,
 		profile(alice, 100, `{"name":"alice_old"}`),
 		profile(bob, 100, `{"display_name":"Bob <b>B</b>","name":"bob"}`),
 		forged,
 		profile(dave, 100, `{"name":"Dave"}`), // not asked
 	)
-	r2 := faultrelay.StartForTest(t, faultrelay.Mode{}, profile(alice, 200, `{"display_name":"Alice\nA.","name":"alice"}`))
-	silent := faultrelay.StartForTest(t, faultrelay.Mode{Stall: true})
+	r2 := testrelay.Start(t, profile(alice, 200, `{"display_name":"Alice\nA.","name":"alice"}`))
+	silent := testrelay.Stalled(t)
 
 	c := openCache(t, 0)
 	asked := []string{alice.Pubkey, bob.Pubkey, carol.Pubkey}
-	n, err := c.Refresh(context.Background(), []string{silent.URL, r1.URL, r2.URL}, asked, time.Second)
+	n, err := c.Refresh(context.Background(), []string{silent, r1, r2}, asked, time.Second)
 	if err != nil || n != 2 {
 		t.Fatalf("Refresh found %d names, %v; want 2", n, err)
 	}
@@ -67,10 +67,10 @@ func TestRefreshFindsNewestSignedNames(t *testing.T) {
 
 // Nobody answering is not a refresh: the people are asked again next time.
 func TestRefreshWithoutAnswerTriesAgain(t *testing.T) {
-	silent := faultrelay.StartForTest(t, faultrelay.Mode{Stall: true})
+	silent := testrelay.Stalled(t)
 	c := openCache(t, 0)
 	pk := fixture.NewAuthor(1).Pubkey
-	if _, err := c.Refresh(context.Background(), []string{silent.URL}, []string{pk}, 200*time.Millisecond); err == nil {
+	if _, err := c.Refresh(context.Background(), []string{silent}, []string{pk}, 200*time.Millisecond); err == nil {
 		t.Error("a relay that never answered gave no error")
 	}
 	if stale, _ := c.Stale([]string{pk}); len(stale) != 1 {
@@ -87,12 +87,12 @@ func TestCacheIsBounded(t *testing.T) {
 		authors = append(authors, a)
 		evs = append(evs, profile(a, 100, `{"name":"p"}`))
 	}
-	r := faultrelay.StartForTest(t, faultrelay.Mode{}, evs...)
+	r := testrelay.Start(t, evs...)
 	c := openCache(t, 3)
 	base := time.Now()
 	for i, a := range authors {
 		c.now = func() time.Time { return base.Add(time.Duration(i) * time.Second) }
-		if _, err := c.Refresh(context.Background(), []string{r.URL}, []string{a.Pubkey}, time.Second); err != nil {
+		if _, err := c.Refresh(context.Background(), []string{r}, []string{a.Pubkey}, time.Second); err != nil {
 			t.Fatal(err)
 		}
 	}

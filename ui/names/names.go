@@ -1,9 +1,10 @@
 // Package names keeps display names for the people the window shows: the
 // name a person gives in their kind-0 profile, fetched on demand from the
-// sync relays. It is display only (SPEC §10): kept in a file of its own,
-// names.db, apart from the trust data; a profile never goes through the
-// ingest pipeline, never reaches the heap or a trust answer, and is never
-// served to clients. Kind 0 stays unsynced (SPEC §2).
+// sync relays. It is the window's, not the engine's (SPEC §10: display
+// only): kept in a file of its own, names.db, apart from the trust data; a
+// profile never goes through the ingest pipeline, never reaches the heap or
+// a trust answer, and is never served to clients. Kind 0 stays unsynced
+// (SPEC §2). The CLI's `resolve` reads the file the window filled.
 package names
 
 import (
