@@ -209,6 +209,7 @@ func TestCtrlLOpensTheLookupReadyForTyping(t *testing.T) {
 type knownNames struct {
 	names   map[string]string
 	wanted  [][]string
+	relays  []string // asked last
 	fetched func()
 }
 
@@ -222,8 +223,8 @@ func (n *knownNames) Names(keys []string) (map[string]string, error) {
 	return out, nil
 }
 
-func (n *knownNames) Want(_, keys []string, fetched func()) {
-	n.wanted = append(n.wanted, keys)
+func (n *knownNames) Want(relays, keys []string, fetched func()) {
+	n.wanted, n.relays = append(n.wanted, keys), relays
 	n.fetched = fetched
 }
 

@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	"dtp-personal/engine/status"
 	"dtp-personal/ui/words"
 )
 
@@ -48,12 +49,26 @@ func (g *GUI) learnNames(keys []string, redraw func()) {
 		return
 	}
 	g.readNames(keys)
-	g.names.Want(g.last.Settings.Relays, keys, func() {
+	g.names.Want(nameRelays(g.last), keys, func() {
 		g.onUI(func() {
 			g.readNames(keys)
 			redraw()
 		})
 	})
+}
+
+// nameRelays are the sync relays names are asked from: those the engine
+// does not hold back (a relay in backoff, hourly or dead waits for the
+// engine's next try, not for the window's questions).
+func nameRelays(s status.Snapshot) []string {
+	var out []string
+	for _, url := range s.Settings.Relays {
+		i := slices.IndexFunc(s.Relays, func(r status.Relay) bool { return r.URL == url })
+		if i < 0 || s.Relays[i].Health == status.HealthHealthy || s.Relays[i].Health == "" {
+			out = append(out, url)
+		}
+	}
+	return out
 }
 
 func (g *GUI) readNames(keys []string) {

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -49,6 +50,10 @@ func TestSettingsRootsAreYouByName(t *testing.T) {
 	g.render(g.last)
 	if len(names.wanted) != 1 || strings.Join(names.wanted[0], " ") != rootHex+" "+root2Hex {
 		t.Fatalf("names asked for %q, want the two roots once", names.wanted)
+	}
+	// the fixture's wss://gone.example is in backoff: asked again when the engine's retry says so
+	if !slices.Equal(names.relays, []string{"wss://relay.damus.io"}) {
+		t.Errorf("names asked from %q, want the relay not in backoff", names.relays)
 	}
 	names.names[root2Hex] = "Alice" // her profile arrives
 	names.fetched()

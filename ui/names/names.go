@@ -34,8 +34,15 @@ type Cache struct {
 	max int
 	now func() time.Time
 
+	// stop ends the background fetches (Want); Close calls it, then waits
+	// for them, so none writes to a closed file or outlives the window
+	ctx     context.Context
+	stop    context.CancelFunc
+	fetches sync.WaitGroup
+
 	mu       sync.Mutex
 	inFlight map[string]bool // pubkeys being fetched, so one person is asked for once
+	closed   bool
 }
 
 // Open opens (creating if needed) the cache at path, holding at most max
@@ -60,11 +67,19 @@ func Open(path string, max int) (*Cache, error) {
 		db.Close()
 		return nil, fmt.Errorf("display-name cache %s: %w", path, err)
 	}
-	return &Cache{db: db, max: max, now: time.Now, inFlight: map[string]bool{}}, nil
+	ctx, stop := context.WithCancel(context.Background())
+	return &Cache{db: db, max: max, now: time.Now, ctx: ctx, stop: stop, inFlight: map[string]bool{}}, nil
 }
 
-// Close closes the file.
-func (c *Cache) Close() error { return c.db.Close() }
+// Close stops the background fetches, waits for them, and closes the file.
+func (c *Cache) Close() error {
+	c.mu.Lock()
+	c.closed = true
+	c.mu.Unlock()
+	c.stop()
+	c.fetches.Wait()
+	return c.db.Close()
+}
 
 // Names returns the known display names of pubkeys (hex), whatever their
 // age; people without one are absent.
@@ -224,10 +239,17 @@ const wantTimeout = 10 * time.Second
 
 // Want fetches in the background the names of those of pubkeys not asked
 // for lately, from relays; fetched is called (from another goroutine) when
-// it found any.
+// it found any. After Close it does nothing.
 func (c *Cache) Want(relays, pubkeys []string, fetched func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return
+	}
+	c.fetches.Add(1)
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Duration(len(relays)+1)*wantTimeout)
+		defer c.fetches.Done()
+		ctx, cancel := context.WithTimeout(c.ctx, time.Duration(len(relays)+1)*wantTimeout)
 		defer cancel()
 		if n, _ := c.Refresh(ctx, relays, pubkeys, wantTimeout); n > 0 && fetched != nil {
 			fetched()

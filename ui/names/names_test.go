@@ -3,6 +3,8 @@ package names
 import (
 	"context"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -120,4 +122,50 @@ func TestDisplayName(t *testing.T) {
 			t.Errorf("displayName(%s) = %q, want %q", content, got, want)
 		}
 	}
+}
+
+// Close stops the background fetches and waits for them: none outlives the
+// window or writes to a closed file (issue 28 §3: they ran on, unknown to
+// whoever closed the cache, for up to a relay timeout each).
+func TestCloseStopsBackgroundFetches(t *testing.T) {
+	c, err := Open(filepath.Join(t.TempDir(), FileName), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pk := fixture.NewAuthor(1).Pubkey
+	called := make(chan struct{}, 1)
+	c.Want([]string{testrelay.Stalled(t)}, []string{pk}, func() { called <- struct{}{} })
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if stale, _ := c.Stale([]string{pk}); len(stale) == 0 {
+			break // being fetched
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the fetch never started")
+		}
+	}
+	start := time.Now()
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("Close took %v: it waited for the relay's timeout", took)
+	}
+	if fetching := fetchGoroutines(); fetching > 0 {
+		t.Errorf("%d background fetches still run after Close", fetching)
+	}
+	c.Want([]string{testrelay.Stalled(t)}, []string{pk}, nil) // after Close: nothing starts
+	if fetching := fetchGoroutines(); fetching > 0 {
+		t.Errorf("Want after Close started %d fetches", fetching)
+	}
+	select {
+	case <-called:
+		t.Error("a fetch stopped by Close reported names")
+	default:
+	}
+}
+
+// fetchGoroutines counts the goroutines running a Want's fetch.
+func fetchGoroutines() int {
+	buf := make([]byte, 1<<20)
+	return strings.Count(string(buf[:runtime.Stack(buf, true)]), "names.(*Cache).Want.func")
 }
