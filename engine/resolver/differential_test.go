@@ -3,6 +3,7 @@ package resolver
 import (
 	"context"
 	"fmt"
+	"iter"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -27,9 +28,8 @@ import (
 func TestResolverMatchesReference(t *testing.T) {
 	const now = 100
 	asked, decided := 0, 0
-	for seed := uint64(1); seed <= 12; seed++ {
-		rng := rand.New(rand.NewPCG(seed, 18))
-		world := randomWeb(rng)
+	for web := range randomWebs(12, 18) {
+		seed, rng, world := web.seed, web.rng, web.world
 		limits := settings.DefaultLimits()
 		h := heap.New(limits)
 		shuffled := slices.Clone(world.stmts)
@@ -78,9 +78,8 @@ func TestResolverMatchesReference(t *testing.T) {
 func TestResolverMatchesReferenceBetweenCommits(t *testing.T) {
 	const now, batches = 100, 8
 	var computed, carried int64
-	for seed := uint64(1); seed <= 12; seed++ {
-		rng := rand.New(rand.NewPCG(seed, 26))
-		world := randomWeb(rng)
+	for web := range randomWebs(12, 26) {
+		seed, rng, world := web.seed, web.rng, web.world
 		limits := settings.DefaultLimits()
 		h := heap.New(limits)
 		tr := frontier.NewTracker(h, frontier.Config{Limits: limits, Roots: world.roots})
@@ -128,6 +127,27 @@ type webWorld struct {
 	stmts    []*validation.Statement
 	roots    []string
 	subjects []subjectRef2
+}
+
+// seededWeb is one seed's random web and the generator it was drawn from,
+// for the draws a test makes after it.
+type seededWeb struct {
+	seed  uint64
+	rng   *rand.Rand
+	world webWorld
+}
+
+// randomWebs yields the webs of seeds 1..n on one PCG stream: the prologue
+// of every seeded test here.
+func randomWebs(n, stream uint64) iter.Seq[seededWeb] {
+	return func(yield func(seededWeb) bool) {
+		for seed := uint64(1); seed <= n; seed++ {
+			rng := rand.New(rand.NewPCG(seed, stream))
+			if !yield(seededWeb{seed, rng, randomWeb(rng)}) {
+				return
+			}
+		}
+	}
 }
 
 func randomWeb(rng *rand.Rand) webWorld {

@@ -25,9 +25,8 @@ import (
 func TestCaughtUpWalkIsAFreshWalk(t *testing.T) {
 	const now = 100
 	caught, gaveUp := 0, 0
-	for seed := uint64(1); seed <= 16; seed++ {
-		rng := rand.New(rand.NewPCG(seed, 31))
-		world := randomWeb(rng)
+	for web := range randomWebs(16, 31) {
+		seed, rng, world := web.seed, web.rng, web.world
 		stmts, claims := withBindings(rng, world)
 		h := heap.New(settings.DefaultLimits())
 		params := []walkParams{
