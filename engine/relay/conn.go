@@ -1,6 +1,12 @@
 // Package relay is the client side of the Nostr wire (NIP-01, NIP-42, NIP-11,
-// NIP-77) for relay sync: a connection with subscriptions, backwards paging with
-// until, and the per-relay health state machine of SPEC §6.5.
+// NIP-77) for both sync profiles, trust and repository: a connection with
+// subscriptions, backwards paging with until and reconciliation (Conn); per
+// relay, its health (engine/health's state machine of SPEC §6.5, driven and
+// saved by Link) and the one connection lifecycle, wait → dial → serve →
+// release (Links.Keep, Links.Use); and the one live session above it
+// (Session: live set, consumer, ingest batches, overflow recovery), one per
+// relay in a Supervisor. A profile gives only its filters, catch-up and
+// cursors (LiveProfile).
 //
 // Events are handed on unverified: the ingest pipeline verifies ids and
 // signatures off the socket's read loop. The connection only drops events
