@@ -158,39 +158,52 @@ func Open(opts Options) (*Engine, error) {
 	st.StartCheck(quickCheckLimit)
 	e := &Engine{
 		opts: opts, log: opts.Logger, lock: lock, store: st,
-		metrics: metrics.New(),
-		subs:    make(map[int]func(status.Snapshot)),
-		changed: make(chan struct{}, 1),
+		metrics:    metrics.New(),
+		subs:       make(map[int]func(status.Snapshot)),
+		changed:    make(chan struct{}, 1),
+		ownerToken: rand.Text(),
 	}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
-	e.ownerToken = rand.Text()
+	if err := e.openParts(clock); err != nil {
+		return nil, e.failOpen(err)
+	}
+	clock.lap("check")
+	e.log.Info("opened", clock.attrs()...)
+	return e, nil
+}
+
+// openParts builds the engine's parts over its opened store, in the order
+// of ARCHITECTURE.md's "Start-up order": each part exists before the first
+// that uses it. It returns once the store's start-up check passed.
+func (e *Engine) openParts(clock *startClock) error {
+	var err error
 	// the revision first: a change made meanwhile is then seen by the watcher
-	if e.revision, err = st.Revision(); err != nil {
-		return nil, e.failOpen(err)
+	if e.revision, err = e.store.Revision(); err != nil {
+		return err
 	}
-	if e.settings, err = settings.Load(st); err != nil {
-		return nil, e.failOpen(err)
+	if e.settings, err = settings.Load(e.store); err != nil {
+		return err
 	}
-	if err := st.SetWALLimit(walLimit(e.settings.Limits)); err != nil {
-		return nil, e.failOpen(err)
+	e.started = e.settings
+	if err := e.store.SetWALLimit(walLimit(e.settings.Limits)); err != nil {
+		return err
 	}
 	h, seen, err := e.openHeap(e.settings.Limits, clock)
 	if err != nil {
-		return nil, e.failOpen(err)
+		return err
 	}
-	e.started = e.settings
 	e.stats = newIngestStats(e.metrics)
-	if e.authKey, err = loadAuthKey(st, !opts.ReadOnly); err != nil {
-		return nil, e.failOpen(err)
+	if e.authKey, err = loadAuthKey(e.store, !e.opts.ReadOnly); err != nil {
+		return err
 	}
 	if err := e.openRepoSync(); err != nil {
-		return nil, e.failOpen(err)
+		return err
 	}
 	clock.lap("reposync")
-	ingestCfg := opts.Ingest
+	ingestCfg := e.opts.Ingest
 	ingestCfg.SeenFilter = seen
-	if e.ingest, err = ingest.New(st, e.eventRules(), validation.VerifyEvent, ingestCfg); err != nil {
-		return nil, e.failOpen(err)
+	if e.ingest, err = ingest.New(e.store, e.eventRules(), validation.VerifyEvent, ingestCfg); err != nil {
+		return err
 	}
 	clock.lap("ingest")
 	e.ingest.OnReject(e.stats.rejected)
@@ -200,15 +213,28 @@ func Open(opts Options) (*Engine, error) {
 	e.ingest.OnCommit(func(c ingest.Committed) { e.repos.Committed(c.Stored) })
 	e.buildTrust(h, clock)
 	e.sync = e.newSyncRunner()
-	if !opts.ReadOnly {
+	if !e.opts.ReadOnly {
 		e.sync.ReconcileCursors(e.trust.frontier.Current().Pubkeys())
 	}
 	clock.lap("cursors")
 	e.registerMetrics()
 	e.registerRepoMetrics()
-	e.server = server.New(server.Config{
+	e.server = e.newServer()
+	e.ingest.OnCommit(func(c ingest.Committed) {
+		e.server.Broadcast(c.Stored)
+		e.notify()
+	})
+	e.registerSettingsParts()
+	clock.lap("server")
+	return e.store.Checked()
+}
+
+// newServer is the listener's part over the engine's ports; the settings
+// it reads at each request or connection come through the engine.
+func (e *Engine) newServer() *server.Server {
+	return server.New(server.Config{
 		Ingest:      e.ingest,
-		Events:      st,
+		Events:      e.store,
 		Resolver:    resolverPort{e},
 		Sessions:    e,
 		SyncNow:     e.SyncNow,
@@ -230,19 +256,6 @@ func Open(opts Options) (*Engine, error) {
 			Description: "Personal DTP web-of-trust server: a local, verified copy of the trust events that matter to its user.",
 		},
 	})
-	e.ingest.OnCommit(func(c ingest.Committed) {
-		e.server.Broadcast(c.Stored)
-		e.notify()
-	})
-	e.registerSettingsParts()
-	clock.lap("server")
-	if err := st.Checked(); err != nil {
-		e.Close()
-		return nil, err
-	}
-	clock.lap("check")
-	e.log.Info("opened", clock.attrs()...)
-	return e, nil
 }
 
 // quickCheckLimit bounds the start-up check of the database: a large file
@@ -375,14 +388,14 @@ func (e *Engine) Close() error {
 	return err
 }
 
-// failOpen closes what Open opened and returns why it failed: the start-up
-// check's finding when it found damage (a read of a damaged file fails
-// first, with less to say).
+// failOpen closes what Open opened, as Close does (the parts not yet made
+// are nil), and returns why it failed: the start-up check's finding when it
+// found damage (a read of a damaged file fails first, with less to say).
 func (e *Engine) failOpen(err error) error {
 	if damaged := e.store.Checked(); damaged != nil {
 		err = damaged
 	}
-	e.closeStore()
+	e.Close()
 	return err
 }
 

@@ -33,12 +33,11 @@ func (e *Engine) openRepoSync() error {
 }
 
 // eventRules is the pipeline's checker: the arrival rules every event
-// meets, with the server's tag cap in force (a setting), then the trust
-// rules, with the repository profile deciding every other kind. Events
-// arrive only once Open has built the server.
+// meets, with the tag cap in force (a setting, as the server's), then the
+// trust rules, with the repository profile deciding every other kind.
 func (e *Engine) eventRules() eventChecker {
 	return eventChecker{
-		maxTagBytes: func() int { return e.server.Limits().MaxTagBytes },
+		maxTagBytes: func() int { return e.serverLimits(e.Settings().Limits).MaxTagBytes },
 		Rules:       reposync.Rules{Trust: validation.Profile{Scope: e.settings.ScopeProfile}, Repos: e.repos},
 	}
 }
