@@ -10,7 +10,6 @@ import (
 	"dtp-personal/engine/reposync"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
-	"dtp-personal/engine/validation"
 )
 
 // openRepoSync loads the repository-sync profile from the database. It
@@ -30,30 +29,6 @@ func (e *Engine) openRepoSync() error {
 	}
 	e.repos = rs
 	return nil
-}
-
-// eventRules is the pipeline's checker: the arrival rules every event
-// meets, with the tag cap in force (a setting, as the server's), then the
-// trust rules, with the repository profile deciding every other kind.
-func (e *Engine) eventRules() eventChecker {
-	return eventChecker{
-		maxTagBytes: func() int { return e.serverLimits(e.Settings().Limits).MaxTagBytes },
-		Rules:       reposync.Rules{Trust: validation.Profile{Scope: e.settings.ScopeProfile}, Repos: e.repos},
-	}
-}
-
-// eventChecker puts the arrival rules before the kinds' own; Admit is the
-// repository profile's.
-type eventChecker struct {
-	maxTagBytes func() int // read at each event: the user may change it
-	reposync.Rules
-}
-
-func (c eventChecker) Check(ev *nostr.Event) (any, error) {
-	if err := (validation.Arrival{MaxTagBytes: c.maxTagBytes()}).Check(ev); err != nil {
-		return nil, err
-	}
-	return c.Rules.Check(ev)
 }
 
 // repoSink feeds what the repository profile fetched into the pipeline.

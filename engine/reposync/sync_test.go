@@ -65,7 +65,7 @@ func startNodeWith(t *testing.T, path string, s settings.Settings) (*node, func(
 	if err != nil {
 		t.Fatal(err)
 	}
-	n.pipe, err = ingest.New(st, Rules{Trust: validation.DefaultProfile(), Repos: n.sync}, validation.VerifyEvent, ingest.Config{})
+	n.pipe, err = ingest.New(st, pipelineRules{n.sync}, validation.VerifyEvent, ingest.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

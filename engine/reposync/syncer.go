@@ -178,6 +178,10 @@ func (s *Syncer) dialPolicy() dialPolicy {
 	return s.policy
 }
 
+// Enabled reports whether the profile is on (this server's public relay
+// URL is set): it then decides every kind that is not a trust kind.
+func (s *Syncer) Enabled() bool { return s.index().Enabled() }
+
 // Admit is the ingest pipeline's acceptance check for every kind that is
 // not a trust kind; ev's signature is already verified. A refused event this
 // profile fetched is kept aside when what it depends on may still arrive;
