@@ -67,11 +67,13 @@ func TestPassProgressStoredIsWhatItsRelaysStored(t *testing.T) {
 	rg := newRig(t, settings.FrontierInterval, w.root, good.URL, stalled.URL)
 	held := rg.sink.keep(w.all[:3]) // already held: received again, not stored
 	rg.frontier.recompute()
+	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		rg.runner.RunOnce(context.Background())
+		rg.runner.RunOnce(ctx)
 	}()
+	defer func() { cancel(); <-done }() // the stalled relay's page timeouts are not waited out
 	var seen Status
 	testutil.EventuallyWithin(t, 10*time.Second, "the good relay's share stored while the pass waits for the other", func() bool {
 		seen = rg.runner.Status()
@@ -85,5 +87,4 @@ func TestPassProgressStoredIsWhatItsRelaysStored(t *testing.T) {
 	if seen.Progress.Events <= seen.Progress.Stored || byRelay != seen.Progress.Stored {
 		t.Errorf("progress %+v, relays stored %d: want stored below received, and the relays' stored counts", seen.Progress, byRelay)
 	}
-	<-done
 }
