@@ -236,9 +236,19 @@ func Open(opts Options) (*Engine, error) {
 	})
 	e.registerSettingsParts()
 	clock.lap("server")
-	if err := st.Checked(); err != nil {
-		e.Close()
-		return nil, err
+	// A small file's check ends here and its damage is Open's error; a
+	// large one's goes on beside the first answers (they read, and the
+	// heap came from a snapshot or a whole read of the file), its writes
+	// wait for it, and Serve stops with what it finds.
+	if openCheckWait > 0 {
+		select {
+		case <-st.CheckDone():
+			if err := st.Checked(); err != nil {
+				e.Close()
+				return nil, err
+			}
+		case <-time.After(openCheckWait):
+		}
 	}
 	clock.lap("check")
 	e.log.Info("opened", clock.attrs()...)
@@ -249,6 +259,12 @@ func Open(opts Options) (*Engine, error) {
 // is checked in part rather than delaying the start (a million events take
 // over 4 s of CPU to check whole; `db check` does).
 const quickCheckLimit = 2 * time.Second
+
+// openCheckWait is how long Open waits for that check before it returns
+// and lets it finish in the background: the start to the first answer at a
+// million events is meant to take under 2 s (issue 26), all of which the
+// check alone would take.
+var openCheckWait = 250 * time.Millisecond
 
 // Submit pushes one event through the ingest pipeline and waits for it.
 func (e *Engine) Submit(ctx context.Context, ev *nostr.Event, source string) (ingest.Result, error) {
@@ -321,6 +337,17 @@ func (e *Engine) Serve(ctx context.Context) error {
 	select {
 	case <-ctx.Done():
 	case err = <-served:
+	case <-e.store.CheckDone():
+		// the start-up check found damage after Open returned: nothing
+		// more is written, and the caller learns why
+		if err = e.store.Checked(); err != nil {
+			e.log.Error("database damaged; stopping", "err", err)
+			break
+		}
+		select {
+		case <-ctx.Done():
+		case err = <-served:
+		}
 	}
 	cancel() // the loops end with the server, whichever ended first
 	shutdownCtx, cancelShutdown := context.WithTimeout(context.Background(), 5*time.Second)
