@@ -38,13 +38,10 @@ type newcomers struct {
 	members  map[string]uint8 // frontier member -> families completed on some relay
 	subjects map[string]bool  // X account -> discovery completed on some relay
 	pending  []string         // members not yet fetched, sorted; replaced, never changed in place
-	// fetchedSince: members were fetched since pending was made. It is made
-	// again when read, at most once a second (repend sorts every member, and
-	// a first sync saves cursors for a few dozen at a time); until then it
-	// still names a few fetched ones, which only keeps an answer partial a
-	// moment longer.
+	// fetchedSince: members were fetched since pending was made, which is
+	// then made again when read: repend sorts every member, and a first
+	// sync saves cursors for a few dozen at a time.
 	fetchedSince bool
-	repended     time.Time
 	tracked      bool // the frontier's members were read once
 	// attempted: per family scope, the keys a fetch asked for since the
 	// last pass began; a failed one waits for its cursor's retry or the
@@ -186,10 +183,10 @@ func (n *newcomers) saved(cs []store.Cursor) {
 	}
 }
 
-// current is pending, made again first when members were fetched since and
-// it is a second old. n.mu is held.
+// current is pending, made again first when members were fetched since.
+// n.mu is held.
 func (n *newcomers) current() []string {
-	if n.fetchedSince && time.Since(n.repended) >= time.Second {
+	if n.fetchedSince {
 		n.repend()
 	}
 	return n.pending
@@ -250,7 +247,7 @@ func (n *newcomers) repend() {
 		}
 	}
 	slices.Sort(out)
-	n.pending, n.fetchedSince, n.repended = out, false, time.Now()
+	n.pending, n.fetchedSince = out, false
 }
 
 // tracking reports whether the frontier's members were read at least once.
