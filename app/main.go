@@ -65,7 +65,9 @@ var errUsage = errors.New("usage")
 
 func main() {
 	setMemoryTarget()
+	stopProfiling := startProfiling()
 	err := run(os.Args[1:])
+	stopProfiling()
 	if err == nil {
 		return
 	}

@@ -154,7 +154,7 @@ func Open(opts Options) (*Engine, error) {
 	clock.lap("store")
 	// The check reads the whole file (seconds at a million events), so it
 	// runs beside the rest of the start, which reads; a write waits for it
-	// to pass, and Open returns only then.
+	// to pass (see openParts for how long Open does).
 	st.StartCheck(quickCheckLimit)
 	e := &Engine{
 		opts: opts, log: opts.Logger, lock: lock, store: st,
@@ -174,7 +174,8 @@ func Open(opts Options) (*Engine, error) {
 
 // openParts builds the engine's parts over its opened store, in the order
 // of ARCHITECTURE.md's "Start-up order": each part exists before the first
-// that uses it. It returns once the store's start-up check passed.
+// that uses it. It returns once the store's start-up check passed, or after
+// openCheckWait with the check still running.
 func (e *Engine) openParts(clock *startClock) error {
 	var err error
 	// the revision first: a change made meanwhile is then seen by the watcher
@@ -226,7 +227,18 @@ func (e *Engine) openParts(clock *startClock) error {
 	})
 	e.registerSettingsParts()
 	clock.lap("server")
-	return e.store.Checked()
+	// A small file's check ends here and its damage is Open's error; a
+	// large one's goes on beside the first answers (they read, and the
+	// heap came from a snapshot or a whole read of the file), its writes
+	// wait for it, and Serve stops with what it finds.
+	if openCheckWait > 0 {
+		select {
+		case <-e.store.CheckDone():
+			return e.store.Checked()
+		case <-time.After(openCheckWait):
+		}
+	}
+	return nil
 }
 
 // newServer is the listener's part over the engine's ports; the settings
@@ -262,6 +274,12 @@ func (e *Engine) newServer() *server.Server {
 // is checked in part rather than delaying the start (a million events take
 // over 4 s of CPU to check whole; `db check` does).
 const quickCheckLimit = 2 * time.Second
+
+// openCheckWait is how long Open waits for that check before it returns
+// and lets it finish in the background: the start to the first answer at a
+// million events is meant to take under 2 s (issue 26), all of which the
+// check alone would take.
+var openCheckWait = 250 * time.Millisecond
 
 // Submit pushes one event through the ingest pipeline and waits for it.
 func (e *Engine) Submit(ctx context.Context, ev *nostr.Event, source string) (ingest.Result, error) {
@@ -334,6 +352,17 @@ func (e *Engine) Serve(ctx context.Context) error {
 	select {
 	case <-ctx.Done():
 	case err = <-served:
+	case <-e.store.CheckDone():
+		// the start-up check found damage after Open returned: nothing
+		// more is written, and the caller learns why
+		if err = e.store.Checked(); err != nil {
+			e.log.Error("database damaged; stopping", "err", err)
+			break
+		}
+		select {
+		case <-ctx.Done():
+		case err = <-served:
+		}
 	}
 	cancel() // the loops end with the server, whichever ended first
 	shutdownCtx, cancelShutdown := context.WithTimeout(context.Background(), 5*time.Second)

@@ -86,10 +86,17 @@ func NewTracker(h *heap.Heap, cfg Config) *Tracker {
 	return t
 }
 
-// Run recomputes once, then after each debounced burst of Notify calls and
-// at the next hop window change, until ctx ends.
+// Run recomputes once (unless a walk since the last change exists: the
+// engine's start walks before it serves, and a second walk of 300,000
+// people is a second of CPU at the start), then after each debounced burst
+// of Notify calls and at the next hop window change, until ctx ends.
 func (t *Tracker) Run(ctx context.Context) {
-	t.Recompute()
+	t.mu.Lock()
+	walked := t.walked != nil
+	t.mu.Unlock()
+	if !walked || t.Stale() {
+		t.Recompute()
+	}
 	var fire <-chan time.Time
 	wake := t.nextWake()
 	for {

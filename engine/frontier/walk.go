@@ -253,12 +253,13 @@ func Walk(v heap.View, p Params) *Result {
 		r.ByDepth = append(r.ByDepth, len(level))
 
 		next := spare[:0]
+		lv := v.WithBindings() // admitted stays as it is until the next level
 		for i := first; i < len(r.Authors); i++ {
 			if r.Authors[i].node == heap.NoNode {
 				continue
 			}
 			var change int64
-			hops, change = v.Hops(r.Authors[i].node, p.Now, admitted, hops[:0])
+			hops, change = lv.Hops(r.Authors[i].node, p.Now, admitted, hops[:0])
 			if change != 0 && (r.NextChange == 0 || change < r.NextChange) {
 				r.NextChange = change
 			}

@@ -62,6 +62,34 @@ func earliest(a, b int64) int64 {
 // that a trusted, active statement hints. None, or several (a conflict),
 // leave n unbound (NoNode). next is as for trustedHints.
 func (v View) boundTo(n NodeID, now int64, trusted Trusted) (NodeID, int64) {
+	if v.bound == nil {
+		return v.bindingOf(n, now, trusted)
+	}
+	b, ok := v.bound[n]
+	if !ok {
+		b.owner, b.next = v.bindingOf(n, now, trusted)
+		v.bound[n] = b
+	}
+	return b.owner, b.next
+}
+
+// bound is boundTo's answer for one X account.
+type bound struct {
+	owner NodeID
+	next  int64
+}
+
+// WithBindings is v keeping each X account's binding (boundTo) from the
+// first time it is asked, for a caller whose trusted authors and time stay
+// the same while it uses the view (one level of a frontier walk). Otherwise
+// every hop to an account reads all the statements about it again: at
+// 100,000 authors that made a walk take 7 s instead of a fraction of one.
+func (v View) WithBindings() View {
+	v.bound = map[NodeID]bound{}
+	return v
+}
+
+func (v View) bindingOf(n NodeID, now int64, trusted Trusted) (NodeID, int64) {
 	claimants := v.h.ids.claimants[n]
 	if len(claimants) == 0 {
 		return NoNode, 0

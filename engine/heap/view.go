@@ -12,14 +12,18 @@ import (
 
 // View is a read-locked window on the heap; it is valid only inside the
 // function given to (*Heap).View and must not be kept.
-type View struct{ h *Heap }
+type View struct {
+	h *Heap
+	// bound, when set (WithBindings), keeps boundTo's answer per X account
+	bound map[NodeID]bound
+}
 
 // View runs fn under the heap's read lock. Apply waits until fn returns, so
 // keep fn short (a frontier walk or one query).
 func (h *Heap) View(fn func(View)) {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
-	fn(View{h})
+	fn(View{h: h})
 }
 
 // Version is the graphVersion seen by this view.

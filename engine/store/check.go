@@ -157,6 +157,17 @@ func (s *Store) StartCheck(limit time.Duration) {
 	}()
 }
 
+// CheckDone is closed once StartCheck's check has ended (at once when none
+// was started): Checked then returns without waiting.
+func (s *Store) CheckDone() <-chan struct{} {
+	if s.checked == nil {
+		return closedChan
+	}
+	return s.checked
+}
+
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
 // Checked waits for StartCheck's check and returns what it found (nil when
 // none was started).
 func (s *Store) Checked() error {

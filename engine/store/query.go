@@ -54,7 +54,7 @@ func (w *whereClause) sql() string {
 func filterWhere(f nostr.Filter) whereClause {
 	w := whereClause{from: "events e"}
 	if f.IDs == nil && f.Authors != nil {
-		w.from = "events e INDEXED BY events_pubkey_kind_created"
+		w.from = "events e INDEXED BY events_author_stamps"
 	}
 	if f.IDs != nil {
 		w.in("e.id", anySlice(f.IDs))

@@ -213,8 +213,8 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 		f    nostr.Filter
 		uses string // the driving access path
 	}{
-		{"trust by authors", nostr.Filter{Kinds: []int{32009}, Authors: []string{a, b}}, "events_pubkey_kind_created (pubkey=? AND kind=?)"},
-		{"ratings by authors", nostr.Filter{Kinds: []int{32014}, Authors: []string{a, b}, Tags: nostr.TagMap{"s": {"x.com"}}}, "events_pubkey_kind_created (pubkey=? AND kind=?)"},
+		{"trust by authors", nostr.Filter{Kinds: []int{32009}, Authors: []string{a, b}}, "events_author_stamps (pubkey=? AND kind=?)"},
+		{"ratings by authors", nostr.Filter{Kinds: []int{32014}, Authors: []string{a, b}, Tags: nostr.TagMap{"s": {"x.com"}}}, "events_author_stamps (pubkey=? AND kind=?)"},
 		{"discovery", nostr.Filter{Kinds: []int{32009}, Tags: nostr.TagMap{"k": {"user:id"}, "i": {"user:id:1", "user:id:2"}}}, "INTEGER PRIMARY KEY (rowid=?)"},
 		{"by subject", nostr.Filter{Kinds: []int{32009}, Tags: nostr.TagMap{"p": {a}}, Since: new(nostr.Timestamp)}, "INTEGER PRIMARY KEY (rowid=?)"},
 		{"ids", nostr.Filter{IDs: []string{a}, Authors: []string{b}}, "sqlite_autoindex_events_1 (id=?)"},
@@ -235,6 +235,22 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 				t.Errorf("%s scans a table:\n%s", name, strings.Join(plan, "\n"))
 			}
 		}
+	}
+}
+
+// The stamps a NIP-77 reconciliation reads for a batch of authors come from
+// the author index alone, never from the events' rows (issue 26: those reads
+// were most of a daily refresh with nothing new at 100,000 authors).
+func TestAuthorStampsComeFromTheIndex(t *testing.T) {
+	s, _ := openTemp(t)
+	f := nostr.Filter{Kinds: []int{32009, 32014}, Authors: []string{hex64("a"), hex64("b")}}
+	q, args, ok := selectSQL("e.created_at, e.id, e.pubkey", filterWhere(f), f, 100, "")
+	if !ok {
+		t.Fatal("no query")
+	}
+	plan := queryPlan(t, s, q, args...)
+	if want := "SEARCH e USING COVERING INDEX events_author_stamps (pubkey=? AND kind=?)"; len(plan) != 1 || plan[0] != want {
+		t.Fatalf("stamps are read by\n%s\nwant %s", strings.Join(plan, "\n"), want)
 	}
 }
 

@@ -38,7 +38,11 @@ type newcomers struct {
 	members  map[string]uint8 // frontier member -> families completed on some relay
 	subjects map[string]bool  // X account -> discovery completed on some relay
 	pending  []string         // members not yet fetched, sorted; replaced, never changed in place
-	tracked  bool             // the frontier's members were read once
+	// fetchedSince: members were fetched since pending was made, which is
+	// then made again when read: repend sorts every member, and a first
+	// sync saves cursors for a few dozen at a time.
+	fetchedSince bool
+	tracked      bool // the frontier's members were read once
 	// attempted: per family scope, the keys a fetch asked for since the
 	// last pass began; a failed one waits for its cursor's retry or the
 	// next pass, not for the next change
@@ -175,8 +179,17 @@ func (n *newcomers) saved(cs []store.Cursor) {
 		}
 	}
 	if moved {
+		n.fetchedSince = true
+	}
+}
+
+// current is pending, made again first when members were fetched since.
+// n.mu is held.
+func (n *newcomers) current() []string {
+	if n.fetchedSince {
 		n.repend()
 	}
+	return n.pending
 }
 
 // forget drops authors whose cursors were deleted: a return reads them again.
@@ -215,7 +228,7 @@ func (n *newcomers) unattempted(scope string, keys []string) []string {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if keys == nil {
-		keys = n.pending
+		keys = n.current()
 	}
 	var out []string
 	for _, k := range keys {
@@ -234,7 +247,7 @@ func (n *newcomers) repend() {
 		}
 	}
 	slices.Sort(out)
-	n.pending = out
+	n.pending, n.fetchedSince = out, false
 }
 
 // tracking reports whether the frontier's members were read at least once.
@@ -247,7 +260,7 @@ func (n *newcomers) tracking() bool {
 func (n *newcomers) unfetched() []string {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return n.pending
+	return n.current()
 }
 
 // watchedStore tells the newcomers every cursor write and deletion.

@@ -35,7 +35,7 @@ type pass struct {
 	conns []*passConn
 
 	seenMu sync.Mutex
-	seen   map[[32]byte]struct{} // event ids handed to the sink in this pass
+	handed handedIDs // event ids handed to the sink in this pass
 
 	// progress figures, read by Runner.Status while the pass runs
 	events   atomic.Int64 // events handed to ingest
@@ -99,7 +99,7 @@ func (pc *passConn) saveCursors(st Store, cs []store.Cursor, flush bool) error {
 func newPass(r *Runner, manual bool) *pass {
 	return &pass{
 		r: r, manual: manual, limits: r.current().Limits, start: r.cfg.Clock.Now(),
-		seen: map[[32]byte]struct{}{}, reasons: map[string]bool{}, counts: map[string]int{}, authors: map[string]int{}, cut: map[string]map[string]bool{},
+		reasons: map[string]bool{}, counts: map[string]int{}, authors: map[string]int{}, cut: map[string]map[string]bool{},
 	}
 }
 
@@ -460,18 +460,21 @@ func (p *pass) fetchBatch(ctx context.Context, pc *passConn, f *family, b batch,
 	held := map[string]bool{} // reconciled: already stored, counted toward caps as paging would, not ingested again
 	onPage := func(evs []*nostr.Event) error {
 		seen.add(f, evs)
-		evs, capErr := p.admit(f, evs)
-		evs = slices.DeleteFunc(evs, func(ev *nostr.Event) bool { return held[ev.ID] })
-		if len(evs) > 0 {
-			if err := pages.add(evs); err != nil {
+		fresh, again, capErr := p.admit(f, evs)
+		isHeld := func(ev *nostr.Event) bool { return held[ev.ID] }
+		fresh, again = slices.DeleteFunc(fresh, isHeld), slices.DeleteFunc(again, isHeld)
+		if len(fresh)+len(again) > 0 {
+			if err := pages.add(append(fresh, again...)); err != nil {
 				return err
 			}
-			p.events.Add(int64(len(evs)))
+		}
+		if len(fresh) > 0 {
+			p.events.Add(int64(len(fresh)))
 			rc := p.r.metrics.relay(url)
 			if p.gap {
-				rc.gapFill.Add(int64(len(evs)))
+				rc.gapFill.Add(int64(len(fresh)))
 			} else {
-				rc.eventsPass.Add(int64(len(evs)))
+				rc.eventsPass.Add(int64(len(fresh)))
 			}
 		}
 		return capErr
@@ -541,26 +544,24 @@ func (p *pass) eventCaps() []status.Truncation {
 	return truncs
 }
 
-// admit drops events already handed to the sink by another relay in this
-// pass and applies the family's event cap.
-func (p *pass) admit(f *family, evs []*nostr.Event) ([]*nostr.Event, error) {
+// admit applies the family's event cap to the events not handed to the
+// sink before in this pass (by another relay, or another family): fresh
+// are those it keeps. again are the ones that may have been handed before
+// (handedIDs), to be handed on uncounted: the sink drops those it holds.
+func (p *pass) admit(f *family, evs []*nostr.Event) (fresh, again []*nostr.Event, err error) {
 	p.seenMu.Lock()
-	defer p.seenMu.Unlock()
 	out := evs[:0:0]
 	for _, ev := range evs {
 		var id [32]byte
-		if n, err := hex.Decode(id[:], []byte(ev.ID)); err != nil || n != 32 {
-			out = append(out, ev) // malformed id: the sink rejects it, naming the rule
-			continue
+		if n, err := hex.Decode(id[:], []byte(ev.ID)); err != nil || n != 32 || p.handed.add(&id) {
+			out = append(out, ev) // a malformed id too: the sink rejects it, naming the rule
+		} else {
+			again = append(again, ev)
 		}
-		if _, dup := p.seen[id]; dup {
-			continue
-		}
-		p.seen[id] = struct{}{}
-		out = append(out, ev)
 	}
+	p.seenMu.Unlock()
 	if f.cap == nil {
-		return out, nil
+		return out, again, nil
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -570,10 +571,10 @@ func (p *pass) admit(f *family, evs []*nostr.Event) ([]*nostr.Event, error) {
 	room := max(f.cap(p.limits)-p.counts[f.scope], 0)
 	if len(out) > room {
 		p.counts[f.scope] += room
-		return out[:room], errCapReached
+		return out[:room], nil, errCapReached // the cut keys are fetched again next pass
 	}
 	p.counts[f.scope] += len(out)
-	return out, nil
+	return out, again, nil
 }
 
 // keepPerAuthor drops the events of authors who reached perAuthorCap in this
