@@ -44,13 +44,15 @@ func TestAddingARelayLeavesTheOthersLive(t *testing.T) {
 	testutil.EventuallyWithin(t, 10*time.Second, "live on A", func() bool { return relayState(eng, a.URL) == status.StateLive })
 	reqs, lastPass := a.Reqs(), eng.Status().LastSync
 
-	rating := w.a.Rating(fixture.XUser("77"), "60", now) // adds no one to the frontier
-	b := faultrelay.StartForTest(t, faultrelay.Mode{}, rating)
+	// adds no one to the frontier and names no X account (a statement about
+	// one may rightly start its discovery on every relay, A's too)
+	statement := w.a.Trust(fixture.P(w.outsider.Pubkey), "0", now)
+	b := faultrelay.StartForTest(t, faultrelay.Mode{}, statement)
 	if err := eng.Modify(settings.AddRelay(b.URL)); err != nil {
 		t.Fatal(err)
 	}
 	testutil.EventuallyWithin(t, 10*time.Second, "B caught up and live", func() bool {
-		held, _ := eng.store.Has(rating.ID)
+		held, _ := eng.store.Has(statement.ID)
 		return held && relayState(eng, b.URL) == status.StateLive
 	})
 	if got := a.Reqs(); got != reqs || relayState(eng, a.URL) != status.StateLive || eng.Status().LastSync != lastPass {
