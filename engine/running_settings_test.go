@@ -131,7 +131,10 @@ func TestPageTimeoutReachesAKnownRepositoryRelay(t *testing.T) {
 
 	pageTimeout(t, eng, 1)
 	b.ResetCounters()
-	b.SetMode(faultrelay.Mode{StallFirst: 1}) // the next connection's first page never comes
+	// the next connection's first page never comes: the first REQs from now
+	// on are stalled, a few, since the old connection may still send one
+	// before it is replaced (seen under -race)
+	b.SetMode(faultrelay.Mode{StallFirst: 4})
 	// a second service of ours: the profile reconnects every relay (a stop, not a failure)
 	if err := eng.Modify(settings.AddRepoService("wss://second.example")); err != nil {
 		t.Fatal(err)
