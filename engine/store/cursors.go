@@ -31,6 +31,16 @@ func (s *Store) Cursors(relay, scope string, authors []string) (map[string]Curso
 	const cols = `SELECT author, last_seen_created_at, last_eose_at, attempts, next_retry_at, last_error
 		FROM cursors WHERE relay = ? AND scope = ?`
 	out := make(map[string]Cursor)
+	// many authors are read as the whole (relay, scope) range and picked
+	// here: looked up in lists of authorChunk, the 100,000 members of a
+	// frontier took over a second of a start (issue 26)
+	var wanted map[string]bool
+	if len(authors) > cursorRangeMin {
+		wanted = make(map[string]bool, len(authors))
+		for _, a := range authors {
+			wanted[a] = true
+		}
+	}
 	read := func(query string, args ...any) error {
 		rows, err := s.r.Query(query, args...)
 		if err != nil {
@@ -42,13 +52,16 @@ func (s *Store) Cursors(relay, scope string, authors []string) (map[string]Curso
 			if err := rows.Scan(&c.Author, &c.LastSeenCreatedAt, &c.LastEoseAt, &c.Attempts, &c.NextRetryAt, &c.LastError); err != nil {
 				return err
 			}
-			out[c.Author] = c
+			if wanted == nil || wanted[c.Author] {
+				out[c.Author] = c
+			}
 		}
 		return rows.Err()
 	}
 	var err error
-	if len(authors) == 0 {
+	if len(authors) == 0 || wanted != nil {
 		err = read(cols, relay, scope)
+		authors = nil
 	}
 	for chunk := range slices.Chunk(authors, authorChunk) {
 		if err = read(cols+" AND author IN ("+placeholders(len(chunk))+")", append([]any{relay, scope}, anySlice(chunk)...)...); err != nil {
@@ -60,6 +73,10 @@ func (s *Store) Cursors(relay, scope string, authors []string) (map[string]Curso
 	}
 	return out, nil
 }
+
+// cursorRangeMin is the most authors Cursors looks up by name; more are
+// picked from the whole range of their relay and scope.
+const cursorRangeMin = 5000
 
 // SaveCursors upserts cs in one transaction.
 func (s *Store) SaveCursors(cs []Cursor) error {
