@@ -471,6 +471,20 @@ func holdingHistory(t *testing.T, b *faultrelay.Relay, evs []*nostr.Event) (path
 	return path
 }
 
+// missedWhileStopped is a relay b with an announcement and n old issues
+// (issues) that a stopped node on path holds, and one more issue, missed,
+// published on b while the node was stopped: what a catch-up must fetch.
+func missedWhileStopped(t *testing.T, n int, now int64) (b *faultrelay.Relay, path string, issues []*nostr.Event, missed *nostr.Event) {
+	t.Helper()
+	b = faultrelay.StartForTest(t, faultrelay.Mode{})
+	issues = oldHistory(b.URL, n, now)
+	b.Publish(issues...)
+	path = holdingHistory(t, b, issues)
+	missed = stranger.Root(KindIssue, "while we were stopped", now-7300, fixture.RepoRef(owner.Pubkey, "tool"))
+	b.Publish(missed)
+	return b, path, issues, missed
+}
+
 // restartForCatchUp starts the node on path again once the stopped one's
 // connections are served to the end, with b's counters reset and its last
 // catch-up 25 h back: the first connection makes the daily catch-up.
@@ -509,14 +523,8 @@ func caughtUpYesterday(t *testing.T, path, url string) {
 func TestCatchUpReconcilesHeldHistory(t *testing.T) {
 	t.Parallel()
 	now := time.Now().Unix()
-	b := faultrelay.StartForTest(t, faultrelay.Mode{})
+	b, path, issues, missed := missedWhileStopped(t, 40, now) // missed: older than any reconnect window
 	ref := fixture.RepoRef(owner.Pubkey, "tool")
-	issues := oldHistory(b.URL, 40, now)
-	b.Publish(issues...)
-	path := holdingHistory(t, b, issues)
-
-	missed := stranger.Root(KindIssue, "while we were stopped", now-7300, ref) // older than any reconnect window
-	b.Publish(missed)
 	n, stop := restartForCatchUp(t, b, path)
 	waitStored(t, n, missed)
 	r := waitRelay(t, n, b.URL, "live connection", func(r status.RepoRelay) bool { return r.State == status.StateLive })
@@ -595,15 +603,7 @@ func TestRateLimitedRelayIsCooledDownWithoutReconnecting(t *testing.T) {
 // of its ids would otherwise end the fetch).
 func TestReconciledEventLeftOutIsAskedForOnce(t *testing.T) {
 	t.Parallel()
-	now := time.Now().Unix()
-	b := faultrelay.StartForTest(t, faultrelay.Mode{})
-	ref := fixture.RepoRef(owner.Pubkey, "tool")
-	issues := oldHistory(b.URL, 10, now)
-	b.Publish(issues...)
-	path := holdingHistory(t, b, issues)
-
-	missed := stranger.Root(KindIssue, "while we were stopped", now-7300, ref)
-	b.Publish(missed)
+	b, path, _, missed := missedWhileStopped(t, 10, time.Now().Unix())
 	b.SetMode(faultrelay.Mode{OmitOnce: missed.ID})
 	n, _ := restartForCatchUp(t, b, path)
 	waitStored(t, n, missed)
