@@ -693,3 +693,34 @@ func TestDeletionArrivingFirstStillWins(t *testing.T) {
 	waitStored(t, n, ann, kept, deletion) // the issue came in the same page as the one kept
 	testutil.EventuallyWithin(t, patience, "the deleted issue gone", func() bool { return !n.has(issue.ID) })
 }
+
+// A repository that ends (here: its owner deletes the announcement) leaves
+// its relay's live subscriptions at once, not at the next consolidation or
+// restart: a new issue on it that the relay gets afterwards is not sent to
+// us, and not stored.
+func TestEndedRepositoryLeavesTheLiveFiltersAtOnce(t *testing.T) {
+	t.Parallel()
+	now := time.Now().Unix()
+	n, b := followToolOn(t, now)
+	ref := fixture.RepoRef(owner.Pubkey, "tool")
+	before := waitRelay(t, n, b.URL, "live connection", func(r status.RepoRelay) bool { return r.State == status.StateLive }).Filters
+	deletion := owner.Sign(&nostr.Event{Kind: KindDeletion, CreatedAt: nostr.Timestamp(now - 50), Tags: nostr.Tags{{"a", ref}}})
+	if r, err := n.pipe.SubmitWait(context.Background(), deletion, "push"); err != nil || !r.OK() {
+		t.Fatalf("the owner's deletion of the announcement: %+v %v", r, err)
+	}
+	waitRelay(t, n, b.URL, "the ended repository's filters gone from the live set", func(r status.RepoRelay) bool {
+		return n.sync.Status().Repos == 0 && r.Filters < before && r.State == status.StateLive
+	})
+	// the new subscriptions re-read 15 min of what stays (the relay's layer 1)
+	sent := b.EventsSent()
+	for settled := false; !settled; sent = b.EventsSent() {
+		time.Sleep(300 * time.Millisecond)
+		settled = b.EventsSent() == sent
+	}
+	issue := stranger.Root(KindIssue, "after the end", now+1, ref)
+	b.Publish(issue)
+	time.Sleep(time.Second) // a live subscription sends it at once
+	if got := b.EventsSent() - sent; got != 0 || n.has(issue.ID) {
+		t.Fatalf("the relay sent %d events after the repository ended (stored: %v), want none", got, n.has(issue.ID))
+	}
+}

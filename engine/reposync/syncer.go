@@ -433,7 +433,7 @@ func (s *Syncer) applyDeltas(deltas []relayDelta) {
 		default:
 			full := relayFilters(s.plan, s.ix, d.Relay)
 			restated := slices.DeleteFunc(d.State, func(ref repoRef) bool { return slices.Contains(d.Refs, ref) }) // Refs bring their state filters
-			c.update(append(filters(d.Refs, d.Roots, s.ix.Maintainers, false), stateFilters(restated, s.ix.Maintainers)...), full)
+			c.update(append(filters(d.Refs, d.Roots, s.ix.Maintainers, false), stateFilters(restated, s.ix.Maintainers)...), full, d.Shrunk)
 		}
 	}
 	if left {
