@@ -385,6 +385,39 @@ func TestRefusingRelayIsServedWithinWhatItAccepts(t *testing.T) {
 	waitStored(t, n, reply)
 }
 
+// What a relay's refusals taught about how many REQs it allows is kept with
+// the relay, not with the connection: after a drop, the reconnect's
+// catch-up and live subscriptions stay within it and are not refused again.
+func TestLearnedAllowanceSurvivesAReconnect(t *testing.T) {
+	t.Parallel()
+	now := time.Now().Unix()
+	b := faultrelay.StartForTest(t, faultrelay.Mode{MaxSubscriptions: 2})
+	ann := owner.Announce("tool", []string{ourService, b.URL}, nil, now-100)
+	ref := fixture.RepoRef(owner.Pubkey, "tool")
+	var roots []*nostr.Event
+	for i := range 600 { // filters for more live REQs than it allows (and one REQ within 128 KiB)
+		roots = append(roots, stranger.Root(KindIssue, "issue "+strconv.Itoa(i), now-700+int64(i), ref))
+	}
+	b.Publish(ann)
+	b.Publish(roots...)
+	n := startNode(t, []string{ourService}, b.URL)
+	waitStored(t, n, roots...)
+	waitRelay(t, n, b.URL, "live", func(r status.RepoRelay) bool { return r.State == status.StateLive })
+	if b.RefusedReqs() == 0 {
+		t.Fatal("the relay refused none of the first connection's REQs: nothing to learn")
+	}
+	refused, accepts := b.RefusedReqs(), b.Accepts()
+	b.DropAll()
+	testutil.EventuallyWithin(t, patience, "reconnected", func() bool { return b.Accepts() > accepts })
+	waitRelay(t, n, b.URL, "live again", func(r status.RepoRelay) bool { return r.State == status.StateLive && r.Connected })
+	reply := maint.Tagging(1111, "E", now+100, roots[0].ID)
+	b.Publish(reply)
+	waitStored(t, n, reply)
+	if got := b.RefusedReqs() - refused; got != 0 {
+		t.Fatalf("the relay refused %d REQs of the reconnected connection, want none: it allows 2, as the first taught", got)
+	}
+}
+
 // The owner's newer announcement without our service is refused, removes the
 // held one and ends the repository: its filters go, its events are refused.
 func TestOwnerEndsTheRepository(t *testing.T) {
