@@ -385,24 +385,58 @@ func TestRefusingRelayIsServedWithinWhatItAccepts(t *testing.T) {
 	waitStored(t, n, reply)
 }
 
+// A live set the relay refuses for the number of its REQs is repacked
+// within what the relay showed it accepts at once, not after a minute's
+// cool-down: here a restart (nothing learned of the relay yet) subscribes
+// the held roots' filters in more REQs than the relay allows, and what the
+// relay gets next still arrives within seconds.
+func TestRefusedLiveSetFitsTheAllowanceAtOnce(t *testing.T) {
+	t.Parallel()
+	now := time.Now().Unix()
+	_, b, roots, path, stopFirst := refusingRelayWithRoots(t, now)
+	stopFirst()
+	resetCountersAfterStop(t, b)
+	n, stop := startNodeAt(t, path, []string{ourService}, b.URL)
+	t.Cleanup(stop)
+	r := waitRelay(t, n, b.URL, "the roots' filters live", func(r status.RepoRelay) bool { return r.State == status.StateLive && r.Filters >= 20 })
+	if b.RefusedReqs() == 0 || r.CoolingUntil != 0 {
+		t.Fatalf("%d REQs refused, relay row %+v: want a refusal and no cool-down", b.RefusedReqs(), r)
+	}
+	reply := maint.Tagging(1111, "E", now+100, roots[0].ID)
+	b.Publish(reply)
+	testutil.EventuallyWithin(t, 10*time.Second, "the reply delivered live", func() bool { return n.has(reply.ID) })
+}
+
+// refusingRelayWithRoots is a node (on the database at path, until stop)
+// following a repository on a relay that allows 2 REQs at once, with 600
+// roots: their filters take more live REQs than that (at 10 filters a REQ)
+// and one REQ within 128 KiB. It returns once the roots are stored and
+// their filters are in the live set.
+func refusingRelayWithRoots(t *testing.T, now int64) (n *node, b *faultrelay.Relay, roots []*nostr.Event, path string, stop func()) {
+	t.Helper()
+	b = faultrelay.StartForTest(t, faultrelay.Mode{MaxSubscriptions: 2})
+	ann := owner.Announce("tool", []string{ourService, b.URL}, nil, now-100)
+	ref := fixture.RepoRef(owner.Pubkey, "tool")
+	for i := range 600 {
+		roots = append(roots, stranger.Root(KindIssue, "issue "+strconv.Itoa(i), now-7200+int64(i), ref)) // older than a reconnect re-reads
+	}
+	b.Publish(ann)
+	b.Publish(roots...)
+	path = filepath.Join(t.TempDir(), "dtp.db")
+	n, stop = startNodeAt(t, path, []string{ourService}, b.URL)
+	t.Cleanup(stop)
+	waitStored(t, n, roots...)
+	waitRelay(t, n, b.URL, "the roots' filters live", func(r status.RepoRelay) bool { return r.State == status.StateLive && r.Filters >= 20 })
+	return n, b, roots, path, stop
+}
+
 // What a relay's refusals taught about how many REQs it allows is kept with
 // the relay, not with the connection: after a drop, the reconnect's
 // catch-up and live subscriptions stay within it and are not refused again.
 func TestLearnedAllowanceSurvivesAReconnect(t *testing.T) {
 	t.Parallel()
 	now := time.Now().Unix()
-	b := faultrelay.StartForTest(t, faultrelay.Mode{MaxSubscriptions: 2})
-	ann := owner.Announce("tool", []string{ourService, b.URL}, nil, now-100)
-	ref := fixture.RepoRef(owner.Pubkey, "tool")
-	var roots []*nostr.Event
-	for i := range 600 { // filters for more live REQs than it allows (and one REQ within 128 KiB)
-		roots = append(roots, stranger.Root(KindIssue, "issue "+strconv.Itoa(i), now-700+int64(i), ref))
-	}
-	b.Publish(ann)
-	b.Publish(roots...)
-	n := startNode(t, []string{ourService}, b.URL)
-	waitStored(t, n, roots...)
-	waitRelay(t, n, b.URL, "live", func(r status.RepoRelay) bool { return r.State == status.StateLive })
+	n, b, roots, _, _ := refusingRelayWithRoots(t, now)
 	if b.RefusedReqs() == 0 {
 		t.Fatal("the relay refused none of the first connection's REQs: nothing to learn")
 	}
