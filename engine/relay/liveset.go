@@ -180,6 +180,33 @@ func (s *LiveSet) Add(_ context.Context, groups []Group) error {
 	return s.resubscribe(since, within)
 }
 
+// StepAside runs fn, which asks the relay for history pages, beside the
+// set's REQs, or, when they take the connection's whole allowance (a relay
+// that allows one subscription), with them closed: they are sent again
+// when fn returns, served groups from the moment they stepped aside −
+// ReconnectWindow, so the live stream misses nothing and no page waits for
+// room that never comes.
+func (s *LiveSet) StepAside(fn func() error) error {
+	s.opMu.Lock()
+	allowance, _ := s.conn.Allowance()
+	s.mu.Lock()
+	aside := len(s.reqs) > 0 && len(s.reqs) >= allowance
+	s.mu.Unlock()
+	if !aside {
+		// beside them: a refusal meanwhile may have to repack them (fitAllowance)
+		s.opMu.Unlock()
+		return fn()
+	}
+	defer s.opMu.Unlock()
+	since := s.opts.Clock.Now().Add(-ReconnectWindow).Unix()
+	s.closeAll()
+	err := fn()
+	if rerr := s.resubscribe(since, 0); err == nil {
+		err = rerr
+	}
+	return err
+}
+
 // Replace closes every subscription and subscribes groups as given.
 func (s *LiveSet) Replace(groups []Group) error {
 	s.opMu.Lock()

@@ -208,7 +208,7 @@ func (c *repoRelay) catchUp(ctx context.Context, lc *relay.LiveConn, filters []l
 		count = func(_ layer, received, _ int) { c.counts.catchup.Add(int64(received)) }
 	}
 	var refresh relay.RefreshTally
-	if err := c.fetch(ctx, lc, filters, since, count, &refresh); err != nil {
+	if err := lc.Set.StepAside(func() error { return c.fetch(ctx, lc, filters, since, count, &refresh) }); err != nil {
 		return daily, err
 	}
 	if daily {

@@ -108,15 +108,16 @@ func (w *wants) paid() {
 	w.mu.Unlock()
 }
 
-// addPending fetches the owed filters' history and subscribes those not yet
-// live, in the order they came. Each leaves the queue only once done, so a
+// addPending fetches the owed filters' history (the live REQs stepping
+// aside for its pages where they take the relay's whole allowance) and
+// subscribes those not yet live, in the order they came. Each leaves the queue only once done, so a
 // connection that fails meanwhile leaves the rest (and its paging progress)
 // to the next.
 func (c *repoRelay) addPending(ctx context.Context, lc *relay.LiveConn) error {
 	for o := c.wants.next(); o != nil; o = c.wants.next() {
 		start := c.s.cfg.Clock.Now()
 		byLayer := func(l layer, received, _ int) { c.counts.byLayer[l].Add(int64(received)) }
-		if err := c.fetch(ctx, lc, o.filters, 0, byLayer, nil); err != nil {
+		if err := lc.Set.StepAside(func() error { return c.fetch(ctx, lc, o.filters, 0, byLayer, nil) }); err != nil {
 			return err
 		}
 		if !o.live {

@@ -791,3 +791,33 @@ func TestEndedRepositoryLeavesTheLiveFiltersAtOnce(t *testing.T) {
 		t.Fatalf("the relay sent %d events after the repository ended (stored: %v), want none", got, n.has(issue.ID))
 	}
 }
+
+// A relay that allows exactly one subscription (and says so in NIP-11):
+// the live REQ steps aside (CLOSE) for the history pages of new filters and
+// resumes after, instead of each page waiting for room until it times out.
+// A new issue and a reply to it arrive, with no failure; after that, the
+// one live REQ carries the issue's thread.
+func TestOneSubscriptionRelayLiveStepsAsideForPages(t *testing.T) {
+	t.Parallel()
+	now := time.Now().Unix()
+	b := faultrelay.StartForTest(t, faultrelay.Mode{MaxSubscriptions: 1, AdvertiseSubscriptions: true})
+	ref := fixture.RepoRef(owner.Pubkey, "tool")
+	ann := owner.Announce("tool", []string{ourService, b.URL}, nil, now-100)
+	old := stranger.Root(KindIssue, "old", now-7200, ref)
+	b.Publish(ann, old)
+	n := startNode(t, []string{ourService}, b.URL)
+	waitStored(t, n, ann, old)
+	// the reply comes with the issue, before the issue's thread filters
+	// exist: only a history page of those filters brings it
+	issue := stranger.Root(KindIssue, "new", now+1, ref)
+	reply := maint.Tagging(1111, "E", now+2, issue.ID)
+	b.Publish(issue, reply)
+	waitStored(t, n, issue, reply)
+	r := waitRelay(t, n, b.URL, "live", func(r status.RepoRelay) bool { return r.State == status.StateLive && r.Subscriptions == 1 })
+	if r.Failures != 0 || b.RefusedReqs() != 0 {
+		t.Fatalf("relay row %+v, %d REQs refused: want no failure and nothing refused", r, b.RefusedReqs())
+	}
+	again := maint.Tagging(1111, "E", now+4, issue.ID)
+	b.Publish(again)
+	waitStored(t, n, again)
+}
