@@ -174,8 +174,8 @@ func TestTrustDeletionsByTheAuthorAreHonoured(t *testing.T) {
 			refusedFetched++
 		}
 	}
-	// the claims wait for the daily refresh
-	if sent := remote.EventsSent(); sent < 3 || refusedFetched != 2 {
+	// the claims wait for the daily refresh; the running strategy's own pass may refuse them too
+	if sent := remote.EventsSent(); sent < 3 || refusedFetched < 2 {
 		t.Fatalf("the relay sent %d events in the second pass, %d refused as deleted: want the deleted statement and rating refused, the older statement sent",
 			sent, refusedFetched)
 	}
