@@ -12,7 +12,9 @@ import (
 // the server's), then the trust profile's rules for the trust kinds; every
 // other kind is the repository profile's while it is on (decided once the
 // signature is verified, Admit), and refused by the trust rules while it is
-// off.
+// off. Deletions (NIP-09, kind 5) are the repository profile's either way,
+// since they may name trust events (reposync/deletion.go), and a trust event
+// its author deleted is refused.
 func (e *Engine) eventRules() eventChecker {
 	return eventChecker{
 		maxTagBytes: func() int { return e.serverLimits(e.Settings().Limits).MaxTagBytes },
@@ -31,16 +33,17 @@ func (c eventChecker) Check(ev *nostr.Event) (any, error) {
 	if err := (validation.Arrival{MaxTagBytes: c.maxTagBytes()}).Check(ev); err != nil {
 		return nil, err
 	}
-	if !validation.IsTrustKind(ev.Kind) && c.repos.Enabled() {
+	if ev.Kind == reposync.KindDeletion || !validation.IsTrustKind(ev.Kind) && c.repos.Enabled() {
 		return nil, nil
 	}
 	return c.trust.Check(ev)
 }
 
-// Admit is the repository profile's acceptance, for the kinds it decides.
+// Admit is the repository profile's acceptance, for the kinds it decides;
+// a trust event passes unless its author deleted it.
 func (c eventChecker) Admit(ev *nostr.Event, source string) error {
 	if validation.IsTrustKind(ev.Kind) {
-		return nil
+		return c.repos.NotDeleted(ev)
 	}
 	return c.repos.Admit(ev, source)
 }

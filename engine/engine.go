@@ -210,9 +210,11 @@ func (e *Engine) openParts(clock *startClock) error {
 	e.ingest.OnReject(e.stats.rejected)
 	e.ingest.OnReject(e.repos.Rejected)
 	e.ingest.OnCommit(e.stats.committed)
-	// the self-subscriber: every committed event, pulled or pushed
-	e.ingest.OnCommit(func(c ingest.Committed) { e.repos.Committed(c.Stored) })
 	e.buildTrust(h, clock)
+	// the self-subscriber: every committed event, pulled or pushed; after the
+	// heap's listener, since a deletion it carries out may remove a trust
+	// event of the same batch
+	e.ingest.OnCommit(func(c ingest.Committed) { e.repos.Committed(c.Stored) })
 	e.sync = e.newSyncRunner()
 	if !e.opts.ReadOnly {
 		e.sync.ReconcileCursors(e.trust.frontier.Current().Pubkeys())

@@ -23,12 +23,22 @@ func (e *Engine) openRepoSync() error {
 		AuthKey:   e.authKey,
 		Log:       e.log.With("part", "reposync"),
 		Window:    reposync.WindowConfig{Length: e.opts.RepoWindow},
+		Removed:   e.deleted,
 	})
 	if err != nil {
 		return err
 	}
 	e.repos = rs
 	return nil
+}
+
+// deleted takes what a deletion (NIP-09) removed out of the trust graph,
+// on the pipeline's writer after the commit (the heap's listener ran
+// before, so an event and its deletion in one batch leave no edge behind).
+func (e *Engine) deleted(removed []*nostr.Event) {
+	if e.trust.heap.Remove(removed).HopsChanged {
+		e.trust.frontier.Notify()
+	}
 }
 
 // repoSink feeds what the repository profile fetched into the pipeline.

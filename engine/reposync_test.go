@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip19"
 
 	"dtp-personal/engine/fixture"
 	"dtp-personal/engine/internal/faultrelay"
@@ -132,4 +134,71 @@ func TestRepositoryRelayGarbageFramesAreCounted(t *testing.T) {
 		n, err := strconv.ParseInt(strings.TrimSpace(strings.SplitN(text[i+len(series):], "\n", 2)[0]), 10, 64)
 		return err == nil && n > 0 && n == garbled.EventsSent()
 	})
+}
+
+// A repository whose identifier needs percent-encoding in a URL (a space,
+// '/', non-ASCII, '%', ':') works end to end: its announcement, whose clone
+// URL names our service with the identifier percent-encoded and whose
+// relays tag names our service and a sync relay (not the bootstrap), is
+// followed; its state, patch, issue and a comment on the issue are fetched
+// from the sync relay and served back by the identifier's coordinate; a
+// patch pushed to us is kept; the status names the repository by it.
+func TestRepositoryIdentifierNeedingPercentEncoding(t *testing.T) {
+	t.Parallel()
+	owner, dev := fixture.NewAuthor(120), fixture.NewAuthor(121)
+	now := time.Now().Unix()
+	d := "my tool/ünï 100%:x"
+	npub, _ := nip19.EncodePublicKey(owner.Pubkey)
+	clone := "https://our.example/" + npub + "/" + url.PathEscape(d) + ".git"
+	sync := faultrelay.StartForTest(t, faultrelay.Mode{})
+	ann := owner.Sign(&nostr.Event{Kind: reposync.KindAnnouncement, CreatedAt: nostr.Timestamp(now - 100), Tags: nostr.Tags{
+		{"d", d}, {"name", "my tool"}, {"clone", clone}, {"relays", "wss://our.example", sync.URL}}})
+	ref := fixture.RepoRef(owner.Pubkey, d)
+	state := owner.RepoState(d, now-95)
+	patch := dev.Root(reposync.KindPatch, "fix", now-90, ref)
+	issue := dev.Root(reposync.KindIssue, "crash", now-85, ref)
+	comment := owner.Tagging(1111, "E", now-80, issue.ID)
+	sync.Publish(ann, state, patch, issue, comment)
+	bootstrap := faultrelay.StartForTest(t, faultrelay.Mode{}, ann)
+
+	eng, ours := startEngine(t, Options{})
+	for _, edit := range []func(*settings.Settings) error{
+		settings.SetRepoLocalRelays(true), settings.AddRepoService("wss://our.example"), settings.SetRepoBootstrap(bootstrap.URL),
+	} {
+		if err := eng.Modify(edit); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, ev := range []*nostr.Event{ann, state, patch, issue, comment} {
+		testutil.EventuallyWithin(t, 20*time.Second, "kind "+strconv.Itoa(ev.Kind)+" fetched from the sync relay", func() bool {
+			has, err := eng.store.Has(ev.ID)
+			return err == nil && has
+		})
+	}
+	rs := eng.RepoSyncStatus()
+	if len(rs.Repositories) != 1 || rs.Repositories[0].ID != d || rs.Repositories[0].Ref != ref || !slices.Contains(rs.Repositories[0].Relays, sync.URL) {
+		t.Fatalf("repositories %+v, want %q followed on the sync relay", rs.Repositories, d)
+	}
+	c := dialRaw(t, ours)
+	pushed := dev.Root(reposync.KindPatch, "another fix", now-70, ref)
+	if ok, msg := c.push(pushed); !ok {
+		t.Fatalf("a patch pushed for the repository refused: %s", msg)
+	}
+	got := map[string]bool{}
+	frame, _ := json.Marshal([]any{"REQ", "r", nostr.Filter{Tags: nostr.TagMap{"a": {ref}}}, nostr.Filter{Tags: nostr.TagMap{"d": {d}}}})
+	if err := c.write(string(frame)); err != nil {
+		t.Fatal(err)
+	}
+	for msg := c.read(); str(msg[0]) != "EOSE"; msg = c.read() {
+		var ev nostr.Event
+		if str(msg[0]) != "EVENT" || json.Unmarshal(msg[2], &ev) != nil {
+			t.Fatalf("REQ answered %s", msg)
+		}
+		got[ev.ID] = true
+	}
+	for _, ev := range []*nostr.Event{ann, state, patch, issue, pushed} {
+		if !got[ev.ID] {
+			t.Fatalf("kind %d not served by the repository's coordinate or identifier (served %d events)", ev.Kind, len(got))
+		}
+	}
 }

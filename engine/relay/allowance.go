@@ -3,6 +3,7 @@ package relay
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
@@ -22,6 +23,30 @@ const (
 	refusedRetries = 8
 	refusedPause   = 500 * time.Millisecond
 )
+
+// LearnedAllowance is how many REQs a relay was seen to allow at once: it
+// refused one for their number (a "too many concurrent REQs" NOTICE or
+// CLOSED); 0 = nothing learned. A link shares one with every connection it
+// dials, so what a refusal taught is kept with the relay's health and a
+// reconnect starts within it, instead of being refused again.
+type LearnedAllowance struct{ n atomic.Int64 }
+
+// Get is the learned allowance, 0 when none.
+func (a *LearnedAllowance) Get() int { return int(a.n.Load()) }
+
+// lower sets the allowance to n when none was learned or n is lower, and
+// reports whether it did.
+func (a *LearnedAllowance) lower(n int) bool {
+	for {
+		old := a.n.Load()
+		if old != 0 && int64(n) >= old {
+			return false
+		}
+		if a.n.CompareAndSwap(old, int64(n)) {
+			return true
+		}
+	}
+}
 
 // Limits are the NIP-11 limitation figures a connection keeps to; 0 = not
 // published.
@@ -50,8 +75,8 @@ func (c *Conn) allowanceLocked() (n int, known bool) {
 	if c.limits.MaxSubscriptions > 0 {
 		n, known = c.limits.MaxSubscriptions, true
 	}
-	if c.allowed > 0 && (c.allowed < n || !known) {
-		n, known = c.allowed, true
+	if allowed := c.allowed.Get(); allowed > 0 && (allowed < n || !known) {
+		n, known = allowed, true
 	}
 	return n, known
 }
@@ -84,11 +109,7 @@ func (c *Conn) refusedLocked(open int, s *Sub) (lowered bool) {
 		return false // alone and refused: not for the number of REQs
 	}
 	s.tooMany = true
-	if c.allowed == 0 || open-1 < c.allowed {
-		c.allowed = open - 1
-		return true
-	}
-	return false
+	return c.allowed.lower(open - 1)
 }
 
 // allowanceLowered runs the onAllowanceLowered functions.

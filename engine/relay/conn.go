@@ -43,6 +43,10 @@ type Options struct {
 	// Counts, when set, are shared with the connection's link, so its
 	// counters run over every connection; nil = the connection's own.
 	Counts *FrameCounts
+	// Allowance, when set, is shared with the connection's link: what the
+	// relay's refusals taught of how many REQs it allows outlives the
+	// connection; nil = the connection's own.
+	Allowance *LearnedAllowance
 	// Check, when set, is asked about every address the dial connects to
 	// (dialguard.go); nil = any address.
 	Check AddressCheck
@@ -89,10 +93,10 @@ type Conn struct {
 	maxLimit   int // NIP-11 limitation.max_limit, 0 = not published
 	maxMessage int // NIP-11 limitation.max_message_length, else DefaultMaxMessage
 	limits     Limits
-	allowed    int           // REQs the relay was seen to allow at once (a refusal), 0 = none
-	freed      chan struct{} // closed (and replaced) whenever a subscription ends
-	onLowered  []func()      // told when allowed drops
-	coolUntil  time.Time     // no page is asked before this: the relay said it is rate-limiting
+	allowed    *LearnedAllowance // REQs the relay was seen to allow at once (a refusal)
+	freed      chan struct{}     // closed (and replaced) whenever a subscription ends
+	onLowered  []func()          // told when allowed drops
+	coolUntil  time.Time         // no page is asked before this: the relay said it is rate-limiting
 
 	counts *FrameCounts
 }
@@ -158,6 +162,9 @@ func Dial(ctx context.Context, url string, opts Options) (*Conn, error) {
 		limits: limits, maxLimit: limits.MaxLimit, maxMessage: DefaultMaxMessage, freed: make(chan struct{}), counts: opts.Counts}
 	if c.counts == nil {
 		c.counts = &FrameCounts{}
+	}
+	if c.allowed = opts.Allowance; c.allowed == nil {
+		c.allowed = &LearnedAllowance{}
 	}
 	if limits.MaxMessageLength > 0 {
 		c.maxMessage = limits.MaxMessageLength

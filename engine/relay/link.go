@@ -33,6 +33,7 @@ type Link struct {
 
 	attemptsOK, attemptsFailed atomic.Int64 // connection attempts by result, for metrics
 	frames                     FrameCounts  // over every connection of the link
+	allowance                  LearnedAllowance
 }
 
 // Attempts are the connection attempts made through the link, by result.
@@ -91,7 +92,7 @@ func (l *Link) Connect(ctx context.Context) (*Conn, error) {
 	h := l.Health()
 	// the limits last read stand when the document cannot be read this time
 	opts.Limits = Limits{MaxSubscriptions: h.MaxSubscriptions, MaxLimit: h.MaxLimit, MaxMessageLength: h.MaxMessageLength}
-	opts.Counts = &l.frames
+	opts.Counts, opts.Allowance = &l.frames, &l.allowance
 	opts.OnUseful = func() {
 		t := l.clock.Now()
 		l.update(func(h *health.Health) { h.Useful(t) })

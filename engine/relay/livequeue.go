@@ -81,15 +81,25 @@ func (s *LiveSet) eose(r *req) {
 	r.finish(nil)
 }
 
-// closed runs when the relay ended a REQ: a refusal starts the cool-down
-// and its groups wait for the repack; any other close reopens them after a
-// backoff (the groups are still wanted).
+// closed runs when the relay ended a REQ: a refusal for the number of REQs
+// open (the connection's allowance dropped to what the relay accepted)
+// repacks the set within the allowance at once; any other refusal starts
+// the cool-down and its groups wait for the repack; any other close reopens
+// them after a backoff (the groups are still wanted).
 func (s *LiveSet) closed(r *req, reason string) {
 	s.mu.Lock()
 	delete(s.reqs, r)
+	sub := r.sub
 	s.mu.Unlock()
 	r.finish(&ClosedError{Reason: reason})
 	if IsRefusal(reason) {
+		if sub != nil && s.conn.refusedForNumber(sub) {
+			s.mu.Lock()
+			s.unsent = true
+			s.mu.Unlock()
+			go s.fitAllowance()
+			return
+		}
 		s.refused(reason)
 		return
 	}

@@ -85,6 +85,7 @@ type LiveSet struct {
 	lastRefused string
 	closedRun   int       // relay closes in a row (each within LiveReopen.Max of the last)
 	lastClosed  time.Time // the latest relay close
+	unsent      bool      // groups of a REQ refused for the number open wait for fitAllowance
 }
 
 // entry is one wanted group; served once a REQ carrying it reached EOSE.
@@ -129,13 +130,18 @@ func NewLiveSet(conn *Conn, opts LiveOptions) *LiveSet {
 }
 
 // fitAllowance repacks the set into fewer REQs when the connection's
-// allowance dropped below what it holds, so history pages find room again
-// (in a refusal's cool-down, its repack does).
+// allowance dropped below what it holds, so history pages find room again,
+// or when the relay refused some of its REQs for their number (their
+// groups are sent again within the allowance at once, no cool-down). In a
+// refusal's cool-down, its repack does it.
 func (s *LiveSet) fitAllowance() {
 	s.opMu.Lock()
 	defer s.opMu.Unlock()
 	s.mu.Lock()
-	over := len(s.reqs) > s.limitLocked() && !s.coolingLocked()
+	over := (len(s.reqs) > s.limitLocked() || s.unsent) && !s.coolingLocked()
+	if over {
+		s.unsent = false
+	}
 	s.mu.Unlock()
 	if over {
 		// a failed write means the connection is ending: its owner sees Done
@@ -172,6 +178,33 @@ func (s *LiveSet) Add(_ context.Context, groups []Group) error {
 		return s.replace(newEntries(s.opts.Consolidate()), since)
 	}
 	return s.resubscribe(since, within)
+}
+
+// StepAside runs fn, which asks the relay for history pages, beside the
+// set's REQs, or, when they take the connection's whole allowance (a relay
+// that allows one subscription), with them closed: they are sent again
+// when fn returns, served groups from the moment they stepped aside −
+// ReconnectWindow, so the live stream misses nothing and no page waits for
+// room that never comes.
+func (s *LiveSet) StepAside(fn func() error) error {
+	s.opMu.Lock()
+	allowance, _ := s.conn.Allowance()
+	s.mu.Lock()
+	aside := len(s.reqs) > 0 && len(s.reqs) >= allowance
+	s.mu.Unlock()
+	if !aside {
+		// beside them: a refusal meanwhile may have to repack them (fitAllowance)
+		s.opMu.Unlock()
+		return fn()
+	}
+	defer s.opMu.Unlock()
+	since := s.opts.Clock.Now().Add(-ReconnectWindow).Unix()
+	s.closeAll()
+	err := fn()
+	if rerr := s.resubscribe(since, 0); err == nil {
+		err = rerr
+	}
+	return err
 }
 
 // Replace closes every subscription and subscribes groups as given.

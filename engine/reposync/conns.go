@@ -50,7 +50,7 @@ func newRepoRelay(s *Syncer, url string, counts *relayCounts, full []layerFilter
 		if roots := rootFilters(full); h.CoveredRoots != rootsDigest(roots) {
 			// roots stored while stopped, or owed at the stop: their threads
 			// are owed now, not at the next UTC day
-			c.wants.update(roots, full)
+			c.wants.update(roots, full, false)
 		}
 	}
 	return c
@@ -103,10 +103,11 @@ func rootsDigest(roots []layerFilter) string {
 // Run keeps the relay connected and live until ctx ends (relay.Supervisor).
 func (c *repoRelay) Run(ctx context.Context) { c.session.Run(ctx) }
 
-// update queues incremental filters and the relay's new full set, and wakes
-// the open connection to fetch and subscribe them.
-func (c *repoRelay) update(incremental, full []layerFilter) {
-	c.wants.update(incremental, full)
+// update queues incremental filters and the relay's new full set (shrunk:
+// it lost filters), and wakes the open connection to fetch and subscribe
+// them, or to drop what it lost.
+func (c *repoRelay) update(incremental, full []layerFilter, shrunk bool) {
+	c.wants.update(incremental, full, shrunk)
 	c.session.Wake()
 }
 
@@ -160,9 +161,17 @@ func (c *repoRelay) Reopen(_ context.Context, lc *relay.LiveConn, since int64) e
 	return lc.Set.Resubscribe(since)
 }
 
-// Update makes the daily catch-up once it is due, then pays what is owed.
+// Update replaces the live subscriptions by the full set when it lost
+// filters (a repository ended or left the relay: what it no longer wants is
+// not sent to us meanwhile), makes the daily catch-up once it is due, then
+// pays what is owed.
 func (c *repoRelay) Update(ctx context.Context, lc *relay.LiveConn) error {
 	now := c.s.cfg.Clock.Now()
+	if full, shrunk := c.wants.takeShrunk(); shrunk {
+		if err := lc.Set.Replace(groups(full, now.Add(-relay.ReconnectWindow).Unix())); err != nil {
+			return err
+		}
+	}
 	if c.catchUpDue(now) {
 		if _, err := c.catchUp(ctx, lc, c.wants.fullSet(), now, 0); err != nil {
 			return err
@@ -199,7 +208,7 @@ func (c *repoRelay) catchUp(ctx context.Context, lc *relay.LiveConn, filters []l
 		count = func(_ layer, received, _ int) { c.counts.catchup.Add(int64(received)) }
 	}
 	var refresh relay.RefreshTally
-	if err := c.fetch(ctx, lc, filters, since, count, &refresh); err != nil {
+	if err := lc.Set.StepAside(func() error { return c.fetch(ctx, lc, filters, since, count, &refresh) }); err != nil {
 		return daily, err
 	}
 	if daily {

@@ -47,8 +47,9 @@ func (d *deleters) has(pubkey string) bool {
 
 // Rules of deletion (NIP-09), each named in the refusal.
 const (
-	RuleDeletionNotAuthor = "deletion not by the author of what it names"
-	RuleDeletedByAuthor   = "deleted by its author"
+	RuleDeletionNotAuthor   = "deletion not by the author of what it names"
+	RuleDeletedByAuthor     = "deleted by its author"
+	RuleDeletionNothingHeld = "deletion names nothing this server holds"
 )
 
 // deletionTargets are what a kind 5 names: event ids (e tags) and
@@ -94,19 +95,32 @@ func parseCoordinate(s string) (coordinate, bool) {
 }
 
 // admitDeletion keeps a kind 5 whose author wrote something it names that
-// this profile keeps: a held event by id, or the announcement or state of a
-// held repository by coordinate. One naming held events of others only is
-// refused by name; one naming ids not held yet waits for them (kept aside
-// when fetched), so a deletion that arrives first still wins.
+// this server keeps: a held trust event (32009, 32014, 10011) or repository
+// event by id, a trust statement or rating held at the coordinate (up to
+// the deletion's created_at), or the announcement or state of a held
+// repository by coordinate. One naming held events of others only is
+// refused by name; one naming ids or coordinates of its author not held yet
+// waits for them (Admit: kept when pushed, aside when fetched), so a
+// deletion that arrives first still wins.
 func (s *Syncer) admitDeletion(ev *nostr.Event) error {
 	ids, coords := deletionTargets(ev)
 	othersCoord := false
+	var wants []string
 	for _, c := range coords {
 		switch {
 		case c.Pubkey != ev.PubKey:
 			othersCoord = true
+		case !nostr.IsAddressableKind(c.Kind):
 		case (c.Kind == KindAnnouncement || c.Kind == KindState) && s.index().concerns(c.Pubkey, c.D):
 			return nil
+		case validation.IsTrustKind(c.Kind):
+			held, err := s.heldAt(c, ev.CreatedAt)
+			if err != nil || held {
+				return err
+			}
+			wants = append(wants, c.String())
+		default:
+			wants = append(wants, c.String())
 		}
 	}
 	held := map[string]bool{}
@@ -121,12 +135,11 @@ func (s *Syncer) admitDeletion(ev *nostr.Event) error {
 			switch {
 			case named.PubKey != ev.PubKey:
 				othersID = true
-			case named.Kind != KindDeletion && s.Keeps(named):
+			case named.Kind != KindDeletion && (validation.IsTrustKind(named.Kind) || s.Keeps(named)):
 				return nil
 			}
 		}
 	}
-	var wants []string
 	for _, id := range ids {
 		if !held[id] {
 			wants = append(wants, id)
@@ -135,7 +148,30 @@ func (s *Syncer) admitDeletion(ev *nostr.Event) error {
 	if othersID || othersCoord && len(wants) == 0 {
 		return &validation.Rejection{Prefix: "blocked", Rule: RuleDeletionNotAuthor}
 	}
-	return refuse(RuleNotAboutRepo, wants...)
+	return refuse(RuleDeletionNothingHeld, wants...)
+}
+
+// heldAt reports whether an event at coordinate c, created at or before t,
+// is held.
+func (s *Syncer) heldAt(c coordinate, t nostr.Timestamp) (bool, error) {
+	evs, err := s.cfg.Store.Query(context.Background(), c.upTo(t), 1)
+	return len(evs) > 0, err
+}
+
+// upTo is the filter of the events at c created at or before t.
+func (c coordinate) upTo(t nostr.Timestamp) nostr.Filter {
+	return nostr.Filter{Kinds: []int{c.Kind}, Authors: []string{c.Pubkey}, Tags: nostr.TagMap{"d": {c.D}}, Until: &t}
+}
+
+// NotDeleted refuses an event a stored deletion of its author names.
+func (s *Syncer) NotDeleted(ev *nostr.Event) error {
+	switch deleted, err := s.deletedByAuthor(ev); {
+	case err != nil:
+		return err
+	case deleted:
+		return &validation.Rejection{Prefix: "blocked", Rule: RuleDeletedByAuthor}
+	}
+	return nil
 }
 
 // deletedByAuthor reports whether a stored kind 5 by ev's author names it:
@@ -149,7 +185,7 @@ func (s *Syncer) deletedByAuthor(ev *nostr.Event) (bool, error) {
 	if found, err := s.cfg.Store.Query(context.Background(), f, 1); err != nil || len(found) > 0 {
 		return len(found) > 0, err
 	}
-	if ev.Kind < 30000 || ev.Kind >= 40000 {
+	if !nostr.IsAddressableKind(ev.Kind) {
 		return false, nil
 	}
 	c := coordinate{Kind: ev.Kind, Pubkey: ev.PubKey, D: ev.Tags.GetD()}
@@ -161,8 +197,10 @@ func (s *Syncer) deletedByAuthor(ev *nostr.Event) (bool, error) {
 
 // applyDeletions carries out committed kind 5s: the events they name by
 // their author leave the store (so they are served no more, REQ, COUNT
-// and NIP-77 alike), the index forgets them, and a deleted announcement of
-// a followed repository ends it, as a newer one without our service does.
+// and NIP-77 alike; a slot keeps the deleted winner's time, so an older
+// event never takes its place), the index and Config.Removed (the trust
+// graph) forget them, and a deleted announcement of a followed repository
+// ends it, as a newer one without our service does.
 // It runs on the pipeline's writer, after the batch's commit.
 func (s *Syncer) applyDeletions(dels []*nostr.Event) {
 	for _, del := range dels {
@@ -188,12 +226,10 @@ func (s *Syncer) applyDeletion(del *nostr.Event) error {
 		}
 	}
 	for _, c := range coords {
-		if c.Pubkey != del.PubKey || c.Kind < 30000 || c.Kind >= 40000 {
+		if c.Pubkey != del.PubKey || !nostr.IsAddressableKind(c.Kind) {
 			continue
 		}
-		until := del.CreatedAt
-		evs, err := s.cfg.Store.Query(ctx, nostr.Filter{Kinds: []int{c.Kind}, Authors: []string{c.Pubkey},
-			Tags: nostr.TagMap{"d": {c.D}}, Until: &until}, 1000)
+		evs, err := s.cfg.Store.Query(ctx, c.upTo(del.CreatedAt), 1000)
 		if err != nil {
 			return err
 		}
@@ -204,7 +240,7 @@ func (s *Syncer) applyDeletion(del *nostr.Event) error {
 	if len(doomed) == 0 {
 		return nil
 	}
-	removed, err := s.cfg.Store.DeleteEvents(doomed)
+	removed, err := s.cfg.Store.DeleteRequested(doomed)
 	if err != nil {
 		return err
 	}
@@ -221,6 +257,9 @@ func (s *Syncer) applyDeletion(del *nostr.Event) error {
 		}
 	}
 	s.Removed(removed)
+	if s.cfg.Removed != nil {
+		s.cfg.Removed(removed)
+	}
 	s.learn(ended...)
 	return nil
 }

@@ -14,6 +14,7 @@ type wants struct {
 	mu      sync.Mutex
 	full    []layerFilter
 	pending []*owed
+	shrunk  bool // the full set lost filters the live subscriptions still carry
 }
 
 // owed is one window's incremental filters: their whole history (no since)
@@ -26,14 +27,30 @@ type owed struct {
 
 // update queues incremental filters (history without since, then live) and
 // records the relay's new full set, used at the next consolidation or
-// connection.
-func (w *wants) update(incremental, full []layerFilter) {
+// connection, or at once when shrunk (a repository left the relay: its
+// filters must stop bringing events).
+func (w *wants) update(incremental, full []layerFilter, shrunk bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.full = full
+	w.shrunk = w.shrunk || shrunk
 	if len(incremental) > 0 {
 		w.pending = append(w.pending, &owed{filters: incremental})
 	}
+}
+
+// takeShrunk reports (once) whether the full set lost filters since the
+// live subscriptions were last replaced by it; then, as subscribingFull,
+// it returns the full set, with what is owed live in it.
+func (w *wants) takeShrunk() ([]layerFilter, bool) {
+	w.mu.Lock()
+	shrunk := w.shrunk
+	w.shrunk = false
+	w.mu.Unlock()
+	if !shrunk {
+		return nil, false
+	}
+	return w.subscribingFull(false, 0), true
 }
 
 // fullSet is every filter the relay should carry.
@@ -62,6 +79,7 @@ func (w *wants) subscribingFull(daily bool, owedBefore int) []layerFilter {
 	for _, o := range w.pending {
 		o.live = true
 	}
+	w.shrunk = false // the connection subscribes the full set as it is now
 	return w.full
 }
 
@@ -90,15 +108,16 @@ func (w *wants) paid() {
 	w.mu.Unlock()
 }
 
-// addPending fetches the owed filters' history and subscribes those not yet
-// live, in the order they came. Each leaves the queue only once done, so a
+// addPending fetches the owed filters' history (the live REQs stepping
+// aside for its pages where they take the relay's whole allowance) and
+// subscribes those not yet live, in the order they came. Each leaves the queue only once done, so a
 // connection that fails meanwhile leaves the rest (and its paging progress)
 // to the next.
 func (c *repoRelay) addPending(ctx context.Context, lc *relay.LiveConn) error {
 	for o := c.wants.next(); o != nil; o = c.wants.next() {
 		start := c.s.cfg.Clock.Now()
 		byLayer := func(l layer, received, _ int) { c.counts.byLayer[l].Add(int64(received)) }
-		if err := c.fetch(ctx, lc, o.filters, 0, byLayer, nil); err != nil {
+		if err := lc.Set.StepAside(func() error { return c.fetch(ctx, lc, o.filters, 0, byLayer, nil) }); err != nil {
 			return err
 		}
 		if !o.live {

@@ -61,8 +61,8 @@ type relayDelta struct {
 	Refs  []repoRef // repositories newly on this relay: incremental layer 1–2 filters
 	Roots []string  // root events newly followed here: incremental layer 3 filters
 	State []repoRef // repositories whose maintainer set changed: a new state filter
-	// Shrunk: a repository left this relay; its filters go at the next
-	// consolidation.
+	// Shrunk: a repository left this relay; its filters go at once (the
+	// live subscriptions are replaced by the full set, repoRelay.Update).
 	Shrunk bool
 }
 

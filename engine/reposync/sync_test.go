@@ -385,6 +385,73 @@ func TestRefusingRelayIsServedWithinWhatItAccepts(t *testing.T) {
 	waitStored(t, n, reply)
 }
 
+// A live set the relay refuses for the number of its REQs is repacked
+// within what the relay showed it accepts at once, not after a minute's
+// cool-down: here a restart (nothing learned of the relay yet) subscribes
+// the held roots' filters in more REQs than the relay allows, and what the
+// relay gets next still arrives within seconds.
+func TestRefusedLiveSetFitsTheAllowanceAtOnce(t *testing.T) {
+	t.Parallel()
+	now := time.Now().Unix()
+	_, b, roots, path, stopFirst := refusingRelayWithRoots(t, now)
+	stopFirst()
+	resetCountersAfterStop(t, b)
+	n, stop := startNodeAt(t, path, []string{ourService}, b.URL)
+	t.Cleanup(stop)
+	r := waitRelay(t, n, b.URL, "the roots' filters live", func(r status.RepoRelay) bool { return r.State == status.StateLive && r.Filters >= 20 })
+	if b.RefusedReqs() == 0 || r.CoolingUntil != 0 {
+		t.Fatalf("%d REQs refused, relay row %+v: want a refusal and no cool-down", b.RefusedReqs(), r)
+	}
+	reply := maint.Tagging(1111, "E", now+100, roots[0].ID)
+	b.Publish(reply)
+	testutil.EventuallyWithin(t, 10*time.Second, "the reply delivered live", func() bool { return n.has(reply.ID) })
+}
+
+// refusingRelayWithRoots is a node (on the database at path, until stop)
+// following a repository on a relay that allows 2 REQs at once, with 600
+// roots: their filters take more live REQs than that (at 10 filters a REQ)
+// and one REQ within 128 KiB. It returns once the roots are stored and
+// their filters are in the live set.
+func refusingRelayWithRoots(t *testing.T, now int64) (n *node, b *faultrelay.Relay, roots []*nostr.Event, path string, stop func()) {
+	t.Helper()
+	b = faultrelay.StartForTest(t, faultrelay.Mode{MaxSubscriptions: 2})
+	ann := owner.Announce("tool", []string{ourService, b.URL}, nil, now-100)
+	ref := fixture.RepoRef(owner.Pubkey, "tool")
+	for i := range 600 {
+		roots = append(roots, stranger.Root(KindIssue, "issue "+strconv.Itoa(i), now-7200+int64(i), ref)) // older than a reconnect re-reads
+	}
+	b.Publish(ann)
+	b.Publish(roots...)
+	path = filepath.Join(t.TempDir(), "dtp.db")
+	n, stop = startNodeAt(t, path, []string{ourService}, b.URL)
+	t.Cleanup(stop)
+	waitStored(t, n, roots...)
+	waitRelay(t, n, b.URL, "the roots' filters live", func(r status.RepoRelay) bool { return r.State == status.StateLive && r.Filters >= 20 })
+	return n, b, roots, path, stop
+}
+
+// What a relay's refusals taught about how many REQs it allows is kept with
+// the relay, not with the connection: after a drop, the reconnect's
+// catch-up and live subscriptions stay within it and are not refused again.
+func TestLearnedAllowanceSurvivesAReconnect(t *testing.T) {
+	t.Parallel()
+	now := time.Now().Unix()
+	n, b, roots, _, _ := refusingRelayWithRoots(t, now)
+	if b.RefusedReqs() == 0 {
+		t.Fatal("the relay refused none of the first connection's REQs: nothing to learn")
+	}
+	refused, accepts := b.RefusedReqs(), b.Accepts()
+	b.DropAll()
+	testutil.EventuallyWithin(t, patience, "reconnected", func() bool { return b.Accepts() > accepts })
+	waitRelay(t, n, b.URL, "live again", func(r status.RepoRelay) bool { return r.State == status.StateLive && r.Connected })
+	reply := maint.Tagging(1111, "E", now+100, roots[0].ID)
+	b.Publish(reply)
+	waitStored(t, n, reply)
+	if got := b.RefusedReqs() - refused; got != 0 {
+		t.Fatalf("the relay refused %d REQs of the reconnected connection, want none: it allows 2, as the first taught", got)
+	}
+}
+
 // The owner's newer announcement without our service is refused, removes the
 // held one and ends the repository: its filters go, its events are refused.
 func TestOwnerEndsTheRepository(t *testing.T) {
@@ -471,6 +538,20 @@ func holdingHistory(t *testing.T, b *faultrelay.Relay, evs []*nostr.Event) (path
 	return path
 }
 
+// missedWhileStopped is a relay b with an announcement and n old issues
+// (issues) that a stopped node on path holds, and one more issue, missed,
+// published on b while the node was stopped: what a catch-up must fetch.
+func missedWhileStopped(t *testing.T, n int, now int64) (b *faultrelay.Relay, path string, issues []*nostr.Event, missed *nostr.Event) {
+	t.Helper()
+	b = faultrelay.StartForTest(t, faultrelay.Mode{})
+	issues = oldHistory(b.URL, n, now)
+	b.Publish(issues...)
+	path = holdingHistory(t, b, issues)
+	missed = stranger.Root(KindIssue, "while we were stopped", now-7300, fixture.RepoRef(owner.Pubkey, "tool"))
+	b.Publish(missed)
+	return b, path, issues, missed
+}
+
 // restartForCatchUp starts the node on path again once the stopped one's
 // connections are served to the end, with b's counters reset and its last
 // catch-up 25 h back: the first connection makes the daily catch-up.
@@ -509,14 +590,8 @@ func caughtUpYesterday(t *testing.T, path, url string) {
 func TestCatchUpReconcilesHeldHistory(t *testing.T) {
 	t.Parallel()
 	now := time.Now().Unix()
-	b := faultrelay.StartForTest(t, faultrelay.Mode{})
+	b, path, issues, missed := missedWhileStopped(t, 40, now) // missed: older than any reconnect window
 	ref := fixture.RepoRef(owner.Pubkey, "tool")
-	issues := oldHistory(b.URL, 40, now)
-	b.Publish(issues...)
-	path := holdingHistory(t, b, issues)
-
-	missed := stranger.Root(KindIssue, "while we were stopped", now-7300, ref) // older than any reconnect window
-	b.Publish(missed)
 	n, stop := restartForCatchUp(t, b, path)
 	waitStored(t, n, missed)
 	r := waitRelay(t, n, b.URL, "live connection", func(r status.RepoRelay) bool { return r.State == status.StateLive })
@@ -595,15 +670,7 @@ func TestRateLimitedRelayIsCooledDownWithoutReconnecting(t *testing.T) {
 // of its ids would otherwise end the fetch).
 func TestReconciledEventLeftOutIsAskedForOnce(t *testing.T) {
 	t.Parallel()
-	now := time.Now().Unix()
-	b := faultrelay.StartForTest(t, faultrelay.Mode{})
-	ref := fixture.RepoRef(owner.Pubkey, "tool")
-	issues := oldHistory(b.URL, 10, now)
-	b.Publish(issues...)
-	path := holdingHistory(t, b, issues)
-
-	missed := stranger.Root(KindIssue, "while we were stopped", now-7300, ref)
-	b.Publish(missed)
+	b, path, _, missed := missedWhileStopped(t, 10, time.Now().Unix())
 	b.SetMode(faultrelay.Mode{OmitOnce: missed.ID})
 	n, _ := restartForCatchUp(t, b, path)
 	waitStored(t, n, missed)
@@ -692,4 +759,65 @@ func TestDeletionArrivingFirstStillWins(t *testing.T) {
 	n := startNode(t, []string{ourService}, b.URL)
 	waitStored(t, n, ann, kept, deletion) // the issue came in the same page as the one kept
 	testutil.EventuallyWithin(t, patience, "the deleted issue gone", func() bool { return !n.has(issue.ID) })
+}
+
+// A repository that ends (here: its owner deletes the announcement) leaves
+// its relay's live subscriptions at once, not at the next consolidation or
+// restart: a new issue on it that the relay gets afterwards is not sent to
+// us, and not stored.
+func TestEndedRepositoryLeavesTheLiveFiltersAtOnce(t *testing.T) {
+	t.Parallel()
+	now := time.Now().Unix()
+	n, b := followToolOn(t, now)
+	ref := fixture.RepoRef(owner.Pubkey, "tool")
+	before := waitRelay(t, n, b.URL, "live connection", func(r status.RepoRelay) bool { return r.State == status.StateLive }).Filters
+	deletion := owner.Sign(&nostr.Event{Kind: KindDeletion, CreatedAt: nostr.Timestamp(now - 50), Tags: nostr.Tags{{"a", ref}}})
+	if r, err := n.pipe.SubmitWait(context.Background(), deletion, "push"); err != nil || !r.OK() {
+		t.Fatalf("the owner's deletion of the announcement: %+v %v", r, err)
+	}
+	waitRelay(t, n, b.URL, "the ended repository's filters gone from the live set", func(r status.RepoRelay) bool {
+		return n.sync.Status().Repos == 0 && r.Filters < before && r.State == status.StateLive
+	})
+	// the new subscriptions re-read 15 min of what stays (the relay's layer 1)
+	sent := b.EventsSent()
+	for settled := false; !settled; sent = b.EventsSent() {
+		time.Sleep(300 * time.Millisecond)
+		settled = b.EventsSent() == sent
+	}
+	issue := stranger.Root(KindIssue, "after the end", now+1, ref)
+	b.Publish(issue)
+	time.Sleep(time.Second) // a live subscription sends it at once
+	if got := b.EventsSent() - sent; got != 0 || n.has(issue.ID) {
+		t.Fatalf("the relay sent %d events after the repository ended (stored: %v), want none", got, n.has(issue.ID))
+	}
+}
+
+// A relay that allows exactly one subscription (and says so in NIP-11):
+// the live REQ steps aside (CLOSE) for the history pages of new filters and
+// resumes after, instead of each page waiting for room until it times out.
+// A new issue and a reply to it arrive, with no failure; after that, the
+// one live REQ carries the issue's thread.
+func TestOneSubscriptionRelayLiveStepsAsideForPages(t *testing.T) {
+	t.Parallel()
+	now := time.Now().Unix()
+	b := faultrelay.StartForTest(t, faultrelay.Mode{MaxSubscriptions: 1, AdvertiseSubscriptions: true})
+	ref := fixture.RepoRef(owner.Pubkey, "tool")
+	ann := owner.Announce("tool", []string{ourService, b.URL}, nil, now-100)
+	old := stranger.Root(KindIssue, "old", now-7200, ref)
+	b.Publish(ann, old)
+	n := startNode(t, []string{ourService}, b.URL)
+	waitStored(t, n, ann, old)
+	// the reply comes with the issue, before the issue's thread filters
+	// exist: only a history page of those filters brings it
+	issue := stranger.Root(KindIssue, "new", now+1, ref)
+	reply := maint.Tagging(1111, "E", now+2, issue.ID)
+	b.Publish(issue, reply)
+	waitStored(t, n, issue, reply)
+	r := waitRelay(t, n, b.URL, "live", func(r status.RepoRelay) bool { return r.State == status.StateLive && r.Subscriptions == 1 })
+	if r.Failures != 0 || b.RefusedReqs() != 0 {
+		t.Fatalf("relay row %+v, %d REQs refused: want no failure and nothing refused", r, b.RefusedReqs())
+	}
+	again := maint.Tagging(1111, "E", now+4, issue.ID)
+	b.Publish(again)
+	waitStored(t, n, again)
 }

@@ -19,7 +19,6 @@ import (
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
-	"dtp-personal/engine/validation"
 )
 
 // SourcePrefix marks events this profile fetched ("reposync:<relay>"): only
@@ -36,7 +35,7 @@ type Store interface {
 	Supersede(ev *nostr.Event) (ended string, err error)
 	// Query and DeleteEvents find and remove what a deletion (NIP-09) names.
 	Query(ctx context.Context, f nostr.Filter, max int) ([]*nostr.Event, error)
-	DeleteEvents(ids []string) ([]*nostr.Event, error)
+	DeleteRequested(ids []string) ([]*nostr.Event, error)
 	// Stamps are the held events matching f, for the daily catch-up's NIP-77.
 	Stamps(ctx context.Context, f nostr.Filter, max int) ([]store.Stamp, error)
 	// NoteRefused and RefusedAmong remember fetched events refused for what
@@ -63,6 +62,10 @@ type Config struct {
 	Clock    clock.Clock      // default: the wall clock
 	Log      *slog.Logger     // default: slog.Default()
 	Window   WindowConfig
+	// Removed is told what a deletion (NIP-09) removed from the store, on
+	// the pipeline's writer after the batch's commit: trust events leave the
+	// trust graph. nil: nobody else holds events.
+	Removed func([]*nostr.Event)
 }
 
 // WindowConfig sizes the self-subscriber's window and the events kept aside.
@@ -186,21 +189,24 @@ func (s *Syncer) Enabled() bool { return s.index().Enabled() }
 // not a trust kind; ev's signature is already verified. A refused event this
 // profile fetched is kept aside when what it depends on may still arrive;
 // an owner's newer announcement that no longer lists us ends its repository.
+//
+// A deletion naming events of its author not held yet is kept when pushed
+// (stored, so they are refused when they arrive) and set aside when
+// fetched, like every fetched event that waits for another.
 func (s *Syncer) Admit(ev *nostr.Event, source string) error {
+	relay, fetched := strings.CutPrefix(source, SourcePrefix)
 	var err error
 	if ev.Kind == KindDeletion {
 		err = s.admitDeletion(ev)
 	} else if err = s.index().Admit(ev); err == nil {
-		switch deleted, derr := s.deletedByAuthor(ev); {
-		case derr != nil:
-			return derr
-		case deleted:
-			return &validation.Rejection{Prefix: "blocked", Rule: RuleDeletedByAuthor}
-		}
+		err = s.NotDeleted(ev)
 	}
 	var r *refusal
 	if !errors.As(err, &r) {
 		return err
+	}
+	if ev.Kind == KindDeletion && len(r.Wants) > 0 && !fetched {
+		return nil
 	}
 	if r.Ends != nil {
 		if _, serr := s.cfg.Store.Supersede(ev); serr != nil {
@@ -209,7 +215,7 @@ func (s *Syncer) Admit(ev *nostr.Event, source string) error {
 		s.learn(*s.index().End(r.Ends.Ref()))
 		s.cfg.Log.Info("repository no longer lists this server; stopped keeping it", "repo", r.Ends.Ref())
 	}
-	if relay, fetched := strings.CutPrefix(source, SourcePrefix); fetched {
+	if fetched {
 		s.aside.Keep(ev, relay, r.Wants)
 	}
 	return err
@@ -221,6 +227,7 @@ func (s *Syncer) Admit(ev *nostr.Event, source string) error {
 // landed are tried again.
 func (s *Syncer) Committed(evs []*nostr.Event) {
 	ix := s.index()
+	waiting := s.aside.Len() > 0
 	var changes []change
 	var woken []string
 	var deletions []*nostr.Event
@@ -236,6 +243,9 @@ func (s *Syncer) Committed(evs []*nostr.Event) {
 		}
 		if !isRootKind(ev.Kind) {
 			woken = append(woken, ev.ID) // a deletion kept aside may name it (a root's id is woken above)
+		}
+		if nostr.IsAddressableKind(ev.Kind) && waiting {
+			woken = append(woken, coordinate{Kind: ev.Kind, Pubkey: ev.PubKey, D: ev.Tags.GetD()}.String()) // or by coordinate
 		}
 	}
 	s.learn(changes...)
@@ -427,7 +437,7 @@ func (s *Syncer) applyDeltas(deltas []relayDelta) {
 		default:
 			full := relayFilters(s.plan, s.ix, d.Relay)
 			restated := slices.DeleteFunc(d.State, func(ref repoRef) bool { return slices.Contains(d.Refs, ref) }) // Refs bring their state filters
-			c.update(append(filters(d.Refs, d.Roots, s.ix.Maintainers, false), stateFilters(restated, s.ix.Maintainers)...), full)
+			c.update(append(filters(d.Refs, d.Roots, s.ix.Maintainers, false), stateFilters(restated, s.ix.Maintainers)...), full, d.Shrunk)
 		}
 	}
 	if left {

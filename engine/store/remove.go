@@ -122,6 +122,19 @@ func EventSize(ev *nostr.Event) int64 {
 // is the slot's winner, so an older event of the slot may be stored again.
 // It returns the events it removed (ids not held are skipped).
 func (s *Store) DeleteEvents(ids []string) ([]*nostr.Event, error) {
+	return s.deleteEvents(ids, false)
+}
+
+// DeleteRequested removes the events a deletion request (NIP-09) names, as
+// DeleteEvents does, except that a removed slot winner's slot keeps its id
+// and time, as Supersede's does: an older event of the slot is never
+// stored again (SPEC §2.3: a statement its author withdrew is never revived
+// by an older one), a newer one is.
+func (s *Store) DeleteRequested(ids []string) ([]*nostr.Event, error) {
+	return s.deleteEvents(ids, true)
+}
+
+func (s *Store) deleteEvents(ids []string, keepSlots bool) ([]*nostr.Event, error) {
 	var removed []*nostr.Event
 	err := s.writeTx(func(tx *sql.Tx) error {
 		st := s.stmts.bind(tx)
@@ -145,7 +158,7 @@ func (s *Store) DeleteEvents(ids []string) ([]*nostr.Event, error) {
 			if err := st.deleteLoser(id); err != nil {
 				return err
 			}
-			if slot, slotted := slotDigest(ev); slotted {
+			if slot, slotted := slotDigest(ev); slotted && !keepSlots {
 				if _, err := tx.Exec(`DELETE FROM slots WHERE slot = ? AND event_id = ?`, slot, id); err != nil {
 					return err
 				}
