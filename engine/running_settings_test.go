@@ -111,7 +111,10 @@ func TestPageTimeoutReachesAKnownTrustRelay(t *testing.T) {
 func TestPageTimeoutReachesAKnownRepositoryRelay(t *testing.T) {
 	t.Parallel()
 	owner := fixture.NewAuthor(74)
-	b := faultrelay.StartForTest(t, faultrelay.Mode{})
+	// without NIP-77, so the reconnection's catch-up is paged (reconciled,
+	// it asked for no page to stall)
+	noNIP77 := faultrelay.Mode{NegRefusal: "NOTICE"}
+	b := faultrelay.StartForTest(t, noNIP77)
 	b.Publish(owner.Announce("tool", []string{"wss://our.example", b.URL}, nil, time.Now().Unix()-100))
 	eng, _ := startEngine(t, Options{})
 	if err := eng.Modify(func(s *settings.Settings) error {
@@ -134,7 +137,8 @@ func TestPageTimeoutReachesAKnownRepositoryRelay(t *testing.T) {
 	// the next connection's first page never comes: the first REQs from now
 	// on are stalled, a few, since the old connection may still send one
 	// before it is replaced (seen under -race)
-	b.SetMode(faultrelay.Mode{StallFirst: 4})
+	noNIP77.StallFirst = 4
+	b.SetMode(noNIP77)
 	// a second service of ours: the profile reconnects every relay (a stop, not a failure)
 	if err := eng.Modify(settings.AddRepoService("wss://second.example")); err != nil {
 		t.Fatal(err)
