@@ -263,3 +263,44 @@ func TestRaisedCapIsFetchedAtOnce(t *testing.T) {
 	}
 	w.awaitNewcomerFetched(t, raised, friendIn)
 }
+
+// A heap limit raised on a running server lets in, within seconds, the
+// statements the old limit kept out of memory (they were stored), and the
+// people they bring into the network are fetched as any newcomers (issue 32
+// §1). Before, what was refused stayed out until the next start and the
+// frontier stayed held to its last walk: seen failing, heap-limit for 10 s.
+func TestRaisedHeapLimitIsFetchedAtOnce(t *testing.T) {
+	t.Parallel()
+	w := startNewcomerWorld(t, settings.FrontierInterval)
+	limits := w.eng.Settings().Limits
+	edges := limits.HeapEdgeLimit
+	// room for the pushed hop to the second person, none for their trust in the friend
+	limits.HeapEdgeLimit = w.eng.Status().Heap.Edges + 1
+	if err := w.eng.Modify(settings.SetLimits(limits)); err != nil {
+		t.Fatal(err)
+	}
+	c := dialRaw(t, w.url)
+	if ok, msg := c.push(w.first.Trust(fixture.P(w.second.Pubkey), "1", time.Now().Unix())); !ok {
+		t.Fatal(msg)
+	}
+	testutil.EventuallyWithin(t, 10*time.Second, "the second person fetched, their statement kept out of the heap", func() bool {
+		_, second := w.eng.trust.frontier.Current().Depth(w.second.Pubkey)
+		st := w.eng.Status()
+		return second && st.Newcomers.NotYetFetched == 0 && st.Heap.LimitReason == status.ReasonHeapEdgeLimit
+	})
+	if a := resolve(t, w.eng, w.subject); a.Verdict != "none" || !slices.Contains(a.Coverage.Reasons, status.ReasonHeapLimit) {
+		t.Fatalf("at the heap limit: %s, coverage %+v", a.Verdict, a.Coverage)
+	}
+	raised := time.Now()
+	limits.HeapEdgeLimit = edges
+	if err := w.eng.Modify(settings.SetLimits(limits)); err != nil {
+		t.Fatal(err)
+	}
+	w.awaitNewcomerFetched(t, raised, func() bool {
+		_, in := w.eng.trust.frontier.Current().Depth(w.friend.Pubkey)
+		return in
+	})
+	if st := w.eng.Status().Heap; st.LimitReason != "" {
+		t.Fatalf("heap after the raise: %+v", st)
+	}
+}
