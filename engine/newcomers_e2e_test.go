@@ -25,6 +25,7 @@ import (
 type newcomerWorld struct {
 	eng                   *Engine
 	url                   string // the engine's own WebSocket
+	stop                  func() // stops eng (also at the test's end)
 	relay                 *faultrelay.Relay
 	first, second, friend fixture.Author
 	subject               string
@@ -45,7 +46,7 @@ func startNewcomerWorld(t *testing.T, strategy string) newcomerWorld {
 	}
 	w.relay = faultrelay.StartForTest(t, faultrelay.Mode{}, evs...)
 	proxy := testutil.StartDelayProxy(t, strings.TrimPrefix(w.relay.URL, "ws://"), 300*time.Millisecond)
-	w.eng, w.url = startEngine(t, Options{})
+	w.eng, w.url, w.stop = runEngine(t, Options{})
 	for _, edit := range []func(*settings.Settings) error{
 		settings.AddRoot(w.first.Pubkey), settings.AddRelay("ws://" + proxy.Addr),
 		settings.SetInterval(15), settings.SetStrategy(strategy),
@@ -303,4 +304,37 @@ func TestRaisedHeapLimitIsFetchedAtOnce(t *testing.T) {
 	if st := w.eng.Status().Heap; st.LimitReason != "" {
 		t.Fatalf("heap after the raise: %+v", st)
 	}
+}
+
+// The desktop app holds the sync back until its window painted
+// (Options.SyncAfter); meanwhile the frontier's members are tracked, so a
+// root added then is answered not-yet-fetched, not complete, and is fetched
+// once the sync starts (issue 32 §2). Before, the members were read once,
+// at the first answer, and not again until the sync ran: seen failing, the
+// answer complete with the new root's history missing.
+func TestNewcomersTrackedBeforeTheSyncStarts(t *testing.T) {
+	t.Parallel()
+	w := startNewcomerWorld(t, settings.FrontierInterval)
+	dir := w.eng.opts.DataDir
+	w.stop()
+	hold := make(chan struct{})
+	eng, _, _ := runEngine(t, Options{DataDir: dir, SyncAfter: hold})
+	if a := resolve(t, eng, w.subject); a.Verdict != "none" || a.Coverage.State != status.StateComplete {
+		t.Fatalf("restarted, the sync held: %s, coverage %+v", a.Verdict, a.Coverage)
+	}
+	if err := eng.Modify(settings.AddRoot(w.second.Pubkey)); err != nil {
+		t.Fatal(err)
+	}
+	testutil.EventuallyWithin(t, 5*time.Second, "the second person a root", func() bool {
+		return slices.Contains(eng.trust.frontier.Current().Roots, w.second.Pubkey)
+	})
+	a := resolve(t, eng, w.subject)
+	if a.Coverage.State != status.StatePartial || !slices.Contains(a.Coverage.Reasons, status.ReasonNotYetFetched) {
+		t.Fatalf("a root added while the sync is held: %s, coverage %+v, want partial, not-yet-fetched", a.Verdict, a.Coverage)
+	}
+	close(hold)
+	testutil.EventuallyWithin(t, 10*time.Second, "the friend's distrust, complete", func() bool {
+		a := resolve(t, eng, w.subject)
+		return a.Verdict == "distrusted" && a.Coverage.State == status.StateComplete
+	})
 }

@@ -38,7 +38,9 @@ type newcomers struct {
 	members  map[string]uint8 // frontier member -> families completed on some relay
 	subjects map[string]bool  // X account -> discovery completed on some relay
 	pending  []string         // members not yet fetched, sorted; replaced, never changed in place
-	tracked  bool             // the frontier's members were read once
+	// tracked is the frontier's Changed channel as of the last read of its
+	// members (nil before the first): once closed, they may be others
+	tracked <-chan struct{}
 	// attempted: per family scope, the keys a fetch asked for since the
 	// last pass began; a failed one waits for its cursor's retry or the
 	// next pass, not for the next change
@@ -59,10 +61,11 @@ func familyBit(scope string) uint8 {
 	return 0
 }
 
-// track makes authors the frontier's members: those never looked at are
-// read from the cursors of every relay, members that left are forgotten. It
-// returns the members not yet fetched.
-func (n *newcomers) track(st Store, authors []string) ([]string, error) {
+// track makes authors, the frontier's members as of its Changed channel
+// changed, the members: those never looked at are read from the cursors of
+// every relay, members that left are forgotten. It returns the members not
+// yet fetched.
+func (n *newcomers) track(st Store, authors []string, changed <-chan struct{}) ([]string, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock() // held over the read: a cursor written meanwhile waits, and is not lost
 	var unknown []string
@@ -96,7 +99,7 @@ func (n *newcomers) track(st Store, authors []string) ([]string, error) {
 			}
 		}
 	}
-	n.tracked = true
+	n.tracked = changed
 	n.repend()
 	return n.pending, nil
 }
@@ -237,11 +240,21 @@ func (n *newcomers) repend() {
 	n.pending = out
 }
 
-// tracking reports whether the frontier's members were read at least once.
-func (n *newcomers) tracking() bool {
+// current reports whether the members were read from the frontier as it
+// is now.
+func (n *newcomers) current() bool {
 	n.mu.Lock()
-	defer n.mu.Unlock()
-	return n.tracked
+	tracked := n.tracked
+	n.mu.Unlock()
+	if tracked == nil {
+		return false
+	}
+	select {
+	case <-tracked:
+		return false
+	default:
+		return true
+	}
 }
 
 func (n *newcomers) unfetched() []string {
@@ -278,7 +291,10 @@ func (r *Runner) NotYetFetched() []string {
 	if !r.HasRelays() {
 		return nil
 	}
-	if !r.newcomers.tracking() { // a process that answers without running the sync (the CLI's resolve)
+	// read again when the frontier changed since the watcher looked, or no
+	// watcher runs: the CLI's resolve, the desktop app before its window let
+	// the sync start (engine.Options.SyncAfter)
+	if !r.newcomers.current() {
 		if _, err := r.trackFrontier(); err != nil {
 			r.cfg.Log.Warn("read which frontier members were fetched", "err", err)
 		}
@@ -326,7 +342,8 @@ func (r *Runner) watchNewcomers(ctx context.Context) {
 
 // trackFrontier updates which frontier members are not yet fetched.
 func (r *Runner) trackFrontier() ([]string, error) {
-	return r.newcomers.track(r.cfg.Store, trustFamily.normalizeKeys(r.cfg.Frontier.Authors()))
+	changed := r.cfg.Frontier.Changed() // first: a change during the read is seen next time
+	return r.newcomers.track(r.cfg.Store, trustFamily.normalizeKeys(r.cfg.Frontier.Authors()), changed)
 }
 
 // fetchNewcomers fetches the members not yet fetched (their trust, level by
