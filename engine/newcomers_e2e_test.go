@@ -338,3 +338,37 @@ func TestNewcomersTrackedBeforeTheSyncStarts(t *testing.T) {
 		return a.Verdict == "distrusted" && a.Coverage.State == status.StateComplete
 	})
 }
+
+// In frontier-continuous a newcomer's history is fetched once: by the
+// newcomers watcher, which the live session's resubscription then leaves to
+// it, subscribing the newcomer from where that fetch began (issue 32 §1).
+// The relay states its page cap (NIP-11 max_limit), so a short page needs no
+// confirming page and each statement is sent once per fetch. Before, the
+// session fetched the newcomers' history again when it resubscribed (here
+// by NIP-77, which sends nothing held but still asks): seen failing, 6
+// negentropy answers where none is wanted.
+func TestNewcomerFetchedOnceWhileLive(t *testing.T) {
+	t.Parallel()
+	w := startNewcomerWorld(t, settings.FrontierContinuous)
+	w.relay.SetMode(faultrelay.Mode{CapLimit: 200, AdvertiseCap: true})
+	testutil.EventuallyWithin(t, 10*time.Second, "subscribed live on the relay", func() bool {
+		st := w.eng.Status()
+		return len(st.Relays) == 1 && st.Relays[0].State == status.StateLive
+	})
+	w.relay.ResetCounters()
+	c := dialRaw(t, w.url)
+	if ok, msg := c.push(w.first.Trust(fixture.P(w.second.Pubkey), "1", time.Now().Unix())); !ok {
+		t.Fatal(msg)
+	}
+	testutil.EventuallyWithin(t, 10*time.Second, "the friend's distrust, complete", func() bool {
+		a := resolve(t, w.eng, w.subject)
+		return a.Verdict == "distrusted" && a.Coverage.State == status.StateComplete
+	})
+	// the live session resubscribes 1.5 s after the frontier settles, then
+	// fetches what it must; 4 s leaves it room (and saw it fail before)
+	time.Sleep(4 * time.Second)
+	t.Logf("relay: %d REQs, %d events sent, %d negentropy answers", w.relay.Reqs(), w.relay.EventsSent(), w.relay.NegAnswers())
+	if sent, negs := w.relay.EventsSent(), w.relay.NegAnswers(); sent != 2 || negs != 0 {
+		t.Fatalf("the relay sent %d events for the second person's and the friend's statements (want one each, 2) and answered %d negentropy messages (want none)", sent, negs)
+	}
+}

@@ -45,10 +45,102 @@ type newcomers struct {
 	// last pass began; a failed one waits for its cursor's retry or the
 	// next pass, not for the next change
 	attempted map[string]map[string]bool
+	busy      chan struct{} // closed when the newcomers fetch running now ends; nil when none runs
+	// given: per relay and member, when the REQs that gave the member's
+	// trust and ratings in a newcomers fetch began, while a live strategy
+	// runs: its session for that relay subscribes them from there instead
+	// of fetching their history again (takeGiven)
+	given map[string]map[string]givenAt
 }
 
+// givenAt is when a member's trust and ratings REQs of a newcomers fetch
+// began on one relay (zero: not given).
+type givenAt struct{ trust, ratings time.Time }
+
 func newNewcomers() *newcomers {
-	return &newcomers{members: map[string]uint8{}, subjects: map[string]bool{}, attempted: map[string]map[string]bool{}}
+	return &newcomers{members: map[string]uint8{}, subjects: map[string]bool{}, attempted: map[string]map[string]bool{},
+		given: map[string]map[string]givenAt{}}
+}
+
+// begin marks a newcomers fetch running until the returned function is
+// called: a live session's resubscription waits for it (takeGiven).
+func (n *newcomers) begin() (end func()) {
+	n.mu.Lock()
+	busy := make(chan struct{})
+	n.busy = busy
+	n.mu.Unlock()
+	return func() {
+		n.mu.Lock()
+		n.busy = nil
+		n.mu.Unlock()
+		close(busy)
+	}
+}
+
+// give records that a newcomers fetch on relay completed keys' scope (trust
+// or ratings) with REQs begun at.
+func (n *newcomers) give(relay, scope string, keys []string, at time.Time) {
+	bit := familyBit(scope)
+	if bit == 0 {
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.given[relay] == nil {
+		n.given[relay] = map[string]givenAt{}
+	}
+	for _, k := range keys {
+		g := n.given[relay][k]
+		if bit == doneTrust {
+			g.trust = at
+		} else {
+			g.ratings = at
+		}
+		n.given[relay][k] = g
+	}
+}
+
+// takeGiven is a live session's part of keys, authors it is to follow on
+// relay: once no newcomers fetch runs (it waits for one), the keys whose
+// trust and ratings a newcomers fetch gave on this relay, and the earliest
+// moment those REQs began, from which the session subscribes them; the
+// other keys it catches up itself, and a newcomers fetch starting later
+// leaves them to it.
+func (n *newcomers) takeGiven(ctx context.Context, relay string, keys []string) (given map[string]bool, from time.Time, err error) {
+	n.mu.Lock()
+	for n.busy != nil {
+		busy := n.busy
+		n.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return nil, time.Time{}, ctx.Err()
+		case <-busy:
+		}
+		n.mu.Lock()
+	}
+	defer n.mu.Unlock()
+	given = map[string]bool{}
+	at := n.given[relay]
+	for _, k := range keys {
+		g, ok := at[k]
+		delete(at, k)
+		if ok && !g.trust.IsZero() && !g.ratings.IsZero() {
+			given[k] = true
+			for _, t := range []time.Time{g.trust, g.ratings} {
+				if from.IsZero() || t.Before(from) {
+					from = t
+				}
+			}
+			continue
+		}
+		for _, scope := range []string{trustFamily.scope, ratingsFamily.scope} {
+			if n.attempted[scope] == nil {
+				n.attempted[scope] = map[string]bool{}
+			}
+			n.attempted[scope][k] = true
+		}
+	}
+	return given, from, nil
 }
 
 func familyBit(scope string) uint8 {
@@ -189,6 +281,9 @@ func (n *newcomers) forget(authors []string) {
 	for _, a := range authors {
 		delete(n.members, a)
 		delete(n.attempted[trustFamily.scope], a)
+		for _, at := range n.given {
+			delete(at, a)
+		}
 	}
 	n.repend()
 }
@@ -210,6 +305,7 @@ func (n *newcomers) restart() {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	clear(n.attempted)
+	clear(n.given)
 }
 
 // unattempted are the keys no fetch asked for in scope; nil keys: the
@@ -366,6 +462,9 @@ func (r *Runner) fetchNewcomers(ctx context.Context) {
 	if ctx.Err() != nil || r.holding() {
 		return
 	}
+	// before the members to fetch are chosen: a live session's resubscription
+	// either waits for this fetch or has taken its keys already
+	defer r.newcomers.begin()()
 	if _, err := r.trackFrontier(); err != nil { // again: a pass may have run meanwhile
 		r.cfg.Log.Warn("read which frontier members were fetched", "err", err)
 		return
@@ -388,6 +487,9 @@ func (r *Runner) fetchNewcomers(ctx context.Context) {
 	}
 	r.setFetching(len(pending))
 	p := newPass(r, false)
+	r.mu.Lock()
+	p.giving = r.live != nil // the live sessions then leave what this fetch gives to it
+	r.mu.Unlock()
 	walked := make(chan struct{})
 	released := p.connect(ctx, urls, walked)
 	err = p.walkNewcomers(ctx, subjects, claims)
