@@ -488,7 +488,9 @@ func (r *Runner) fetchNewcomers(ctx context.Context) {
 	r.setFetching(len(pending))
 	p := newPass(r, false)
 	r.mu.Lock()
-	p.giving = r.live != nil // the live sessions then leave what this fetch gives to it
+	// the frontier's live sessions then leave what this fetch gives to it
+	// (global-continuous subscribes everyone and follows no author)
+	p.giving = r.live != nil && !r.live.global
 	r.mu.Unlock()
 	walked := make(chan struct{})
 	released := p.connect(ctx, urls, walked)
