@@ -94,6 +94,7 @@ type Engine struct {
 	ownerToken string
 
 	diskFull      atomic.Bool       // sync paused: the last write found no room (watchStorage)
+	heapRefill    chan struct{}     // a heap guardrail was raised: take in what it refused (refillHeap)
 	settingsParts []settingsPart    // handed every settings change (registerSettingsParts)
 	started       settings.Settings // as loaded by Open: what fixedAtStart settings run with
 
@@ -161,6 +162,7 @@ func Open(opts Options) (*Engine, error) {
 		metrics:    metrics.New(),
 		subs:       make(map[int]func(status.Snapshot)),
 		changed:    make(chan struct{}, 1),
+		heapRefill: make(chan struct{}, 1),
 		ownerToken: rand.Text(),
 	}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
@@ -336,6 +338,7 @@ func (e *Engine) Serve(ctx context.Context) error {
 	loops.Go(func() { e.publishStatus(ctx) })
 	loops.Go(func() { e.watchStorage(ctx) })
 	loops.Go(func() { e.trust.frontier.Run(ctx) })
+	loops.Go(func() { e.refillHeap(ctx) })
 	loops.Go(func() { e.autoPrune(ctx) })
 	loops.Go(func() {
 		if e.syncMayStart(ctx) {

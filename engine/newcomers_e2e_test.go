@@ -25,6 +25,7 @@ import (
 type newcomerWorld struct {
 	eng                   *Engine
 	url                   string // the engine's own WebSocket
+	stop                  func() // stops eng (also at the test's end)
 	relay                 *faultrelay.Relay
 	first, second, friend fixture.Author
 	subject               string
@@ -45,7 +46,7 @@ func startNewcomerWorld(t *testing.T, strategy string) newcomerWorld {
 	}
 	w.relay = faultrelay.StartForTest(t, faultrelay.Mode{}, evs...)
 	proxy := testutil.StartDelayProxy(t, strings.TrimPrefix(w.relay.URL, "ws://"), 300*time.Millisecond)
-	w.eng, w.url = startEngine(t, Options{})
+	w.eng, w.url, w.stop = runEngine(t, Options{})
 	for _, edit := range []func(*settings.Settings) error{
 		settings.AddRoot(w.first.Pubkey), settings.AddRelay("ws://" + proxy.Addr),
 		settings.SetInterval(15), settings.SetStrategy(strategy),
@@ -262,4 +263,112 @@ func TestRaisedCapIsFetchedAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.awaitNewcomerFetched(t, raised, friendIn)
+}
+
+// A heap limit raised on a running server lets in, within seconds, the
+// statements the old limit kept out of memory (they were stored), and the
+// people they bring into the network are fetched as any newcomers (issue 32
+// §1). Before, what was refused stayed out until the next start and the
+// frontier stayed held to its last walk: seen failing, heap-limit for 10 s.
+func TestRaisedHeapLimitIsFetchedAtOnce(t *testing.T) {
+	t.Parallel()
+	w := startNewcomerWorld(t, settings.FrontierInterval)
+	limits := w.eng.Settings().Limits
+	edges := limits.HeapEdgeLimit
+	// room for the pushed hop to the second person, none for their trust in the friend
+	limits.HeapEdgeLimit = w.eng.Status().Heap.Edges + 1
+	if err := w.eng.Modify(settings.SetLimits(limits)); err != nil {
+		t.Fatal(err)
+	}
+	c := dialRaw(t, w.url)
+	if ok, msg := c.push(w.first.Trust(fixture.P(w.second.Pubkey), "1", time.Now().Unix())); !ok {
+		t.Fatal(msg)
+	}
+	testutil.EventuallyWithin(t, 10*time.Second, "the second person fetched, their statement kept out of the heap", func() bool {
+		_, second := w.eng.trust.frontier.Current().Depth(w.second.Pubkey)
+		st := w.eng.Status()
+		return second && st.Newcomers.NotYetFetched == 0 && st.Heap.LimitReason == status.ReasonHeapEdgeLimit
+	})
+	if a := resolve(t, w.eng, w.subject); a.Verdict != "none" || !slices.Contains(a.Coverage.Reasons, status.ReasonHeapLimit) {
+		t.Fatalf("at the heap limit: %s, coverage %+v", a.Verdict, a.Coverage)
+	}
+	raised := time.Now()
+	limits.HeapEdgeLimit = edges
+	if err := w.eng.Modify(settings.SetLimits(limits)); err != nil {
+		t.Fatal(err)
+	}
+	w.awaitNewcomerFetched(t, raised, func() bool {
+		_, in := w.eng.trust.frontier.Current().Depth(w.friend.Pubkey)
+		return in
+	})
+	if st := w.eng.Status().Heap; st.LimitReason != "" {
+		t.Fatalf("heap after the raise: %+v", st)
+	}
+}
+
+// The desktop app holds the sync back until its window painted
+// (Options.SyncAfter); meanwhile the frontier's members are tracked, so a
+// root added then is answered not-yet-fetched, not complete, and is fetched
+// once the sync starts (issue 32 §2). Before, the members were read once,
+// at the first answer, and not again until the sync ran: seen failing, the
+// answer complete with the new root's history missing.
+func TestNewcomersTrackedBeforeTheSyncStarts(t *testing.T) {
+	t.Parallel()
+	w := startNewcomerWorld(t, settings.FrontierInterval)
+	dir := w.eng.opts.DataDir
+	w.stop()
+	hold := make(chan struct{})
+	eng, _, _ := runEngine(t, Options{DataDir: dir, SyncAfter: hold})
+	if a := resolve(t, eng, w.subject); a.Verdict != "none" || a.Coverage.State != status.StateComplete {
+		t.Fatalf("restarted, the sync held: %s, coverage %+v", a.Verdict, a.Coverage)
+	}
+	if err := eng.Modify(settings.AddRoot(w.second.Pubkey)); err != nil {
+		t.Fatal(err)
+	}
+	testutil.EventuallyWithin(t, 5*time.Second, "the second person a root", func() bool {
+		return slices.Contains(eng.trust.frontier.Current().Roots, w.second.Pubkey)
+	})
+	a := resolve(t, eng, w.subject)
+	if a.Coverage.State != status.StatePartial || !slices.Contains(a.Coverage.Reasons, status.ReasonNotYetFetched) {
+		t.Fatalf("a root added while the sync is held: %s, coverage %+v, want partial, not-yet-fetched", a.Verdict, a.Coverage)
+	}
+	close(hold)
+	testutil.EventuallyWithin(t, 10*time.Second, "the friend's distrust, complete", func() bool {
+		a := resolve(t, eng, w.subject)
+		return a.Verdict == "distrusted" && a.Coverage.State == status.StateComplete
+	})
+}
+
+// In frontier-continuous a newcomer's history is fetched once: by the
+// newcomers watcher, which the live session's resubscription then leaves to
+// it, subscribing the newcomer from where that fetch began (issue 32 §1).
+// The relay states its page cap (NIP-11 max_limit), so a short page needs no
+// confirming page and each statement is sent once per fetch. Before, the
+// session fetched the newcomers' history again when it resubscribed (here
+// by NIP-77, which sends nothing held but still asks): seen failing, 6
+// negentropy answers where none is wanted.
+func TestNewcomerFetchedOnceWhileLive(t *testing.T) {
+	t.Parallel()
+	w := startNewcomerWorld(t, settings.FrontierContinuous)
+	w.relay.SetMode(faultrelay.Mode{CapLimit: 200, AdvertiseCap: true})
+	testutil.EventuallyWithin(t, 10*time.Second, "subscribed live on the relay", func() bool {
+		st := w.eng.Status()
+		return len(st.Relays) == 1 && st.Relays[0].State == status.StateLive
+	})
+	w.relay.ResetCounters()
+	c := dialRaw(t, w.url)
+	if ok, msg := c.push(w.first.Trust(fixture.P(w.second.Pubkey), "1", time.Now().Unix())); !ok {
+		t.Fatal(msg)
+	}
+	testutil.EventuallyWithin(t, 10*time.Second, "the friend's distrust, complete", func() bool {
+		a := resolve(t, w.eng, w.subject)
+		return a.Verdict == "distrusted" && a.Coverage.State == status.StateComplete
+	})
+	// the live session resubscribes 1.5 s after the frontier settles, then
+	// fetches what it must; 4 s leaves it room (and saw it fail before)
+	time.Sleep(4 * time.Second)
+	t.Logf("relay: %d REQs, %d events sent, %d negentropy answers", w.relay.Reqs(), w.relay.EventsSent(), w.relay.NegAnswers())
+	if sent, negs := w.relay.EventsSent(), w.relay.NegAnswers(); sent != 2 || negs != 0 {
+		t.Fatalf("the relay sent %d events for the second person's and the friend's statements (want one each, 2) and answered %d negentropy messages (want none)", sent, negs)
+	}
 }

@@ -58,7 +58,7 @@ func (e *Engine) commitSettings(from, to settings.Settings) {
 }
 
 // applyTrustSettings gives the frontier its roots and caps and the heap its
-// guardrails.
+// guardrails; a raised guardrail starts a refill of the heap.
 func (e *Engine) applyTrustSettings(from, to settings.Settings) {
 	if !slices.Equal(from.Roots, to.Roots) {
 		e.trust.frontier.SetRoots(to.Roots)
@@ -66,6 +66,12 @@ func (e *Engine) applyTrustSettings(from, to settings.Settings) {
 	if from.Limits != to.Limits {
 		e.trust.heap.SetLimits(to.Limits)
 		e.trust.frontier.SetLimits(to.Limits)
+	}
+	if to.Limits.HeapNodeLimit > from.Limits.HeapNodeLimit || to.Limits.HeapEdgeLimit > from.Limits.HeapEdgeLimit {
+		select { // what the old guardrail refused comes in from the store (refillHeap)
+		case e.heapRefill <- struct{}{}:
+		default:
+		}
 	}
 }
 

@@ -52,6 +52,39 @@ func (e *Engine) buildTrust(h *heap.Heap, clock *startClock) {
 	})
 }
 
+// refillHeap takes into the running heap, after each raise of a guardrail,
+// the stored statements the old one refused (heap.Refill: from the store,
+// commits going on meanwhile), until ctx ends. The frontier then walks
+// again, unheld by the limit, and the newly allowed people are fetched as
+// any newcomers are.
+func (e *Engine) refillHeap(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-e.heapRefill:
+		}
+		before := e.trust.heap.Stats()
+		change, err := e.trust.heap.Refill(ctx, e.store)
+		if err != nil {
+			if ctx.Err() == nil {
+				e.log.Warn("heap refill after a raised limit", "err", err)
+			}
+			continue
+		}
+		if change.HopsChanged {
+			e.trust.frontier.Notify()
+		}
+		if change.Applied > 0 {
+			e.sync.Nudge()
+			after := e.trust.heap.Stats()
+			e.log.Info("heap limit raised: stored statements taken in", "statements", change.Applied,
+				"nodes", after.Nodes-before.Nodes, "edges", after.Edges-before.Edges, "limitReason", after.LimitReason)
+		}
+		e.notify()
+	}
+}
+
 // frontierView is the frontier as answers show it: the walk, with the event
 // caps that cut the last sync pass added to its truncation.
 type frontierView struct{ e *Engine }

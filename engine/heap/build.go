@@ -36,14 +36,20 @@ type parsedBatch struct {
 
 // Build loads the stored slot winners and identity facts into the heap.
 // Signatures are not checked again: they were verified on write (SPEC §4);
-// each event still goes through the same parse path as ingest. Parsing is
-// most of a build's CPU, so batches are parsed on parallel goroutines while
-// one goroutine applies them, in scan order, as they complete.
+// each event still goes through the same parse path as ingest.
 func (h *Heap) Build(ctx context.Context, src Source) (BuildResult, error) {
-	var res BuildResult
 	if err := h.loadIdentities(ctx, src); err != nil {
-		return res, err
+		return BuildResult{}, err
 	}
+	kinds := []int{validation.KindClaims, validation.KindTrust, validation.KindRating}
+	return h.load(ctx, src, kinds, func(p parsedBatch) { h.Apply(p.stmts, p.claims) })
+}
+
+// load scans the stored events of kinds and hands them to apply in batches,
+// in scan order. Parsing is most of a build's CPU, so batches are parsed on
+// parallel goroutines while this one applies them as they complete.
+func (h *Heap) load(ctx context.Context, src Source, kinds []int, apply func(parsedBatch)) (BuildResult, error) {
+	var res BuildResult
 	// Each queued channel delivers one batch's parse; the queue's capacity
 	// bounds the batches in flight.
 	queue := make(chan chan parsedBatch, runtime.GOMAXPROCS(0)+1)
@@ -52,7 +58,7 @@ func (h *Heap) Build(ctx context.Context, src Source) (BuildResult, error) {
 		defer close(applied)
 		for next := range queue {
 			p := <-next
-			h.Apply(p.stmts, p.claims)
+			apply(p)
 			res.Skipped += p.skipped
 		}
 	}()
@@ -63,7 +69,7 @@ func (h *Heap) Build(ctx context.Context, src Source) (BuildResult, error) {
 		go func(evs []*nostr.Event) { out <- parseBatch(evs) }(batch)
 		batch = make([]*nostr.Event, 0, buildBatch)
 	}
-	err := src.Scan(ctx, []int{validation.KindClaims, validation.KindTrust, validation.KindRating}, func(ev *nostr.Event) error {
+	err := src.Scan(ctx, kinds, func(ev *nostr.Event) error {
 		res.Events++
 		if batch = append(batch, ev); len(batch) == buildBatch {
 			submit()

@@ -87,6 +87,7 @@ type Heap struct {
 
 	nodeLimit, edgeLimit int
 	limitReason          string
+	refusals             uint64 // statements or nodes refused at a guardrail, ever (Refill)
 	version              uint64
 
 	nodes   []node
@@ -102,6 +103,11 @@ type Heap struct {
 
 	ids      identities
 	opinions opinionLog
+
+	refillMu sync.Mutex // one Refill at a time
+	// removed holds the ids Remove took out while a Refill runs (nil
+	// otherwise): the refill may have read them before they went.
+	removed map[string]struct{}
 }
 
 // New returns an empty heap with the node and edge guardrails of limits
@@ -122,17 +128,24 @@ func New(limits settings.Limits) *Heap {
 // SetLimits replaces the node and edge guardrails of a running heap. A heap
 // already past a lowered limit keeps what it holds but takes nothing new.
 // A raised limit keeps the limit reason: what was refused stays missing until
-// the heap is rebuilt at the next start.
+// Refill takes it in from the store.
 func (h *Heap) SetLimits(limits settings.Limits) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.nodeLimit, h.edgeLimit = guardrails(limits)
 	switch {
 	case len(h.nodes) > h.nodeLimit:
-		h.limitReason = status.ReasonHeapNodeLimit
+		h.refuse(status.ReasonHeapNodeLimit)
 	case h.edges.n > h.edgeLimit:
-		h.limitReason = status.ReasonHeapEdgeLimit
+		h.refuse(status.ReasonHeapEdgeLimit)
 	}
+}
+
+// refuse records that a guardrail kept something out (or the heap is past
+// one): reason is what status and answers say.
+func (h *Heap) refuse(reason string) {
+	h.limitReason = reason
+	h.refusals++
 }
 
 // guardrails are the node and edge limits of limits, non-positive values
@@ -162,22 +175,36 @@ type Change struct {
 func (h *Heap) Apply(stmts []*validation.Statement, claims []*validation.Claims) Change {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	return h.applyLocked(stmts, claims, nil)
+}
+
+// applyLocked is Apply under h.mu, leaving out the statements whose ids are
+// in skip.
+func (h *Heap) applyLocked(stmts []*validation.Statement, claims []*validation.Claims, skip map[string]struct{}) Change {
 	var c Change
-	note := func(applied, hops bool) {
-		if applied {
-			c.Applied++
-			h.version++
-		}
-		h.opinions.commit(applied, h.version)
-		c.HopsChanged = c.HopsChanged || hops
-	}
 	for _, s := range stmts {
-		note(h.applyStatement(s))
+		if _, out := skip[s.ID]; out {
+			continue
+		}
+		applied, hops := h.applyStatement(s)
+		h.note(&c, applied, hops)
 	}
 	for _, cl := range claims {
-		note(h.applyClaims(cl))
+		applied, hops := h.applyClaims(cl)
+		h.note(&c, applied, hops)
 	}
 	return c
+}
+
+// note counts one input's outcome into c: an applied change moves the graph
+// version and stamps the opinion log's pending authors with it.
+func (h *Heap) note(c *Change, applied, hops bool) {
+	if applied {
+		c.Applied++
+		h.version++
+	}
+	h.opinions.commit(applied, h.version)
+	c.HopsChanged = c.HopsChanged || hops
 }
 
 // Version is the graphVersion: it increases on every applied change.
@@ -256,7 +283,7 @@ func (h *Heap) applyStatement(s *validation.Statement) (applied, hops bool) {
 
 	// A new slot needs an edge and perhaps nodes: respect the guardrails.
 	if h.edges.n >= h.edgeLimit {
-		h.limitReason = status.ReasonHeapEdgeLimit
+		h.refuse(status.ReasonHeapEdgeLimit)
 		return false, false
 	}
 	missing := 0
@@ -267,7 +294,7 @@ func (h *Heap) applyStatement(s *validation.Statement) (applied, hops bool) {
 		missing++
 	}
 	if len(h.nodes)+missing > h.nodeLimit {
-		h.limitReason = status.ReasonHeapNodeLimit
+		h.refuse(status.ReasonHeapNodeLimit)
 		return false, false
 	}
 	if !authorHeld {

@@ -154,7 +154,7 @@ func (h *Heap) recountClaimants(n NodeID) bool {
 		c, ok := h.nodeIdx[key]
 		if !ok {
 			if len(h.nodes) >= h.nodeLimit {
-				h.limitReason = status.ReasonHeapNodeLimit
+				h.refuse(status.ReasonHeapNodeLimit)
 				continue
 			}
 			c = h.addNode(key)

@@ -15,11 +15,17 @@ import (
 // broader context answers) and which any later event of the slot fills; a
 // 10011 that is still its author's latest leaves the author with no claim.
 // Nodes stay (NodeIDs are never reused); the memory of the slot is given
-// back at the next start, when the heap is rebuilt from the store.
+// back at the next start, when the heap is rebuilt from the store. A Refill
+// running meanwhile leaves these events out.
 func (h *Heap) Remove(evs []*nostr.Event) Change {
 	p := parseBatch(evs)
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.removed != nil { // a Refill runs: it must not bring these back
+		for _, ev := range evs {
+			h.removed[ev.ID] = struct{}{}
+		}
+	}
 	var c Change
 	note := func(removed, hops bool) {
 		if removed {

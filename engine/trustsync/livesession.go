@@ -173,7 +173,9 @@ func liveGroup(ls *liveSub, since int64) relay.Group {
 
 // follow applies a new author set: added authors are caught up and then
 // subscribed incrementally (the set keeps within the relay's allowance);
-// removed authors make the filters be rebuilt.
+// removed authors make the filters be rebuilt. Added authors whose history
+// the newcomers watcher just fetched from this relay are not fetched again:
+// they are subscribed from when that fetch began (newcomers.takeGiven).
 func (lr *liveRelay) follow(ctx context.Context, lc *relay.LiveConn, next []string) error {
 	var added []string
 	for _, k := range next {
@@ -183,18 +185,29 @@ func (lr *liveRelay) follow(ctx context.Context, lc *relay.LiveConn, next []stri
 	}
 	removed := len(lr.keys)+len(added) != len(next)
 	start := lr.l.r.cfg.Clock.Now()
+	from := start // the live filters of added authors reach back to here, less the overlap
 	if len(added) > 0 {
-		if err := lr.catchUp(ctx, lc, added, 0, false); err != nil {
+		given, at, err := lr.l.r.newcomers.takeGiven(ctx, lr.url, added)
+		if err != nil {
 			return err
+		}
+		if !at.IsZero() && at.Before(from) {
+			from = at
+		}
+		if rest := slices.DeleteFunc(slices.Clone(added), func(k string) bool { return given[k] }); len(rest) > 0 {
+			if err := lr.catchUp(ctx, lc, rest, 0, false); err != nil {
+				return err
+			}
 		}
 	}
 	lr.keys = next
 	if removed {
-		return lc.Set.Replace(lr.groups(next, start.Add(-relay.ReconnectWindow).Unix(), start))
+		since := min(start.Add(-relay.ReconnectWindow).Unix(), from.Add(-Overlap).Unix())
+		return lc.Set.Replace(lr.groups(next, since, start))
 	}
 	if len(added) == 0 {
 		return nil
 	}
 	fams := []*family{&trustFamily, &ratingsFamily}
-	return lc.Set.Add(ctx, familyGroups(fams, added, BatchSize, start.Add(-Overlap).Unix(), start))
+	return lc.Set.Add(ctx, familyGroups(fams, added, BatchSize, from.Add(-Overlap).Unix(), start))
 }

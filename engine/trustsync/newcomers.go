@@ -42,15 +42,109 @@ type newcomers struct {
 	// then made again when read: repend sorts every member, and a first
 	// sync saves cursors for a few dozen at a time.
 	fetchedSince bool
-	tracked      bool // the frontier's members were read once
+	// tracked is the frontier's Changed channel as of the last read of its
+	// members (nil before the first): once closed, they may be others
+	tracked <-chan struct{}
 	// attempted: per family scope, the keys a fetch asked for since the
 	// last pass began; a failed one waits for its cursor's retry or the
 	// next pass, not for the next change
 	attempted map[string]map[string]bool
+	busy      chan struct{} // closed when the newcomers fetch running now ends; nil when none runs
+	// given: per relay and member, when the REQs that gave the member's
+	// trust and ratings in a newcomers fetch began, while a live strategy
+	// runs: its session for that relay subscribes them from there instead
+	// of fetching their history again (takeGiven)
+	given map[string]map[string]givenAt
 }
 
+// givenAt is when a member's trust and ratings REQs of a newcomers fetch
+// began on one relay (zero: not given).
+type givenAt struct{ trust, ratings time.Time }
+
 func newNewcomers() *newcomers {
-	return &newcomers{members: map[string]uint8{}, subjects: map[string]bool{}, attempted: map[string]map[string]bool{}}
+	return &newcomers{members: map[string]uint8{}, subjects: map[string]bool{}, attempted: map[string]map[string]bool{},
+		given: map[string]map[string]givenAt{}}
+}
+
+// begin marks a newcomers fetch running until the returned function is
+// called: a live session's resubscription waits for it (takeGiven).
+func (n *newcomers) begin() (end func()) {
+	n.mu.Lock()
+	busy := make(chan struct{})
+	n.busy = busy
+	n.mu.Unlock()
+	return func() {
+		n.mu.Lock()
+		n.busy = nil
+		n.mu.Unlock()
+		close(busy)
+	}
+}
+
+// give records that a newcomers fetch on relay completed keys' scope (trust
+// or ratings) with REQs begun at.
+func (n *newcomers) give(relay, scope string, keys []string, at time.Time) {
+	bit := familyBit(scope)
+	if bit == 0 {
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.given[relay] == nil {
+		n.given[relay] = map[string]givenAt{}
+	}
+	for _, k := range keys {
+		g := n.given[relay][k]
+		if bit == doneTrust {
+			g.trust = at
+		} else {
+			g.ratings = at
+		}
+		n.given[relay][k] = g
+	}
+}
+
+// takeGiven is a live session's part of keys, authors it is to follow on
+// relay: once no newcomers fetch runs (it waits for one), the keys whose
+// trust and ratings a newcomers fetch gave on this relay, and the earliest
+// moment those REQs began, from which the session subscribes them; the
+// other keys it catches up itself, and a newcomers fetch starting later
+// leaves them to it.
+func (n *newcomers) takeGiven(ctx context.Context, relay string, keys []string) (given map[string]bool, from time.Time, err error) {
+	n.mu.Lock()
+	for n.busy != nil {
+		busy := n.busy
+		n.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return nil, time.Time{}, ctx.Err()
+		case <-busy:
+		}
+		n.mu.Lock()
+	}
+	defer n.mu.Unlock()
+	given = map[string]bool{}
+	at := n.given[relay]
+	for _, k := range keys {
+		g, ok := at[k]
+		delete(at, k)
+		if ok && !g.trust.IsZero() && !g.ratings.IsZero() {
+			given[k] = true
+			for _, t := range []time.Time{g.trust, g.ratings} {
+				if from.IsZero() || t.Before(from) {
+					from = t
+				}
+			}
+			continue
+		}
+		for _, scope := range []string{trustFamily.scope, ratingsFamily.scope} {
+			if n.attempted[scope] == nil {
+				n.attempted[scope] = map[string]bool{}
+			}
+			n.attempted[scope][k] = true
+		}
+	}
+	return given, from, nil
 }
 
 func familyBit(scope string) uint8 {
@@ -63,10 +157,11 @@ func familyBit(scope string) uint8 {
 	return 0
 }
 
-// track makes authors the frontier's members: those never looked at are
-// read from the cursors of every relay, members that left are forgotten. It
-// returns the members not yet fetched.
-func (n *newcomers) track(st Store, authors []string) ([]string, error) {
+// track makes authors, the frontier's members as of its Changed channel
+// changed, the members: those never looked at are read from the cursors of
+// every relay, members that left are forgotten. It returns the members not
+// yet fetched.
+func (n *newcomers) track(st Store, authors []string, changed <-chan struct{}) ([]string, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock() // held over the read: a cursor written meanwhile waits, and is not lost
 	var unknown []string
@@ -100,7 +195,7 @@ func (n *newcomers) track(st Store, authors []string) ([]string, error) {
 			}
 		}
 	}
-	n.tracked = true
+	n.tracked = changed
 	n.repend()
 	return n.pending, nil
 }
@@ -183,9 +278,9 @@ func (n *newcomers) saved(cs []store.Cursor) {
 	}
 }
 
-// current is pending, made again first when members were fetched since.
+// pendingNow is pending, made again first when members were fetched since.
 // n.mu is held.
-func (n *newcomers) current() []string {
+func (n *newcomers) pendingNow() []string {
 	if n.fetchedSince {
 		n.repend()
 	}
@@ -199,6 +294,9 @@ func (n *newcomers) forget(authors []string) {
 	for _, a := range authors {
 		delete(n.members, a)
 		delete(n.attempted[trustFamily.scope], a)
+		for _, at := range n.given {
+			delete(at, a)
+		}
 	}
 	n.repend()
 }
@@ -220,6 +318,7 @@ func (n *newcomers) restart() {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	clear(n.attempted)
+	clear(n.given)
 }
 
 // unattempted are the keys no fetch asked for in scope; nil keys: the
@@ -228,7 +327,7 @@ func (n *newcomers) unattempted(scope string, keys []string) []string {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if keys == nil {
-		keys = n.current()
+		keys = n.pendingNow()
 	}
 	var out []string
 	for _, k := range keys {
@@ -250,17 +349,27 @@ func (n *newcomers) repend() {
 	n.pending, n.fetchedSince = out, false
 }
 
-// tracking reports whether the frontier's members were read at least once.
-func (n *newcomers) tracking() bool {
+// current reports whether the members were read from the frontier as it
+// is now.
+func (n *newcomers) current() bool {
 	n.mu.Lock()
-	defer n.mu.Unlock()
-	return n.tracked
+	tracked := n.tracked
+	n.mu.Unlock()
+	if tracked == nil {
+		return false
+	}
+	select {
+	case <-tracked:
+		return false
+	default:
+		return true
+	}
 }
 
 func (n *newcomers) unfetched() []string {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return n.current()
+	return n.pendingNow()
 }
 
 // watchedStore tells the newcomers every cursor write and deletion.
@@ -291,7 +400,10 @@ func (r *Runner) NotYetFetched() []string {
 	if !r.HasRelays() {
 		return nil
 	}
-	if !r.newcomers.tracking() { // a process that answers without running the sync (the CLI's resolve)
+	// read again when the frontier changed since the watcher looked, or no
+	// watcher runs: the CLI's resolve, the desktop app before its window let
+	// the sync start (engine.Options.SyncAfter)
+	if !r.newcomers.current() {
 		if _, err := r.trackFrontier(); err != nil {
 			r.cfg.Log.Warn("read which frontier members were fetched", "err", err)
 		}
@@ -339,7 +451,8 @@ func (r *Runner) watchNewcomers(ctx context.Context) {
 
 // trackFrontier updates which frontier members are not yet fetched.
 func (r *Runner) trackFrontier() ([]string, error) {
-	return r.newcomers.track(r.cfg.Store, trustFamily.normalizeKeys(r.cfg.Frontier.Authors()))
+	changed := r.cfg.Frontier.Changed() // first: a change during the read is seen next time
+	return r.newcomers.track(r.cfg.Store, trustFamily.normalizeKeys(r.cfg.Frontier.Authors()), changed)
 }
 
 // fetchNewcomers fetches the members not yet fetched (their trust, level by
@@ -362,6 +475,9 @@ func (r *Runner) fetchNewcomers(ctx context.Context) {
 	if ctx.Err() != nil || r.holding() {
 		return
 	}
+	// before the members to fetch are chosen: a live session's resubscription
+	// either waits for this fetch or has taken its keys already
+	defer r.newcomers.begin()()
 	if _, err := r.trackFrontier(); err != nil { // again: a pass may have run meanwhile
 		r.cfg.Log.Warn("read which frontier members were fetched", "err", err)
 		return
@@ -384,6 +500,11 @@ func (r *Runner) fetchNewcomers(ctx context.Context) {
 	}
 	r.setFetching(len(pending))
 	p := newPass(r, false)
+	r.mu.Lock()
+	// the frontier's live sessions then leave what this fetch gives to it
+	// (global-continuous subscribes everyone and follows no author)
+	p.giving = r.live != nil && !r.live.global
+	r.mu.Unlock()
 	walked := make(chan struct{})
 	released := p.connect(ctx, urls, walked)
 	err = p.walkNewcomers(ctx, subjects, claims)

@@ -29,6 +29,7 @@ type pass struct {
 	manual bool  // a user asked: relays in backoff are tried, deferred retries too
 	floor  int64 // lowest since for incremental batches (live reconnect), 0 = none
 	gap    bool  // a live catch-up after a drop: events count as gap events
+	giving bool  // a newcomers fetch while live: completed batches are recorded (newcomers.give)
 	limits settings.Limits
 	start  time.Time
 
@@ -529,6 +530,9 @@ func (p *pass) fetchBatch(ctx context.Context, pc *passConn, f *family, b batch,
 		}
 		p.reason(status.RelayFailed(url))
 		return true, pc.saveCursors(p.r.cfg.Store, failed(url, f.scope, b.keys, cursors, now, err), false)
+	}
+	if p.giving {
+		p.r.newcomers.give(url, f.scope, b.keys, reqStart)
 	}
 	return true, pc.saveCursors(p.r.cfg.Store, completed(url, f.scope, b.keys, cursors, seen, reqStart, now), false)
 }
