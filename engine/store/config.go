@@ -217,8 +217,18 @@ func (s *Store) PruneRelayHealth(p health.Profile, keep []string) error {
 	if err != nil {
 		return fmt.Errorf("store: prune %s health: %w", p, err)
 	}
+	// looked for first: every start prunes, and a write would wait for the
+	// start-up check of the database (up to 2 s of a large one's start)
+	const gone = `FROM relay_health WHERE profile = ? AND url NOT IN (SELECT value FROM json_each(?))`
+	var found int
+	switch err := s.r.QueryRow(`SELECT count(*) FROM (SELECT 1 `+gone+` LIMIT 1)`, p, string(urls)).Scan(&found); {
+	case err != nil:
+		return fmt.Errorf("store: prune %s health: %w", p, err)
+	case found == 0:
+		return nil
+	}
 	err = s.writeTx(func(tx *sql.Tx) error {
-		_, err := tx.Exec(`DELETE FROM relay_health WHERE profile = ? AND url NOT IN (SELECT value FROM json_each(?))`, p, string(urls))
+		_, err := tx.Exec(`DELETE `+gone, p, string(urls))
 		return err
 	})
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"dtp-personal/engine/health"
 	"dtp-personal/engine/status"
@@ -180,5 +181,28 @@ func TestPruneRelayHealthKeepsListedAndOtherProfile(t *testing.T) {
 		if !has(health.ProfileTrust, url) {
 			t.Errorf("pruning the repository profile dropped the trust health of %s", url)
 		}
+	}
+}
+
+// Pruning that finds nothing to forget writes nothing: every start prunes,
+// and a write waits for the start-up check (up to 2 s of a large database's
+// start, issue 26). Here the check never ends, so a write would never return.
+func TestPruningNothingDoesNotWaitForTheCheck(t *testing.T) {
+	s, _ := openTemp(t)
+	const kept = "wss://kept.example"
+	if err := s.SaveRelayHealth(health.ProfileRepository, health.Health{URL: kept, State: status.HealthBackoff}); err != nil {
+		t.Fatal(err)
+	}
+	s.checked = make(chan struct{}) // a start-up check that is still running
+	defer close(s.checked)
+	done := make(chan error, 1)
+	go func() { done <- s.PruneRelayHealth(health.ProfileRepository, []string{kept}) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("pruning nothing waited for the start-up check")
 	}
 }
