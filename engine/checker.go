@@ -29,12 +29,12 @@ type eventChecker struct {
 	repos       *reposync.Syncer
 }
 
-func (c eventChecker) Check(ev *nostr.Event) (any, error) {
+func (c eventChecker) Check(ev *nostr.Event) (validation.Parsed, error) {
 	if err := (validation.Arrival{MaxTagBytes: c.maxTagBytes()}).Check(ev); err != nil {
-		return nil, err
+		return validation.Parsed{}, err
 	}
 	if ev.Kind == reposync.KindDeletion || !validation.IsTrustKind(ev.Kind) && c.repos.Enabled() {
-		return nil, nil
+		return validation.Parsed{}, nil
 	}
 	return c.trust.Check(ev)
 }

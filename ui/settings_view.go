@@ -54,7 +54,23 @@ func newSettingsView(g *GUI) *settingsView {
 		g: g, limitsError: newInlineError(),
 		listenError: newInlineError(), scopeError: newInlineError(),
 	}
+	rootsCard := v.newRootsCard()
+	capsCard := v.newCapsCard()
+	serverCard := v.newServerCard()
+	accessCard := v.newAccessCard()
+	// what people set first; the caps are for those who know they need them
+	v.advanced = widget.NewAccordion(widget.NewAccordionItem("Advanced: frontier caps and heap limits", capsCard))
+	v.data = newDataCard(g)
+	page := container.NewVScroll(container.NewVBox(rootsCard, serverCard, v.advanced, accessCard, v.data.root))
+	for _, t := range []*textTable{v.roots, v.hosts.table, v.origins.table} {
+		t.scrollsIn(page)
+	}
+	v.root = page
+	return v
+}
 
+func (v *settingsView) newRootsCard() *widget.Card {
+	g := v.g
 	v.rootForm = newAddForm(g, "Add root", "npub1… or 64-character hex public key", "Add root", tidyRoot,
 		func(root string) error { return g.eng.Modify(settings.AddRoot(root)) })
 	v.roots = newTextTable("Who", "npub", "Hex").whenEmpty("No root yet: add your npub above.")
@@ -64,15 +80,19 @@ func newSettingsView(g *GUI) *settingsView {
 		g.call("Remove root", func() error { return g.eng.Modify(settings.RemoveRoot(hexKey)) }, nil)
 	})
 	rootsTable := v.roots.fitted(5) // a few roots; the table scrolls beyond
-	rootsCard := widget.NewCard("Roots", "Whose web of trust to follow", container.NewVBox(
+	return widget.NewCard("Roots", "Whose web of trust to follow", container.NewVBox(
 		v.rootForm.root,
 		rootsTable,
 		container.NewHBox(v.removeRoot),
 	))
+}
 
+// newCapsCard is the frontier caps and heap limits, one entry per
+// settings.LimitFields, with the presets that fill them in.
+func (v *settingsView) newCapsCard() *widget.Card {
 	limitsForm := widget.NewForm()
 	for _, f := range settings.LimitFields {
-		e := newSyncedEntry(g)
+		e := newSyncedEntry(v.g)
 		v.limits = append(v.limits, e)
 		item := widget.NewFormItem(f.Label, e.entry)
 		item.HintText = f.Help
@@ -82,14 +102,17 @@ func newSettingsView(g *GUI) *settingsView {
 	for _, p := range settings.LimitPresets {
 		presets.Add(widget.NewButton(p.Label, func() { v.fillPreset(p) }))
 	}
-	capsCard := widget.NewCard("", "How much of the network is followed and kept; the defaults suit most people",
+	return widget.NewCard("", "How much of the network is followed and kept; the defaults suit most people",
 		container.NewVBox(
 			presets,
 			limitsForm,
 			v.limitsError.label,
 			container.NewHBox(widget.NewButton("Save limits", v.saveLimits)),
 		))
+}
 
+func (v *settingsView) newServerCard() *widget.Card {
+	g := v.g
 	choices := make([]string, len(settings.IntervalChoices))
 	for i, m := range settings.IntervalChoices {
 		choices[i] = intervalLabel(m)
@@ -113,7 +136,7 @@ func newSettingsView(g *GUI) *settingsView {
 		v.scopeError.label,
 	))
 	platformItem.HintText = "statements about this platform's accounts are kept, and those that name no platform; x.com is the one there is"
-	serverCard := widget.NewCard("Sync and server", "", widget.NewForm(
+	return widget.NewCard("Sync and server", "", widget.NewForm(
 		widget.NewFormItem("Sync interval", v.interval),
 		widget.NewFormItem("Listen address", container.NewVBox(
 			container.NewBorder(nil, nil, nil, widget.NewButton("Apply", v.applyListen), v.listen.entry),
@@ -125,26 +148,19 @@ func newSettingsView(g *GUI) *settingsView {
 		widget.NewFormItem("", v.startAtLogin),
 		widget.NewFormItem("", v.notify),
 	))
+}
 
+func (v *settingsView) newAccessCard() *widget.Card {
+	g := v.g
 	v.hosts = newListEditor(g, "host", "Allowed host", "relay.example.com (a name this server is reached by, e.g. behind a reverse proxy)",
 		settings.ParseHostName, edit(g.eng, settings.AllowHost), edit(g.eng, settings.DisallowHost))
 	v.origins = newListEditor(g, "origin", "Allowed origin", "https://app.example.com (a web page that may use this server)",
 		settings.ParseOrigin, edit(g.eng, settings.AllowOrigin), edit(g.eng, settings.DisallowOrigin))
-	accessCard := widget.NewCard("Access", "This machine's own names, native clients and browser extensions need no rule",
+	return widget.NewCard("Access", "This machine's own names, native clients and browser extensions need no rule",
 		container.NewVBox(
 			widget.NewLabel("Host names besides this machine's own"), v.hosts.root,
 			widget.NewLabel("Web pages allowed to read and write"), v.origins.root,
 		))
-
-	// what people set first; the caps are for those who know they need them
-	v.advanced = widget.NewAccordion(widget.NewAccordionItem("Advanced: frontier caps and heap limits", capsCard))
-	v.data = newDataCard(g)
-	page := container.NewVScroll(container.NewVBox(rootsCard, serverCard, v.advanced, accessCard, v.data.root))
-	for _, t := range []*textTable{v.roots, v.hosts.table, v.origins.table} {
-		t.scrollsIn(page)
-	}
-	v.root = page
-	return v
 }
 
 // tidyRoot checks a typed root; the engine parses the key again, so it gets

@@ -169,37 +169,8 @@ var cutReasons = []string{status.ReasonMaxDepth, status.ReasonMaxAuthorsPerLevel
 // counted. So the cuts add up to (authors found) − (authors admitted).
 func Walk(v heap.View, p Params) *Result {
 	depthCap := min(max(p.Limits.MaxDepth, 0), settings.MaxDepthHardCap)
-	r := &Result{
-		Roots:        normalizeRoots(p.Roots),
-		GraphVersion: v.Version(),
-		nodeDepth:    make([]uint8, v.NumNodes()),
-	}
-	freezeReason := ""
-	if p.Frozen != nil {
-		freezeReason = v.LimitReason()
-	}
-	// A reason outside cutReasons still counts as a node's first cut; it
-	// is just not reported.
-	reasons := cutReasons
-	if freezeReason != "" && !slices.Contains(reasons, freezeReason) {
-		reasons = append(slices.Clip(reasons), freezeReason)
-	}
-	marks := make([]uint8, v.NumNodes())
-	cutBy := make([]uint8, v.NumNodes()) // 1 + index in reasons of the first cut of a node not (yet) admitted
-	cuts := make([]int, len(reasons))    // roots with no heap node: never found again
-
-	cut := func(c candidate, reason string) {
-		i := slices.Index(reasons, reason)
-		if c.node == heap.NoNode {
-			cuts[i]++
-			return
-		}
-		marks[c.node] = markNone
-		if cutBy[c.node] == 0 {
-			cutBy[c.node] = uint8(i + 1)
-		}
-	}
-
+	w := newWalker(v, p)
+	r := w.r
 	level := make([]candidate, 0, len(r.Roots))
 	for _, pk := range r.Roots {
 		n, ok := v.Pubkey(pk)
@@ -208,84 +179,148 @@ func Walk(v heap.View, p Params) *Result {
 		}
 		level = append(level, candidate{pubkey: pk, node: n, parent: -1})
 	}
-	// Only authors admitted so far (this level and above) bind X accounts
-	// with their hints: a stranger cannot redirect a hop (SPEC §6.3).
-	admitted := func(a heap.NodeID) bool { return marks[a] == markAdmitted }
 	var hops []heap.NodeID
 	var spare []candidate
 	var text []byte
 	for depth := 0; len(level) > 0; depth++ {
 		if depth > depthCap {
 			for _, c := range level {
-				cut(c, status.ReasonMaxDepth)
+				w.cut(c, status.ReasonMaxDepth)
 			}
 			break
 		}
-		if freezeReason != "" && depth > 0 {
-			kept := level[:0]
-			for _, c := range level {
-				if _, was := p.Frozen.NodeDepth(c.node); was {
-					kept = append(kept, c)
-				} else {
-					cut(c, freezeReason)
-				}
-			}
-			level = kept
-		}
-		if p.Limits.MaxAuthorsPerLevel > 0 {
-			level = limitLevel(level, p.Limits.MaxAuthorsPerLevel, status.ReasonMaxAuthorsPerLevel, cut)
-		}
-		if p.Limits.MaxTotalAuthors > 0 {
-			level = limitLevel(level, max(p.Limits.MaxTotalAuthors-len(r.Authors), 0), status.ReasonMaxTotalAuthors, cut)
-		}
-		if len(level) == 0 {
+		if level = w.limit(level, depth); len(level) == 0 {
 			break
 		}
-
 		first := len(r.Authors)
 		r.admit(level, depth, &text)
 		for _, c := range level {
 			if c.node != heap.NoNode {
-				marks[c.node] = markAdmitted
-				cutBy[c.node] = 0
+				w.marks[c.node] = markAdmitted
+				w.cutBy[c.node] = 0
 			}
 		}
 		r.ByDepth = append(r.ByDepth, len(level))
-
-		next := spare[:0]
-		lv := v.WithBindings() // admitted stays as it is until the next level
-		for i := first; i < len(r.Authors); i++ {
-			if r.Authors[i].node == heap.NoNode {
-				continue
-			}
-			var change int64
-			hops, change = lv.Hops(r.Authors[i].node, p.Now, admitted, hops[:0])
-			if change != 0 && (r.NextChange == 0 || change < r.NextChange) {
-				r.NextChange = change
-			}
-			for _, t := range hops {
-				if marks[t] != markNone {
-					continue
-				}
-				marks[t] = markCandidate
-				next = append(next, candidate{order: v.OrderKey(t), node: t, parent: int32(i)})
-			}
-		}
-		slices.SortFunc(next, compareCandidates)
+		var next []candidate
+		next, hops = w.expand(first, spare[:0], hops)
 		level, spare = next, level[:0] // level is consumed: its memory holds the level after next
 	}
+	w.report()
+	return r
+}
 
-	for _, code := range cutBy {
+// walker is one Walk's state beside its Result: the marks on heap nodes
+// and the cut counts.
+type walker struct {
+	v            heap.View
+	p            Params
+	r            *Result
+	freezeReason string   // the heap's limit reason when the walk is frozen
+	reasons      []string // cutReasons, and freezeReason when it is none of them
+	marks        []uint8  // by node
+	cutBy        []uint8  // by node: 1 + index in reasons of the first cut of a node not (yet) admitted
+	cuts         []int    // by reason: roots with no heap node (never found again), then report's tally
+}
+
+func newWalker(v heap.View, p Params) *walker {
+	w := &walker{v: v, p: p, r: &Result{
+		Roots:        normalizeRoots(p.Roots),
+		GraphVersion: v.Version(),
+		nodeDepth:    make([]uint8, v.NumNodes()),
+	}}
+	if p.Frozen != nil {
+		w.freezeReason = v.LimitReason()
+	}
+	// A reason outside cutReasons still counts as a node's first cut; it
+	// is just not reported.
+	w.reasons = cutReasons
+	if w.freezeReason != "" && !slices.Contains(w.reasons, w.freezeReason) {
+		w.reasons = append(slices.Clip(w.reasons), w.freezeReason)
+	}
+	w.marks = make([]uint8, v.NumNodes())
+	w.cutBy = make([]uint8, v.NumNodes())
+	w.cuts = make([]int, len(w.reasons))
+	return w
+}
+
+func (w *walker) cut(c candidate, reason string) {
+	i := slices.Index(w.reasons, reason)
+	if c.node == heap.NoNode {
+		w.cuts[i]++
+		return
+	}
+	w.marks[c.node] = markNone
+	if w.cutBy[c.node] == 0 {
+		w.cutBy[c.node] = uint8(i + 1)
+	}
+}
+
+// limit cuts a level by the heap freeze (below the roots), then
+// maxAuthorsPerLevel, then maxTotalAuthors, and returns what is left.
+func (w *walker) limit(level []candidate, depth int) []candidate {
+	if w.freezeReason != "" && depth > 0 {
+		kept := level[:0]
+		for _, c := range level {
+			if _, was := w.p.Frozen.NodeDepth(c.node); was {
+				kept = append(kept, c)
+			} else {
+				w.cut(c, w.freezeReason)
+			}
+		}
+		level = kept
+	}
+	if l := w.p.Limits; l.MaxAuthorsPerLevel > 0 {
+		level = limitLevel(level, l.MaxAuthorsPerLevel, status.ReasonMaxAuthorsPerLevel, w.cut)
+	}
+	if l := w.p.Limits; l.MaxTotalAuthors > 0 {
+		level = limitLevel(level, max(l.MaxTotalAuthors-len(w.r.Authors), 0), status.ReasonMaxTotalAuthors, w.cut)
+	}
+	return level
+}
+
+// expand appends to next the level after the authors admitted from first
+// on: every node they have an active hop to that is not marked yet, in hex
+// order. Only authors admitted so far (this level and above) bind X
+// accounts with their hints: a stranger cannot redirect a hop (SPEC §6.3).
+// hops is scratch space, returned for the next call.
+func (w *walker) expand(first int, next []candidate, hops []heap.NodeID) ([]candidate, []heap.NodeID) {
+	r, marks := w.r, w.marks
+	admitted := func(a heap.NodeID) bool { return marks[a] == markAdmitted }
+	lv := w.v.WithBindings() // admitted stays as it is until the next level
+	for i := first; i < len(r.Authors); i++ {
+		if r.Authors[i].node == heap.NoNode {
+			continue
+		}
+		var change int64
+		hops, change = lv.Hops(r.Authors[i].node, w.p.Now, admitted, hops[:0])
+		if change != 0 && (r.NextChange == 0 || change < r.NextChange) {
+			r.NextChange = change
+		}
+		for _, t := range hops {
+			if marks[t] != markNone {
+				continue
+			}
+			marks[t] = markCandidate
+			next = append(next, candidate{order: w.v.OrderKey(t), node: t, parent: int32(i)})
+		}
+	}
+	slices.SortFunc(next, compareCandidates)
+	return next, hops
+}
+
+// report counts each node cut and never admitted under its first reason,
+// and records the reported reasons that cut any.
+func (w *walker) report() {
+	for _, code := range w.cutBy {
 		if code != 0 {
-			cuts[code-1]++
+			w.cuts[code-1]++
 		}
 	}
 	for i, reason := range cutReasons {
-		if cuts[i] > 0 {
-			r.Truncation = append(r.Truncation, status.Truncation{Reason: reason, Cut: cuts[i]})
+		if w.cuts[i] > 0 {
+			w.r.Truncation = append(w.r.Truncation, status.Truncation{Reason: reason, Cut: w.cuts[i]})
 		}
 	}
-	return r
 }
 
 // admit appends level to Authors at depth. The pubkeys of heap nodes are

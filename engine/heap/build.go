@@ -112,17 +112,17 @@ func parseInto(ev *nostr.Event, stmts *[]*validation.Statement, claims *[]*valid
 }
 
 // ApplyParsed applies what the ingest checker parsed from committed events
-// (*validation.Statement or *validation.Claims; other values are ignored):
-// the pipeline's path into the heap, with no second parse.
-func (h *Heap) ApplyParsed(parsed []any) Change {
+// (events the trust rules did not parse are skipped): the pipeline's path
+// into the heap, with no second parse.
+func (h *Heap) ApplyParsed(parsed []validation.Parsed) Change {
 	var stmts []*validation.Statement
 	var claims []*validation.Claims
-	for _, v := range parsed {
-		switch v := v.(type) {
-		case *validation.Statement:
-			stmts = append(stmts, v)
-		case *validation.Claims:
-			claims = append(claims, v)
+	for _, p := range parsed {
+		if p.Statement != nil {
+			stmts = append(stmts, p.Statement)
+		}
+		if p.Claims != nil {
+			claims = append(claims, p.Claims)
 		}
 	}
 	return h.Apply(stmts, claims)

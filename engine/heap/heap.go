@@ -224,31 +224,34 @@ func (h *Heap) Stats() status.Heap {
 	}
 }
 
-func (h *Heap) applyStatement(s *validation.Statement) (applied, hops bool) {
-	var kind uint8
-	var value int32
+// edgeValue is the kind code and value an edge keeps for s: a trust value
+// (-1, 0, 1) or a rating's score in millionths; ok is false for a value the
+// heap cannot keep.
+func edgeValue(s *validation.Statement) (kind uint8, value int32, ok bool) {
 	switch s.Kind {
 	case validation.KindTrust:
-		kind = kindCodeTrust
 		switch s.Value {
 		case "1":
-			value = 1
+			return kindCodeTrust, 1, true
 		case "-1":
-			value = -1
+			return kindCodeTrust, -1, true
 		case "0", "":
-		default:
-			return false, false
+			return kindCodeTrust, 0, true
 		}
 	case validation.KindRating:
-		kind = kindCodeRating
-		if s.Value != "" {
-			micros, ok := validation.ScoreMicros(s.Value)
-			if !ok {
-				return false, false
-			}
-			value = micros
+		if s.Value == "" {
+			return kindCodeRating, 0, true
 		}
-	default:
+		if micros, ok := validation.ScoreMicros(s.Value); ok {
+			return kindCodeRating, micros, true
+		}
+	}
+	return 0, 0, false
+}
+
+func (h *Heap) applyStatement(s *validation.Statement) (applied, hops bool) {
+	kind, value, ok := edgeValue(s)
+	if !ok {
 		return false, false
 	}
 	var id [32]byte

@@ -155,8 +155,38 @@ func (h *Heap) encode(e *encoder, key []byte) {
 	for _, s := range h.strs {
 		e.str(s)
 	}
-	// Nodes as arrays: key lengths, then all keys; the lengths of every
-	// out list, then of every in list; then all out lists, then all in.
+	h.encodeNodes(e)
+	h.encodeEdges(e)
+	h.encodeExtras(e)
+	h.encodeIDs(e)
+}
+
+func (h *Heap) decode(d *decoder) {
+	h.version = d.u64()
+	h.limitReason = d.str()
+	h.strs = make([]string, d.count(1))
+	for i := range h.strs {
+		h.strs[i] = d.str()
+		h.strIdx[h.strs[i]] = uint32(i)
+	}
+	if h.decodeNodes(d); d.err != nil {
+		return
+	}
+	if h.decodeEdges(d); d.err != nil {
+		return
+	}
+	h.decodeExtras(d)
+	if h.indexEdges(d); d.err != nil {
+		return
+	}
+	h.decodeIDs(d)
+	h.opinions.since = h.version // nothing before the load is logged
+}
+
+// encodeNodes writes the nodes as arrays: key lengths, then all keys; the
+// lengths of every out list, then of every in list; then all out lists,
+// then all in.
+func (h *Heap) encodeNodes(e *encoder) {
 	e.u32(uint32(len(h.nodes)))
 	lengths := make([]uint32, len(h.nodes))
 	for _, part := range []func(n *node) int{
@@ -178,67 +208,11 @@ func (h *Heap) encode(e *encoder, key []byte) {
 	for i := range h.nodes {
 		e.raw(rawBytes(h.nodes[i].in))
 	}
-	// Edges as they lie in memory: only this program reads them back (the
-	// key names it), and edges hold no pointers.
-	e.u32(uint32(h.edges.n))
-	e.u32(uint32(unsafe.Sizeof(edge{})))
-	for _, chunk := range h.edges.chunks {
-		e.raw(rawBytes(chunk))
-	}
-	e.u32(uint32(len(h.extras)))
-	for _, x := range h.extras {
-		e.u32(uint32(len(x.labels)))
-		for _, l := range x.labels {
-			e.str(l.Name)
-			e.str(l.Description)
-		}
-		e.str(x.content)
-		e.strs(x.hints)
-	}
-	ids := &h.ids
-	e.u32(uint32(len(ids.hinted)))
-	for n, counts := range ids.hinted {
-		e.u32(uint32(n))
-		e.u32(uint32(len(counts)))
-		for p, c := range counts {
-			e.str(p)
-			e.u32(uint32(c))
-		}
-	}
-	e.u32(uint32(len(ids.claimants)))
-	for n, cs := range ids.claimants {
-		e.u32(uint32(n))
-		e.u32(uint32(len(cs)))
-		for _, c := range cs {
-			e.u32(uint32(c))
-		}
-	}
-	e.u32(uint32(len(ids.claims)))
-	for p, c := range ids.claims {
-		e.str(p)
-		e.u64(uint64(c.createdAt))
-		e.str(c.id)
-		e.strs(c.twitterIDs)
-	}
-	e.u32(uint32(len(ids.everClaimed)))
-	for p := range ids.everClaimed {
-		e.str(p.pubkey)
-		e.str(p.twitterID)
-	}
-	e.u32(uint32(len(ids.fetched)))
-	for p := range ids.fetched {
-		e.str(p)
-	}
 }
 
-func (h *Heap) decode(d *decoder) {
-	h.version = d.u64()
-	h.limitReason = d.str()
-	h.strs = make([]string, d.count(1))
-	for i := range h.strs {
-		h.strs[i] = d.str()
-		h.strIdx[h.strs[i]] = uint32(i)
-	}
+// decodeNodes reads what encodeNodes wrote: the keys into one string and
+// the lists into one arena that the nodes slice.
+func (h *Heap) decodeNodes(d *decoder) {
 	nodes := d.count(12)
 	h.nodes = make([]node, nodes)
 	h.nodeIdx = make(map[string]NodeID, nodes)
@@ -285,6 +259,21 @@ func (h *Heap) decode(d *decoder) {
 		}
 		h.nodeIdx[n.key] = NodeID(i)
 	}
+}
+
+// encodeEdges writes the edges as they lie in memory: only this program
+// reads them back (the key names it), and edges hold no pointers.
+func (h *Heap) encodeEdges(e *encoder) {
+	e.u32(uint32(h.edges.n))
+	e.u32(uint32(unsafe.Sizeof(edge{})))
+	for _, chunk := range h.edges.chunks {
+		e.raw(rawBytes(chunk))
+	}
+}
+
+// decodeEdges reads what encodeEdges wrote, and fails on an edge that names
+// a node or string the snapshot does not hold.
+func (h *Heap) decodeEdges(d *decoder) {
 	edges := d.count(int64(unsafe.Sizeof(edge{})))
 	if size := d.u32(); d.err == nil && size != uint32(unsafe.Sizeof(edge{})) {
 		d.fail("edges of another size")
@@ -307,6 +296,22 @@ func (h *Heap) decode(d *decoder) {
 			}
 		}
 	}
+}
+
+func (h *Heap) encodeExtras(e *encoder) {
+	e.u32(uint32(len(h.extras)))
+	for _, x := range h.extras {
+		e.u32(uint32(len(x.labels)))
+		for _, l := range x.labels {
+			e.str(l.Name)
+			e.str(l.Description)
+		}
+		e.str(x.content)
+		e.strs(x.hints)
+	}
+}
+
+func (h *Heap) decodeExtras(d *decoder) {
 	h.extras = make([]edgeExtra, d.count(9))
 	for i := range h.extras {
 		x := &h.extras[i]
@@ -316,6 +321,11 @@ func (h *Heap) decode(d *decoder) {
 		x.content = d.str()
 		x.hints = d.strs()
 	}
+}
+
+// indexEdges fails on a node that lists an edge the snapshot does not hold,
+// and rebuilds the slot index of the nodes past slotScanMax.
+func (h *Heap) indexEdges(d *decoder) {
 	for _, n := range h.nodes {
 		for _, list := range [][]uint32{n.out, n.in} {
 			for _, ei := range list {
@@ -334,6 +344,50 @@ func (h *Heap) decode(d *decoder) {
 			}
 		}
 	}
+}
+
+// encodeIDs writes the identity facts: hint counts, claimants, claims, the
+// pairs ever claimed, the pubkeys fetched.
+func (h *Heap) encodeIDs(e *encoder) {
+	ids := &h.ids
+	e.u32(uint32(len(ids.hinted)))
+	for n, counts := range ids.hinted {
+		e.u32(uint32(n))
+		e.u32(uint32(len(counts)))
+		for p, c := range counts {
+			e.str(p)
+			e.u32(uint32(c))
+		}
+	}
+	e.u32(uint32(len(ids.claimants)))
+	for n, cs := range ids.claimants {
+		e.u32(uint32(n))
+		e.u32(uint32(len(cs)))
+		for _, c := range cs {
+			e.u32(uint32(c))
+		}
+	}
+	e.u32(uint32(len(ids.claims)))
+	for p, c := range ids.claims {
+		e.str(p)
+		e.u64(uint64(c.createdAt))
+		e.str(c.id)
+		e.strs(c.twitterIDs)
+	}
+	e.u32(uint32(len(ids.everClaimed)))
+	for p := range ids.everClaimed {
+		e.str(p.pubkey)
+		e.str(p.twitterID)
+	}
+	e.u32(uint32(len(ids.fetched)))
+	for p := range ids.fetched {
+		e.str(p)
+	}
+}
+
+// decodeIDs reads what encodeIDs wrote, rebuilding the reverse index from
+// accounts to the nodes that hint them.
+func (h *Heap) decodeIDs(d *decoder) {
 	ids := &h.ids
 	hinted := d.count(8)
 	ids.hinted = make(map[NodeID]map[string]int32, hinted)
@@ -374,7 +428,6 @@ func (h *Heap) decode(d *decoder) {
 	for range fetched {
 		ids.fetched[d.str()] = struct{}{}
 	}
-	h.opinions.since = h.version // nothing before the load is logged
 }
 
 // encoder writes a snapshot, keeping its checksum and its first error.

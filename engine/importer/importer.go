@@ -46,96 +46,125 @@ const (
 // through t and counts the answers, calling progress (when not nil) after
 // every thousand and once at the end.
 func Run(ctx context.Context, in io.Reader, t Transport, progress func(ingest.Tally)) (ingest.Tally, error) {
-	var (
-		mu    sync.Mutex
-		tally ingest.Tally
-		wg    sync.WaitGroup
-		held  retries
-	)
-	add := func(r ingest.Result) { // with mu held
-		if tally.Add(r) && progress != nil {
-			progress(tally)
-		}
-	}
-	send := func(ev *nostr.Event, line []byte) error {
-		wg.Add(1)
-		err := t.Send(ctx, ev, line, func(r ingest.Result) {
-			defer wg.Done()
-			mu.Lock()
-			defer mu.Unlock()
-			if r, kept := held.hold(r, line); !kept {
-				add(r)
-			}
-		})
-		if err != nil {
-			wg.Done()
-		}
-		return err
-	}
+	s := &sending{ctx: ctx, t: t, progress: progress}
 	src, closeSource, err := openSource(in)
 	if err != nil {
-		return tally, err
+		return s.tally, err
 	}
 	defer closeSource()
-	tally.Format = src.format()
-	for err == nil {
-		text, where, readErr := src.next()
-		if readErr != nil {
-			if readErr != io.EOF {
-				err = readErr
-			}
-			break
-		}
-		mu.Lock()
-		tally.Lines++
-		mu.Unlock()
-		var ev nostr.Event
-		if jsonErr := json.Unmarshal(text, &ev); jsonErr != nil {
-			mu.Lock()
-			add(ingest.Result{Outcome: ingest.Rejected, Message: fmt.Sprintf("invalid: %s is not a JSON event: %v", where, jsonErr)})
-			mu.Unlock()
-			continue
-		}
-		err = send(&ev, text)
-	}
-	wg.Wait()
-	// every answer is in, so every stored event is committed and known to
-	// the acceptance rules: what waited for one of them passes now
-	for round := 0; err == nil && t.Err() == nil && round < MaxRounds && held.len() > 0; round++ {
-		mu.Lock()
-		evs := held.take()
-		mu.Unlock()
-		for i, h := range evs {
-			var ev nostr.Event
-			if err = json.Unmarshal(h.line, &ev); err == nil { // it parsed before
-				err = send(&ev, h.line)
-			}
-			if err != nil {
-				mu.Lock()
-				for _, h := range evs[i:] {
-					add(h.refusal)
-				}
-				mu.Unlock()
-				break
-			}
-		}
-		wg.Wait()
-		if held.stored == 0 {
-			break
-		}
+	s.tally.Format = src.format()
+	err = s.sendAll(src)
+	s.wg.Wait()
+	if err == nil {
+		err = s.retryHeld()
 	}
 	if err == nil {
 		err = t.Err()
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	for _, h := range held.take() {
-		add(h.refusal)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, h := range s.held.take() {
+		s.count(h.refusal)
 	}
 	if progress != nil {
-		progress(tally)
+		progress(s.tally)
 	}
-	return tally, err
+	return s.tally, err
+}
+
+// sending is one Run: the events sent and the answers counted.
+type sending struct {
+	ctx      context.Context
+	t        Transport
+	progress func(ingest.Tally)
+
+	wg    sync.WaitGroup // answers outstanding
+	mu    sync.Mutex
+	tally ingest.Tally
+	held  retries
+}
+
+// count counts an answer; mu must be held.
+func (s *sending) count(r ingest.Result) {
+	if s.tally.Add(r) && s.progress != nil {
+		s.progress(s.tally)
+	}
+}
+
+// send sends ev, whose JSON is line; its answer is counted, or held for
+// another round.
+func (s *sending) send(ev *nostr.Event, line []byte) error {
+	s.wg.Add(1)
+	err := s.t.Send(s.ctx, ev, line, func(r ingest.Result) {
+		defer s.wg.Done()
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if r, kept := s.held.hold(r, line); !kept {
+			s.count(r)
+		}
+	})
+	if err != nil {
+		s.wg.Done()
+	}
+	return err
+}
+
+// sendAll sends every event of src, counting a line that is no JSON event
+// as rejected; it returns without waiting for the answers.
+func (s *sending) sendAll(src source) error {
+	for {
+		text, where, err := src.next()
+		if err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+		s.mu.Lock()
+		s.tally.Lines++
+		s.mu.Unlock()
+		var ev nostr.Event
+		if jsonErr := json.Unmarshal(text, &ev); jsonErr != nil {
+			s.mu.Lock()
+			s.count(ingest.Result{Outcome: ingest.Rejected, Message: fmt.Sprintf("invalid: %s is not a JSON event: %v", where, jsonErr)})
+			s.mu.Unlock()
+			continue
+		}
+		if err := s.send(&ev, text); err != nil {
+			return err
+		}
+	}
+}
+
+// retryHeld sends the held events again, in rounds while a round stores
+// any. It runs once every answer is in, so every stored event is committed
+// and known to the acceptance rules: what waited for one of them passes now.
+func (s *sending) retryHeld() error {
+	var err error
+	for round := 0; err == nil && s.t.Err() == nil && round < MaxRounds && s.held.len() > 0; round++ {
+		s.mu.Lock()
+		evs := s.held.take()
+		s.mu.Unlock()
+		for i, h := range evs {
+			var ev nostr.Event
+			if err = json.Unmarshal(h.line, &ev); err == nil { // it parsed before
+				err = s.send(&ev, h.line)
+			}
+			if err != nil {
+				s.mu.Lock()
+				for _, h := range evs[i:] {
+					s.count(h.refusal)
+				}
+				s.mu.Unlock()
+				break
+			}
+		}
+		s.wg.Wait()
+		if s.held.stored == 0 {
+			break
+		}
+	}
+	return err
 }
 
 // retries are the events held for another round. Not safe for concurrent use.

@@ -20,7 +20,9 @@ type admittingChecker struct {
 	seen []string
 }
 
-func (*admittingChecker) Check(*nostr.Event) (any, error) { return nil, nil }
+func (*admittingChecker) Check(*nostr.Event) (validation.Parsed, error) {
+	return validation.Parsed{}, nil
+}
 
 func (c *admittingChecker) Admit(ev *nostr.Event, source string) error {
 	c.mu.Lock()

@@ -19,6 +19,7 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/store"
+	"dtp-personal/engine/validation"
 )
 
 // Store is the persistence the pipeline needs.
@@ -32,7 +33,7 @@ type Store interface {
 // work). What it parsed travels with the event to the commit listeners
 // (Committed.Parsed), so the writer side need not parse it again.
 type Checker interface {
-	Check(ev *nostr.Event) (parsed any, err error)
+	Check(ev *nostr.Event) (validation.Parsed, error)
 }
 
 // Admitter is a Checker's second stage, run once the signature is verified:
@@ -59,9 +60,9 @@ func (r Result) OK() bool { return r.Outcome.OK() }
 // is answered.
 type Committed struct {
 	Stored   []*nostr.Event
-	Sources  []string // Sources[i] is where Stored[i] came from
-	Parsed   []any    // Parsed[i] is what the Checker parsed from Stored[i]
-	Replaced []string // ids of slot losers deleted by this batch
+	Sources  []string            // Sources[i] is where Stored[i] came from
+	Parsed   []validation.Parsed // Parsed[i] is what the Checker parsed from Stored[i]
+	Replaced []string            // ids of slot losers deleted by this batch
 }
 
 // Listener is told about every committed batch, in commit order, on the
@@ -97,7 +98,7 @@ var ErrClosed = errors.New("ingest: pipeline closed")
 type job struct {
 	ev     *nostr.Event
 	source string
-	parsed any // the Checker's value
+	parsed validation.Parsed // the Checker's value
 	done   func(Result)
 	// twins are later submissions of the same id that arrived while this one
 	// was in flight; they get this job's outcome, as duplicates.

@@ -34,7 +34,7 @@ func TestResultFromOKReadsBackEveryOutcome(t *testing.T) {
 // each stored event, so the heap does not parse it again.
 func TestCommittedCarriesTheCheckersParse(t *testing.T) {
 	p, _ := newPipeline(t, Config{})
-	var parsed []any
+	var parsed []validation.Parsed
 	p.OnCommit(func(c Committed) { parsed = append(parsed, c.Parsed...) })
 	ev := statements(1)[0]
 	if r, err := p.SubmitWait(context.Background(), ev, "test"); err != nil || r.Outcome != Stored {
@@ -43,7 +43,7 @@ func TestCommittedCarriesTheCheckersParse(t *testing.T) {
 	if len(parsed) != 1 {
 		t.Fatalf("listeners got %d parsed values, want 1", len(parsed))
 	}
-	if s, ok := parsed[0].(*validation.Statement); !ok || s.ID != ev.ID {
+	if s := parsed[0].Statement; s == nil || s.ID != ev.ID {
 		t.Fatalf("parsed %#v, want the statement of %s", parsed[0], ev.ID)
 	}
 }

@@ -11,12 +11,12 @@ import (
 
 // How many REQs we keep open on one connection (live and paging together).
 const (
-	// DefaultMaxSubscriptions is the allowance of a relay that publishes no
+	// defaultMaxSubscriptions is the allowance of a relay that publishes no
 	// NIP-11 max_subscriptions and has refused none of ours.
-	DefaultMaxSubscriptions = 20
-	// MaxReqsInFlight is the ceiling on the paging REQs run at once on a
+	defaultMaxSubscriptions = 20
+	// maxReqsInFlight is the ceiling on the paging REQs run at once on a
 	// connection, however many the relay allows (strfry ships 200).
-	MaxReqsInFlight = 50
+	maxReqsInFlight = 50
 	// refusedRetries bounds how often one page is asked again after the
 	// relay refused it for load; refusedPause is the wait before the n-th
 	// retry of one refused with no other REQ open, times n.
@@ -24,19 +24,19 @@ const (
 	refusedPause   = 500 * time.Millisecond
 )
 
-// LearnedAllowance is how many REQs a relay was seen to allow at once: it
+// learnedAllowance is how many REQs a relay was seen to allow at once: it
 // refused one for their number (a "too many concurrent REQs" NOTICE or
 // CLOSED); 0 = nothing learned. A link shares one with every connection it
 // dials, so what a refusal taught is kept with the relay's health and a
 // reconnect starts within it, instead of being refused again.
-type LearnedAllowance struct{ n atomic.Int64 }
+type learnedAllowance struct{ n atomic.Int64 }
 
-// Get is the learned allowance, 0 when none.
-func (a *LearnedAllowance) Get() int { return int(a.n.Load()) }
+// get is the learned allowance, 0 when none.
+func (a *learnedAllowance) get() int { return int(a.n.Load()) }
 
 // lower sets the allowance to n when none was learned or n is lower, and
 // reports whether it did.
-func (a *LearnedAllowance) lower(n int) bool {
+func (a *learnedAllowance) lower(n int) bool {
 	for {
 		old := a.n.Load()
 		if old != 0 && int64(n) >= old {
@@ -48,54 +48,54 @@ func (a *LearnedAllowance) lower(n int) bool {
 	}
 }
 
-// Limits are the NIP-11 limitation figures a connection keeps to; 0 = not
+// relayLimits are the NIP-11 limitation figures a connection keeps to; 0 = not
 // published.
-type Limits struct {
-	Published        bool // the relay's document was read (it may publish no limits)
-	MaxSubscriptions int
-	MaxLimit         int
-	MaxMessageLength int
+type relayLimits struct {
+	published        bool // the relay's document was read (it may publish no limits)
+	maxSubscriptions int
+	maxLimit         int
+	maxMessageLength int
 }
 
 // Limits are the relay's NIP-11 limits read at dial (else Options.Limits).
-func (c *Conn) Limits() Limits { return c.limits }
+func (c *Conn) Limits() relayLimits { return c.limits }
 
-// Allowance is how many REQs may be open at once on the connection: the
+// allowance is how many REQs may be open at once on the connection: the
 // relay's max_subscriptions, lowered to what it accepted when it refused
 // one for their number (a "too many concurrent REQs" NOTICE or CLOSED).
-// known is false when neither is known; n is DefaultMaxSubscriptions then.
-func (c *Conn) Allowance() (n int, known bool) {
+// known is false when neither is known; n is defaultMaxSubscriptions then.
+func (c *Conn) allowance() (n int, known bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.allowanceLocked()
 }
 
 func (c *Conn) allowanceLocked() (n int, known bool) {
-	n = DefaultMaxSubscriptions
-	if c.limits.MaxSubscriptions > 0 {
-		n, known = c.limits.MaxSubscriptions, true
+	n = defaultMaxSubscriptions
+	if c.limits.maxSubscriptions > 0 {
+		n, known = c.limits.maxSubscriptions, true
 	}
-	if allowed := c.allowed.Get(); allowed > 0 && (allowed < n || !known) {
+	if allowed := c.allowed.get(); allowed > 0 && (allowed < n || !known) {
 		n, known = allowed, true
 	}
 	return n, known
 }
 
 // ReqsInFlight is how many paging REQs to run at once on the connection:
-// the relay's allowance up to MaxReqsInFlight, or fallback (within the
+// the relay's allowance up to maxReqsInFlight, or fallback (within the
 // default allowance) when the relay says nothing.
 func (c *Conn) ReqsInFlight(fallback int) int {
-	n, known := c.Allowance()
+	n, known := c.allowance()
 	if known {
-		return min(n, MaxReqsInFlight)
+		return min(n, maxReqsInFlight)
 	}
 	return min(fallback, n)
 }
 
-// LiveBudget is how many REQs a live set may keep open: the allowance less
+// liveBudget is how many REQs a live set may keep open: the allowance less
 // one left for paging (the history of new filters), at least one.
-func (c *Conn) LiveBudget() int {
-	n, _ := c.Allowance()
+func (c *Conn) liveBudget() int {
+	n, _ := c.allowance()
 	return max(1, n-1)
 }
 
@@ -135,7 +135,7 @@ func (c *Conn) onAllowanceLowered(f func()) {
 // the page timeout: then it gives up with a refusal of its own (live REQs
 // may hold the whole allowance of a relay that allows one).
 func (c *Conn) subscribeWithin(ctx context.Context, filters nostr.Filters, h Handler) (*Sub, error) {
-	timeout := time.NewTimer(c.opts.PageTimeout)
+	timeout := time.NewTimer(c.opts.pageTimeout)
 	defer timeout.Stop()
 	for {
 		c.mu.Lock()
@@ -151,10 +151,10 @@ func (c *Conn) subscribeWithin(ctx context.Context, filters nostr.Filters, h Han
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-c.ctx.Done():
-			return nil, c.Err()
+			return nil, c.err()
 		case <-timeout.C:
-			n, _ := c.Allowance()
-			return nil, &ClosedError{Reason: fmt.Sprintf("rate-limited: no room for another REQ within the relay's allowance of %d", n)}
+			n, _ := c.allowance()
+			return nil, &closedError{reason: fmt.Sprintf("rate-limited: no room for another REQ within the relay's allowance of %d", n)}
 		}
 	}
 }

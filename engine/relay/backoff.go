@@ -13,9 +13,9 @@ type Backoff struct {
 	Jitter       float64 // 0.2 = ±20%
 }
 
-// LiveReopen paces reopening live subscriptions the relay closed (SPEC §6.5):
+// liveReopen paces reopening live subscriptions the relay closed (SPEC §6.5):
 // 0.5 s, 1 s, 2 s … at most 30 s, ±20%.
-var LiveReopen = Backoff{Initial: 500 * time.Millisecond, Max: 30 * time.Second, Jitter: 0.2}
+var liveReopen = Backoff{Initial: 500 * time.Millisecond, Max: 30 * time.Second, Jitter: 0.2}
 
 // Delay is the wait before the next try after failed failures (1 = the first).
 func (b Backoff) Delay(failed int) time.Duration {

@@ -1,15 +1,13 @@
-package relay_test
+package relay
 
 import (
 	"testing"
 	"time"
-
-	"dtp-personal/engine/relay"
 )
 
 // TestBackoffDelay: doubling from Initial, capped at Max, always within ±Jitter.
 func TestBackoffDelay(t *testing.T) {
-	b := relay.Backoff{Initial: 500 * time.Millisecond, Max: 30 * time.Second, Jitter: 0.2}
+	b := Backoff{Initial: 500 * time.Millisecond, Max: 30 * time.Second, Jitter: 0.2}
 	for _, tc := range []struct {
 		failed int
 		base   time.Duration

@@ -28,36 +28,36 @@ import (
 
 // Options configure a connection. Zero values take the defaults.
 type Options struct {
-	// AuthKey is the hex secret key used to answer NIP-42 challenges;
+	// authKey is the hex secret key used to answer NIP-42 challenges;
 	// "" = never authenticate.
-	AuthKey string
+	authKey string
 	// Limits are the relay's NIP-11 limits as last read, used when its
 	// document cannot be read at dial.
-	Limits      Limits
-	DialTimeout time.Duration // default 10 s
-	PageTimeout time.Duration // longest wait for one page's EOSE; default 30 s
-	// OnUseful is called (on the read loop) at every EOSE.
-	OnUseful func()
-	// OnNotice is called (on the read loop) with every NOTICE.
-	OnNotice func(msg string)
+	limits      relayLimits
+	dialTimeout time.Duration // default 10 s
+	pageTimeout time.Duration // longest wait for one page's EOSE; default 30 s
+	// onUseful is called (on the read loop) at every EOSE.
+	onUseful func()
+	// onNotice is called (on the read loop) with every NOTICE.
+	onNotice func(msg string)
 	// Counts, when set, are shared with the connection's link, so its
 	// counters run over every connection; nil = the connection's own.
-	Counts *FrameCounts
-	// Allowance, when set, is shared with the connection's link: what the
+	counts *frameCounts
+	// allowance, when set, is shared with the connection's link: what the
 	// relay's refusals taught of how many REQs it allows outlives the
 	// connection; nil = the connection's own.
-	Allowance *LearnedAllowance
+	allowance *learnedAllowance
 	// Check, when set, is asked about every address the dial connects to
 	// (dialguard.go); nil = any address.
 	Check AddressCheck
 }
 
 func (o Options) withDefaults() Options {
-	if o.DialTimeout <= 0 {
-		o.DialTimeout = 10 * time.Second
+	if o.dialTimeout <= 0 {
+		o.dialTimeout = 10 * time.Second
 	}
-	if o.PageTimeout <= 0 {
-		o.PageTimeout = 30 * time.Second
+	if o.pageTimeout <= 0 {
+		o.pageTimeout = 30 * time.Second
 	}
 	return o
 }
@@ -67,7 +67,7 @@ func (o Options) withDefaults() Options {
 type Handler struct {
 	Event  func(ev *nostr.Event)
 	EOSE   func()
-	Closed func(reason string) // CLOSED from the relay (not after our own Close)
+	closed func(reason string) // CLOSED from the relay (not after our own Close)
 }
 
 // Conn is one WebSocket connection to a relay.
@@ -92,19 +92,19 @@ type Conn struct {
 
 	maxLimit   int // NIP-11 limitation.max_limit, 0 = not published
 	maxMessage int // NIP-11 limitation.max_message_length, else DefaultMaxMessage
-	limits     Limits
-	allowed    *LearnedAllowance // REQs the relay was seen to allow at once (a refusal)
+	limits     relayLimits
+	allowed    *learnedAllowance // REQs the relay was seen to allow at once (a refusal)
 	freed      chan struct{}     // closed (and replaced) whenever a subscription ends
 	onLowered  []func()          // told when allowed drops
 	coolUntil  time.Time         // no page is asked before this: the relay said it is rate-limiting
 
-	counts *FrameCounts
+	counts *frameCounts
 }
 
-// FrameCounts count the traffic with a relay (what we asked, what it sent,
+// frameCounts count the traffic with a relay (what we asked, what it sent,
 // and what of that could not be used), over every connection that shares
 // them.
-type FrameCounts struct {
+type frameCounts struct {
 	garbage    atomic.Int64 // frames that were not valid relay messages
 	mismatched atomic.Int64 // events that did not match their subscription's filters
 	refusals   atomic.Int64 // NOTICEs and CLOSEDs refusing work for load
@@ -113,44 +113,44 @@ type FrameCounts struct {
 	received   atomic.Int64 // bytes of the frames received
 }
 
-// Requests counts the REQs sent.
-func (f *FrameCounts) Requests() int64 { return f.reqs.Load() }
+// requests counts the REQs sent.
+func (f *frameCounts) requests() int64 { return f.reqs.Load() }
 
-// Reconciliations counts the NIP-77 reconciliations opened.
-func (f *FrameCounts) Reconciliations() int64 { return f.negOpens.Load() }
+// reconciliations counts the NIP-77 reconciliations opened.
+func (f *frameCounts) reconciliations() int64 { return f.negOpens.Load() }
 
-// BytesReceived counts the bytes of the frames received (before any
+// bytesReceived counts the bytes of the frames received (before any
 // WebSocket compression is undone: the messages' own size).
-func (f *FrameCounts) BytesReceived() int64 { return f.received.Load() }
+func (f *frameCounts) bytesReceived() int64 { return f.received.Load() }
 
 // Garbage counts frames that were not valid relay messages.
-func (f *FrameCounts) Garbage() int64 { return f.garbage.Load() }
+func (f *frameCounts) Garbage() int64 { return f.garbage.Load() }
 
 // Mismatched counts events that did not match their subscription's filters.
-func (f *FrameCounts) Mismatched() int64 { return f.mismatched.Load() }
+func (f *frameCounts) Mismatched() int64 { return f.mismatched.Load() }
 
-// Refusals counts NOTICEs and CLOSEDs that refused work for load (IsRefusal).
-func (f *FrameCounts) Refusals() int64 { return f.refusals.Load() }
+// Refusals counts NOTICEs and CLOSEDs that refused work for load (isRefusal).
+func (f *frameCounts) Refusals() int64 { return f.refusals.Load() }
 
-// ErrClosedByUs is the cause of a connection closed with Close.
-var ErrClosedByUs = errors.New("closed by client")
+// errClosedByUs is the cause of a connection closed with Close.
+var errClosedByUs = errors.New("closed by client")
 
 // Dial connects to a relay and reads its NIP-11 document (max_limit,
 // max_message_length, max_subscriptions); when that fails, opts.Limits (the
 // last document read) stand.
 func Dial(ctx context.Context, url string, opts Options) (*Conn, error) {
 	opts = opts.withDefaults()
-	dctx, cancel := context.WithTimeout(ctx, opts.DialTimeout)
+	dctx, cancel := context.WithTimeout(ctx, opts.dialTimeout)
 	defer cancel()
-	limits := opts.Limits
-	client := guardedClient(opts.Check, opts.DialTimeout)
+	limits := opts.limits
+	client := guardedClient(opts.Check, opts.dialTimeout)
 	if client != nil {
 		defer client.CloseIdleConnections() // the NIP-11 request's; the WebSocket's is taken over
 	}
 	if info, err := fetchInfo(dctx, client, url); err == nil { // optional: most fields are advisory
-		limits = Limits{Published: true}
+		limits = relayLimits{published: true}
 		if l := info.Limitation; l != nil {
-			limits.MaxLimit, limits.MaxMessageLength, limits.MaxSubscriptions = l.MaxLimit, l.MaxMessageLength, l.MaxSubscriptions
+			limits.maxLimit, limits.maxMessageLength, limits.maxSubscriptions = l.MaxLimit, l.MaxMessageLength, l.MaxSubscriptions
 		}
 	}
 	ws, _, err := websocket.Dial(dctx, url, &websocket.DialOptions{HTTPClient: client})
@@ -159,15 +159,15 @@ func Dial(ctx context.Context, url string, opts Options) (*Conn, error) {
 	}
 	ws.SetReadLimit(16 << 20)
 	c := &Conn{url: url, ws: ws, opts: opts, subs: map[string]*Sub{}, negs: map[string]*negSession{}, negSlots: make(chan struct{}, MaxReconcilesInFlight),
-		limits: limits, maxLimit: limits.MaxLimit, maxMessage: DefaultMaxMessage, freed: make(chan struct{}), counts: opts.Counts}
+		limits: limits, maxLimit: limits.maxLimit, maxMessage: DefaultMaxMessage, freed: make(chan struct{}), counts: opts.counts}
 	if c.counts == nil {
-		c.counts = &FrameCounts{}
+		c.counts = &frameCounts{}
 	}
-	if c.allowed = opts.Allowance; c.allowed == nil {
-		c.allowed = &LearnedAllowance{}
+	if c.allowed = opts.allowance; c.allowed == nil {
+		c.allowed = &learnedAllowance{}
 	}
-	if limits.MaxMessageLength > 0 {
-		c.maxMessage = limits.MaxMessageLength
+	if limits.maxMessageLength > 0 {
+		c.maxMessage = limits.maxMessageLength
 	}
 	c.ctx, c.cancel = context.WithCancelCause(context.Background())
 	go c.readLoop()
@@ -177,24 +177,24 @@ func Dial(ctx context.Context, url string, opts Options) (*Conn, error) {
 // URL is the relay's address.
 func (c *Conn) URL() string { return c.url }
 
-// Done is closed when the connection ends.
-func (c *Conn) Done() <-chan struct{} { return c.ctx.Done() }
+// done is closed when the connection ends.
+func (c *Conn) done() <-chan struct{} { return c.ctx.Done() }
 
-// Err is why the connection ended: nil while open, ErrClosedByUs after Close.
-func (c *Conn) Err() error { return context.Cause(c.ctx) }
+// err is why the connection ended: nil while open, errClosedByUs after Close.
+func (c *Conn) err() error { return context.Cause(c.ctx) }
 
-// Dropped reports whether the connection ended without us closing it.
-func (c *Conn) Dropped() bool {
-	err := c.Err()
-	return err != nil && !errors.Is(err, ErrClosedByUs)
+// dropped reports whether the connection ended without us closing it.
+func (c *Conn) dropped() bool {
+	err := c.err()
+	return err != nil && !errors.Is(err, errClosedByUs)
 }
 
 // Counts are the connection's frame counters (its link's, when shared).
-func (c *Conn) Counts() *FrameCounts { return c.counts }
+func (c *Conn) Counts() *frameCounts { return c.counts }
 
 // Close ends the connection.
 func (c *Conn) Close() {
-	c.cancel(ErrClosedByUs)
+	c.cancel(errClosedByUs)
 	_ = c.ws.Close(websocket.StatusNormalClosure, "")
 }
 
@@ -236,10 +236,10 @@ func (c *Conn) open(s *Sub) (*Sub, error) {
 	return s, nil
 }
 
-// Close ends the subscription (CLOSE to the relay). The CLOSE goes out
+// close ends the subscription (CLOSE to the relay). The CLOSE goes out
 // before the subscription stops counting toward the Allowance, so the relay
 // reads it before a REQ sent in its room.
-func (s *Sub) Close() {
+func (s *Sub) close() {
 	s.c.mu.Lock()
 	_, open := s.c.subs[s.id]
 	s.c.mu.Unlock()
@@ -282,10 +282,10 @@ func (c *Conn) sendReq(s *Sub) error {
 }
 
 func (c *Conn) write(msg []byte) error {
-	ctx, cancel := context.WithTimeout(c.ctx, c.opts.PageTimeout)
+	ctx, cancel := context.WithTimeout(c.ctx, c.opts.pageTimeout)
 	defer cancel()
 	if err := c.ws.Write(ctx, websocket.MessageText, msg); err != nil {
-		if cause := c.Err(); cause != nil {
+		if cause := c.err(); cause != nil {
 			return cause
 		}
 		return err
@@ -339,8 +339,8 @@ func (c *Conn) dispatch(env nostr.Envelope) {
 		s.h.Event(&ev)
 	case *nostr.EOSEEnvelope:
 		if s := c.eose(string(*e)); s != nil {
-			if c.opts.OnUseful != nil {
-				c.opts.OnUseful()
+			if c.opts.onUseful != nil {
+				c.opts.onUseful()
 			}
 			s.h.EOSE()
 		}
@@ -380,7 +380,7 @@ func (c *Conn) closed(id, reason string) {
 		c.deliverNeg(id, c.negRefusal("closed: ", reason))
 		return
 	}
-	if ReasonPrefix(reason) == PrefixAuthRequired && c.opts.AuthKey != "" && !s.retried {
+	if reasonPrefix(reason) == prefixAuthRequired && c.opts.authKey != "" && !s.retried {
 		s.retried = true
 		if c.authed {
 			c.mu.Unlock()
@@ -392,15 +392,15 @@ func (c *Conn) closed(id, reason string) {
 		c.authenticate()
 		return
 	}
-	refused := IsRefusal(reason)
+	refused := isRefusal(reason)
 	if refused {
 		c.counts.refusals.Add(1)
 	}
 	lowered := refused && c.refusedLocked(s.openAtSend, s)
 	c.endLocked(id)
 	c.mu.Unlock()
-	if s.h.Closed != nil {
-		s.h.Closed(reason)
+	if s.h.closed != nil {
+		s.h.closed(reason)
 	}
 	if lowered {
 		c.allowanceLowered()
@@ -410,7 +410,7 @@ func (c *Conn) closed(id, reason string) {
 // authenticate answers the last challenge with a signed kind-22242 event.
 func (c *Conn) authenticate() {
 	c.mu.Lock()
-	if c.opts.AuthKey == "" || c.challenge == "" || c.authID != "" || c.authed {
+	if c.opts.authKey == "" || c.challenge == "" || c.authID != "" || c.authed {
 		c.mu.Unlock()
 		return
 	}
@@ -419,7 +419,7 @@ func (c *Conn) authenticate() {
 		Kind:      nostr.KindClientAuthentication,
 		Tags:      nostr.Tags{{"relay", c.url}, {"challenge", c.challenge}},
 	}
-	if err := ev.Sign(c.opts.AuthKey); err != nil {
+	if err := ev.Sign(c.opts.authKey); err != nil {
 		c.mu.Unlock()
 		return
 	}
@@ -452,8 +452,8 @@ func (c *Conn) authAnswered(id string, ok bool, reason string) {
 	for _, s := range waiting {
 		if ok {
 			_ = c.sendReq(s)
-		} else if s.h.Closed != nil {
-			s.h.Closed("auth-required: authentication refused: " + reason)
+		} else if s.h.closed != nil {
+			s.h.closed("auth-required: authentication refused: " + reason)
 		}
 	}
 }

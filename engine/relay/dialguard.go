@@ -22,20 +22,20 @@ import (
 // when dialled (DNS rebinding).
 type AddressCheck func(addr netip.Addr) error
 
-// DialRefusedError is a connection the dial policy refused.
-type DialRefusedError struct {
-	Addr  netip.Addr
-	Range string // LocalRange's name of the address's range
+// dialRefusedError is a connection the dial policy refused.
+type dialRefusedError struct {
+	addr     netip.Addr
+	netRange string // LocalRange's name of the address's range
 }
 
-func (e *DialRefusedError) Error() string {
-	return fmt.Sprintf("refused by the dial policy: the relay's address %s is %s", e.Addr, e.Range)
+func (e *dialRefusedError) Error() string {
+	return fmt.Sprintf("refused by the dial policy: the relay's address %s is %s", e.addr, e.netRange)
 }
 
 // PublicOnly is an AddressCheck that admits public addresses only.
 func PublicOnly(addr netip.Addr) error {
 	if r := LocalRange(addr); r != "" {
-		return &DialRefusedError{Addr: addr.Unmap(), Range: r}
+		return &dialRefusedError{addr: addr.Unmap(), netRange: r}
 	}
 	return nil
 }

@@ -13,26 +13,26 @@ import (
 // Paging of SPEC §6.2.
 const (
 	PageLimit = 200 // events asked per page
-	MaxPages  = 20  // pages per REQ before it counts as saturated
+	maxPages  = 20  // pages per REQ before it counts as saturated
 )
 
 // Batch-level failures: the relay answered, but the REQ cannot complete.
 var (
 	ErrSaturated = errors.New("saturated before EOSE")
-	ErrStalled   = errors.New("page stalled")
+	errStalled   = errors.New("page stalled")
 	ErrTimeout   = errors.New("relay did not finish the page in time")
 )
 
-// ClosedError is a CLOSED answer from the relay.
-type ClosedError struct{ Reason string }
+// closedError is a CLOSED answer from the relay.
+type closedError struct{ reason string }
 
-func (e *ClosedError) Error() string { return "closed by relay: " + e.Reason }
+func (e *closedError) Error() string { return "closed by relay: " + e.reason }
 
 // ConnectionError reports whether err means the connection itself failed
 // (dropped, unresponsive, refused) rather than one REQ or reconciliation.
 func ConnectionError(err error) bool {
-	var closed *ClosedError
-	return err != nil && !errors.Is(err, ErrSaturated) && !errors.Is(err, ErrStalled) &&
+	var closed *closedError
+	return err != nil && !errors.Is(err, ErrSaturated) && !errors.Is(err, errStalled) &&
 		!errors.As(err, &closed) && !IsReconcileRefused(err) && !errors.Is(err, context.Canceled)
 }
 
@@ -40,17 +40,17 @@ func ConnectionError(err error) bool {
 type FetchStats struct {
 	Pages          int
 	Events         int   // distinct events handed to onPage
-	Oldest, Newest int64 // created_at range seen, 0 when no events
-	// Reasked: ids a reconciliation said we lack that the first ask did not
+	oldest, newest int64 // created_at range seen, 0 when no events
+	// reasked: ids a reconciliation said we lack that the first ask did not
 	// bring, asked for once more (FetchIDs); Missing: of those, the ones
 	// that did not arrive then either.
-	Reasked, Missing int
+	reasked, missing int
 }
 
 func (st *FetchStats) add(evs []*nostr.Event) {
 	for _, ev := range evs {
 		t := int64(ev.CreatedAt)
-		widen(&st.Oldest, &st.Newest, t, t)
+		widen(&st.oldest, &st.newest, t, t)
 	}
 	st.Events += len(evs)
 }
@@ -66,10 +66,10 @@ func widen(oldest, newest *int64, o, n int64) {
 func (st *FetchStats) merge(o FetchStats) {
 	st.Pages += o.Pages
 	st.Events += o.Events
-	st.Reasked += o.Reasked
-	st.Missing += o.Missing
+	st.reasked += o.reasked
+	st.missing += o.missing
 	if o.Events > 0 {
-		widen(&st.Oldest, &st.Newest, o.Oldest, o.Newest)
+		widen(&st.oldest, &st.newest, o.oldest, o.newest)
 	}
 }
 
@@ -98,10 +98,10 @@ func (c *Conn) FetchIDs(ctx context.Context, f nostr.Filter, ids []string, onPag
 	if len(again) == 0 {
 		return st, nil
 	}
-	st.Reasked = len(again)
+	st.reasked = len(again)
 	got, err := c.fetchIDChunks(ctx, f, again, noted)
 	st.merge(got)
-	st.Missing = len(missing(again))
+	st.missing = len(missing(again))
 	return st, err
 }
 
@@ -161,11 +161,11 @@ func (c *Conn) pageFilters(ctx context.Context, filters nostr.Filters) ([]*nostr
 			return nil, err
 		}
 		evs, s, err := c.pageOnce(ctx, filters)
-		var closed *ClosedError
-		if !errors.As(err, &closed) || !IsRefusal(closed.Reason) || attempt > refusedRetries {
+		var closed *closedError
+		if !errors.As(err, &closed) || !isRefusal(closed.reason) || attempt > refusedRetries {
 			return evs, err
 		}
-		if IsRateLimited(closed.Reason) {
+		if isRateLimited(closed.reason) {
 			c.coolDown()
 			continue
 		}
@@ -177,7 +177,7 @@ func (c *Conn) pageFilters(ctx context.Context, filters nostr.Filters) ([]*nostr
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-c.ctx.Done():
-			return nil, c.Err()
+			return nil, c.err()
 		}
 	}
 }
@@ -196,23 +196,23 @@ func (c *Conn) pageOnce(ctx context.Context, filters nostr.Filters) ([]*nostr.Ev
 	s, err := c.subscribeWithin(ctx, filters, Handler{
 		Event:  func(ev *nostr.Event) { evs = append(evs, ev) },
 		EOSE:   func() { signal(nil) },
-		Closed: func(reason string) { signal(&ClosedError{Reason: reason}) },
+		closed: func(reason string) { signal(&closedError{reason: reason}) },
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	timer := time.NewTimer(c.opts.PageTimeout)
+	timer := time.NewTimer(c.opts.pageTimeout)
 	defer timer.Stop()
 	select {
 	case err = <-done:
 	case <-c.ctx.Done():
-		err = c.Err()
+		err = c.err()
 	case <-ctx.Done():
 		err = ctx.Err()
 	case <-timer.C:
 		err = ErrTimeout
 	}
-	s.Close()
+	s.close()
 	if err != nil {
 		return nil, s, err
 	}
@@ -221,10 +221,10 @@ func (c *Conn) pageOnce(ctx context.Context, filters nostr.Filters) ([]*nostr.Ev
 
 // Fetch pages backwards through f (until = smallest created_at of the
 // previous page) and hands each page's new events to onPage. It returns nil
-// only after EOSE on an unsaturated final page; after MaxPages full pages it
+// only after EOSE on an unsaturated final page; after maxPages full pages it
 // fails with ErrSaturated (SPEC §6.2, trust sync's batches).
 func (c *Conn) Fetch(ctx context.Context, f nostr.Filter, onPage func([]*nostr.Event) error) (FetchStats, error) {
-	return c.FetchPages(ctx, f, MaxPages, onPage)
+	return c.FetchPages(ctx, f, maxPages, onPage)
 }
 
 // FetchPages is Fetch with at most maxPages pages (0 = page until EOSE,
@@ -295,7 +295,7 @@ func (c *Conn) FetchPages(ctx context.Context, f nostr.Filter, maxPages int, onP
 			confirming = len(evs)
 		}
 		if f.Until != nil && oldest >= int64(*f.Until) {
-			return st, fmt.Errorf("%w at created_at %d", ErrStalled, oldest)
+			return st, fmt.Errorf("%w at created_at %d", errStalled, oldest)
 		}
 		until := nostr.Timestamp(oldest)
 		f.Until = &until

@@ -79,7 +79,7 @@ func (c *Conn) FetchEach(ctx context.Context, filters nostr.Filters, onPage func
 			slices.Sort(times)
 			end := times[len(times)-limit] // the limit-th newest: the oldest of its page
 			if f.Until != nil && end >= int64(*f.Until) {
-				return st, open, fmt.Errorf("%w at created_at %d", ErrStalled, end)
+				return st, open, fmt.Errorf("%w at created_at %d", errStalled, end)
 			}
 			until = max(until, end)
 			next = append(next, f)
@@ -121,7 +121,7 @@ func (c *Conn) fetchInTurn(ctx context.Context, filters nostr.Filters, onPage fu
 		if err != nil {
 			left := slices.Clone(filters[i:])
 			if got.Events > 0 {
-				until := nostr.Timestamp(got.Oldest)
+				until := nostr.Timestamp(got.oldest)
 				left[0].Until = &until
 			}
 			return st, left, err

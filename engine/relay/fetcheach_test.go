@@ -1,4 +1,4 @@
-package relay_test
+package relay
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/internal/faultrelay"
-	"dtp-personal/engine/relay"
 )
 
 // tagged makes n unsigned kind-1111 events, one per second going back from
@@ -48,7 +47,7 @@ func TestFetchEachSendsSharedEventsOnce(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := faultrelay.StartForTest(t, tc.mode, evs...)
-			c := dial(t, r.URL, relay.Options{})
+			c := dial(t, r.URL, Options{})
 			got := map[string]bool{}
 			st, left, err := c.FetchEach(context.Background(), filters, func(page []*nostr.Event) error {
 				for _, ev := range page {
@@ -86,13 +85,13 @@ func TestFetchEachLeavesWhereToGoOn(t *testing.T) {
 		}
 		return nil
 	}
-	_, left, err := dial(t, r.URL, relay.Options{}).FetchEach(context.Background(), filters, onPage)
+	_, left, err := dial(t, r.URL, Options{}).FetchEach(context.Background(), filters, onPage)
 	if err == nil || len(left) != 2 || left[0].Until == nil {
 		t.Fatalf("after the drop: err %v, left %v: want both filters left with an until", err, left)
 	}
 	r.SetMode(faultrelay.Mode{CapLimit: 50, AdvertiseCap: true})
 	before := len(got)
-	if _, left, err = dial(t, r.URL, relay.Options{}).FetchEach(context.Background(), left, onPage); err != nil || len(left) != 0 {
+	if _, left, err = dial(t, r.URL, Options{}).FetchEach(context.Background(), left, onPage); err != nil || len(left) != 0 {
 		t.Fatalf("going on: %v, left %v", err, left)
 	}
 	if len(got) != len(evs) || before == 0 {

@@ -32,12 +32,12 @@ type Link struct {
 	notifyMu sync.Mutex
 
 	attemptsOK, attemptsFailed atomic.Int64 // connection attempts by result, for metrics
-	frames                     FrameCounts  // over every connection of the link
-	allowance                  LearnedAllowance
+	frames                     frameCounts  // over every connection of the link
+	allowance                  learnedAllowance
 }
 
-// Attempts are the connection attempts made through the link, by result.
-func (l *Link) Attempts() (ok, failed int64) { return l.attemptsOK.Load(), l.attemptsFailed.Load() }
+// attempts are the connection attempts made through the link, by result.
+func (l *Link) attempts() (ok, failed int64) { return l.attemptsOK.Load(), l.attemptsFailed.Load() }
 
 // NewLink starts from a relay's stored health. onChange is called after
 // every health change, outside the link's lock.
@@ -62,8 +62,8 @@ func (l *Link) Health() health.Health {
 	return l.health
 }
 
-// Connected reports whether a connection is open.
-func (l *Link) Connected() bool {
+// connected reports whether a connection is open.
+func (l *Link) connected() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.open > 0
@@ -82,18 +82,18 @@ func (l *Link) update(fn func(h *health.Health)) {
 	}
 }
 
-// Connect dials the relay, recording the attempt and its outcome. It does not
+// connect dials the relay, recording the attempt and its outcome. It does not
 // check Due: callers decide whether a retry is wanted (a manual sync may try
 // a relay in backoff). Sync profiles connect through Links.Use or Keep.
-func (l *Link) Connect(ctx context.Context) (*Conn, error) {
+func (l *Link) connect(ctx context.Context) (*Conn, error) {
 	now := l.clock.Now()
 	l.update(func(h *health.Health) { h.Attempt(now) })
 	opts := l.opts()
 	h := l.Health()
 	// the limits last read stand when the document cannot be read this time
-	opts.Limits = Limits{MaxSubscriptions: h.MaxSubscriptions, MaxLimit: h.MaxLimit, MaxMessageLength: h.MaxMessageLength}
-	opts.Counts, opts.Allowance = &l.frames, &l.allowance
-	opts.OnUseful = func() {
+	opts.limits = relayLimits{maxSubscriptions: h.MaxSubscriptions, maxLimit: h.MaxLimit, maxMessageLength: h.MaxMessageLength}
+	opts.counts, opts.allowance = &l.frames, &l.allowance
+	opts.onUseful = func() {
 		t := l.clock.Now()
 		l.update(func(h *health.Health) { h.Useful(t) })
 	}
@@ -115,8 +115,8 @@ func (l *Link) Connect(ctx context.Context) (*Conn, error) {
 	l.update(func(h *health.Health) {
 		h.Connected(t)
 		l.open++
-		if lim := c.Limits(); lim.Published {
-			h.MaxSubscriptions, h.MaxLimit, h.MaxMessageLength = lim.MaxSubscriptions, lim.MaxLimit, lim.MaxMessageLength
+		if lim := c.Limits(); lim.published {
+			h.MaxSubscriptions, h.MaxLimit, h.MaxMessageLength = lim.maxSubscriptions, lim.maxLimit, lim.maxMessageLength
 		}
 	})
 	go l.settleWhenStable(c, l.clock.After(health.StableAfter))
@@ -127,20 +127,20 @@ func (l *Link) Connect(ctx context.Context) (*Conn, error) {
 // has stayed up health.StableAfter, without waiting for its end.
 func (l *Link) settleWhenStable(c *Conn, stable <-chan time.Time) {
 	select {
-	case <-c.Done():
+	case <-c.done():
 	case <-stable:
-		if c.Err() == nil {
+		if c.err() == nil {
 			t := l.clock.Now()
 			l.update(func(h *health.Health) { h.Settle(t) })
 		}
 	}
 }
 
-// Release ends the use of c. A connection that dropped by itself counts as
+// release ends the use of c. A connection that dropped by itself counts as
 // dropped; otherwise it is closed here, and failure (the relay stopped
 // answering) counts as a failed attempt, nil as a finished job.
-func (l *Link) Release(c *Conn, failure error) {
-	dropped, cause := c.Dropped(), c.Err()
+func (l *Link) release(c *Conn, failure error) {
+	dropped, cause := c.dropped(), c.err()
 	c.Close()
 	t := l.clock.Now()
 	l.update(func(h *health.Health) {
@@ -165,33 +165,33 @@ const (
 	NIP77Unsupported
 )
 
-// NIP77Reprobe is how long a relay's refusal of NIP-77 is believed: after
+// nip77Reprobe is how long a relay's refusal of NIP-77 is believed: after
 // it, the relay is asked again (it may have been upgraded).
-const NIP77Reprobe = 24 * time.Hour
+const nip77Reprobe = 24 * time.Hour
 
 // NIP77 is the relay's NIP-77 support as last learned; a refusal older than
-// NIP77Reprobe reads as unknown.
+// nip77Reprobe reads as unknown.
 func (l *Link) NIP77() NIP77Support {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.nip77 == NIP77Unsupported && l.clock.Now().Sub(l.nip77At) >= NIP77Reprobe {
+	if l.nip77 == NIP77Unsupported && l.clock.Now().Sub(l.nip77At) >= nip77Reprobe {
 		return NIP77Unknown
 	}
 	return l.nip77
 }
 
-// Reconcile runs c.Reconcile and remembers whether the relay does NIP-77;
-// a relay that refused within NIP77Reprobe is not asked (a refusal is
+// reconcile runs c.Reconcile and remembers whether the relay does NIP-77;
+// a relay that refused within nip77Reprobe is not asked (a refusal is
 // returned at once). A refusal of one query for its size or load
-// (ReconcileRefusedError.ForQuery) still shows the relay does NIP-77.
-func (l *Link) Reconcile(ctx context.Context, c *Conn, f nostr.Filter, local iter.Seq2[nostr.Timestamp, string]) (Reconciliation, error) {
+// (reconcileRefusedError.ForQuery) still shows the relay does NIP-77.
+func (l *Link) reconcile(ctx context.Context, c *Conn, f nostr.Filter, local iter.Seq2[nostr.Timestamp, string]) (Reconciliation, error) {
 	if l.NIP77() == NIP77Unsupported {
-		return Reconciliation{}, &ReconcileRefusedError{Reason: "refused within the last " + NIP77Reprobe.String()}
+		return Reconciliation{}, &reconcileRefusedError{reason: "refused within the last " + nip77Reprobe.String()}
 	}
 	rec, err := c.Reconcile(ctx, f, local)
-	var refused *ReconcileRefusedError
+	var refused *reconcileRefusedError
 	switch {
-	case err == nil || errors.As(err, &refused) && refused.ForQuery:
+	case err == nil || errors.As(err, &refused) && refused.forQuery:
 		l.learnNIP77(NIP77Supported)
 	case refused != nil:
 		l.learnNIP77(NIP77Unsupported)
@@ -203,7 +203,7 @@ func (l *Link) Reconcile(ctx context.Context, c *Conn, f nostr.Filter, local ite
 // which held reads (at most max of them: store.Stamps, AuthoredStamps), and
 // notes the outcome in tally. It returns ErrNotReconciled, asking nothing,
 // where reconciling cannot help: the relay refused NIP-77 lately, more than
-// lim.Max of f is held (ReconcileMax for a filter a paged REQ would answer:
+// lim.Max of f is held (reconcileMax for a filter a paged REQ would answer:
 // paging decides), or nothing is and lim.Empty is not set (a first fetch:
 // paging sends the events at once). Both sync profiles decide this here.
 func ReconcileHeld[S any](ctx context.Context, l *Link, c *Conn, f nostr.Filter, lim HeldLimit,
@@ -218,8 +218,8 @@ func ReconcileHeld[S any](ctx context.Context, l *Link, c *Conn, f nostr.Filter,
 	if len(local) == 0 && !lim.Empty || len(local) > lim.Max {
 		return nil, Reconciliation{}, ErrNotReconciled
 	}
-	rec, err := l.Reconcile(ctx, c, f, pairs(local))
-	tally.Note(rec, len(local), err)
+	rec, err := l.reconcile(ctx, c, f, pairs(local))
+	tally.note(rec, len(local), err)
 	return local, rec, err
 }
 
@@ -231,7 +231,7 @@ type HeldLimit struct {
 }
 
 // PagedQuery is the HeldLimit of a filter a paged REQ would answer.
-var PagedQuery = HeldLimit{Max: ReconcileMax}
+var PagedQuery = HeldLimit{Max: reconcileMax}
 
 func (l *Link) learnNIP77(s NIP77Support) {
 	l.mu.Lock()
@@ -252,9 +252,9 @@ func (l *Link) RootsCovered(digest string) {
 	l.update(func(h *health.Health) { h.CoveredRoots = digest })
 }
 
-// Committed records that everything received from the relay up to t is
+// committed records that everything received from the relay up to t is
 // committed: where a restart resumes from (less ReconnectWindow).
-func (l *Link) Committed(t time.Time) {
+func (l *Link) committed(t time.Time) {
 	l.update(func(h *health.Health) { h.CommittedAt = max(h.CommittedAt, t.Unix()) })
 }
 
@@ -272,7 +272,7 @@ func (l *Link) Fetched(st FetchStats) {
 	}
 	l.update(func(h *health.Health) {
 		h.EventsFetched += int64(st.Events)
-		widen(&h.OldestReached, &h.NewestReached, st.Oldest, st.Newest)
+		widen(&h.OldestReached, &h.NewestReached, st.oldest, st.newest)
 	})
 }
 
@@ -284,10 +284,10 @@ func (l *Link) Row(state string) status.Relay {
 	}
 	h := l.Health()
 	return status.Relay{
-		URL: l.url, Health: h.State, State: state, Connected: l.Connected(),
+		URL: l.url, Health: h.State, State: state, Connected: l.connected(),
 		LastSuccess: h.LastSuccessAt, EventsFetched: h.EventsFetched, EventsStored: h.EventsStored,
 		OldestReached: h.OldestReached, NewestReached: h.NewestReached,
 		Failures: h.ConsecutiveFailures, NextRetry: h.NextRetryAt, LastError: h.LastError,
-		Refresh: l.RefreshStatus(),
+		Refresh: l.refreshStatus(),
 	}
 }

@@ -42,7 +42,7 @@ type Links struct {
 // NewLinks makes an empty registry of profile's links; opts gives a relay's
 // connection options, read at each connection (so a changed setting such as
 // the page timeout reaches relays already known, and per-relay callbacks
-// such as OnNotice can name the relay).
+// such as onNotice can name the relay).
 func NewLinks(store HealthStore, profile health.Profile, opts func(url string) Options, clock clock.Clock, log *slog.Logger) *Links {
 	return &Links{store: store, profile: profile, opts: opts, clock: clock, log: log,
 		links: map[string]*Link{}, saved: map[string]health.Health{}}
@@ -53,8 +53,8 @@ func NewLinks(store HealthStore, profile health.Profile, opts func(url string) O
 // when the connection is made, and NOTICEs logged with the relay's address.
 func OptionsFor(authKey string, pageTimeout func() time.Duration, log *slog.Logger) func(url string) Options {
 	return func(url string) Options {
-		return Options{AuthKey: authKey, PageTimeout: pageTimeout(),
-			OnNotice: func(msg string) { log.Info("relay notice", "relay", url, "notice", msg) }}
+		return Options{authKey: authKey, pageTimeout: pageTimeout(),
+			onNotice: func(msg string) { log.Info("relay notice", "relay", url, "notice", msg) }}
 	}
 }
 

@@ -1,4 +1,4 @@
-package relay_test
+package relay
 
 import (
 	"context"
@@ -10,12 +10,11 @@ import (
 
 	"dtp-personal/engine/health"
 	"dtp-personal/engine/internal/faultrelay"
-	"dtp-personal/engine/relay"
 	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
 )
 
-// healthStore is an in-memory relay.HealthStore that counts saves.
+// healthStore is an in-memory HealthStore that counts saves.
 type healthStore struct {
 	mu    sync.Mutex
 	saved map[profileURL]health.Health
@@ -59,9 +58,9 @@ func TestLinksSeedTrackAndSave(t *testing.T) {
 		{health.ProfileTrust, b}:      {URL: b, State: status.HealthDead, ConsecutiveFailures: 9, LastError: "other profile"},
 	}}
 	var optsFor []string
-	links := relay.NewLinks(st, health.ProfileRepository, func(url string) relay.Options {
+	links := NewLinks(st, health.ProfileRepository, func(url string) Options {
 		optsFor = append(optsFor, url)
-		return relay.Options{}
+		return Options{}
 	}, faultrelay.NewClock(time.Unix(1_700_000_000, 0)), slog.Default())
 
 	links.Track([]string{a, b})
@@ -76,7 +75,7 @@ func TestLinksSeedTrackAndSave(t *testing.T) {
 	}
 
 	l := links.Get(b)
-	l.Fetched(relay.FetchStats{Events: 5, Oldest: 10, Newest: 20})
+	l.Fetched(FetchStats{Events: 5, oldest: 10, newest: 20})
 	if _, saves := st.get(health.ProfileRepository, b); saves != 0 {
 		t.Fatalf("%d saves after a progress change, want none yet", saves)
 	}
@@ -105,15 +104,15 @@ func TestLinksOfTwoProfilesKeepTheirOwnHealth(t *testing.T) {
 		t.Fatal(err)
 	}
 	clock := faultrelay.NewClock(time.Unix(1_700_000_000, 0))
-	noOpts := func(string) relay.Options { return relay.Options{} }
-	trust := relay.NewLinks(st, health.ProfileTrust, noOpts, clock, slog.Default())
-	repo := relay.NewLinks(st, health.ProfileRepository, noOpts, clock, slog.Default())
+	noOpts := func(string) Options { return Options{} }
+	trust := NewLinks(st, health.ProfileTrust, noOpts, clock, slog.Default())
+	repo := NewLinks(st, health.ProfileRepository, noOpts, clock, slog.Default())
 
-	if _, err := trust.Get(url).Connect(context.Background()); err == nil {
+	if _, err := trust.Get(url).connect(context.Background()); err == nil {
 		t.Fatal("connected to a closed port")
 	}
 	l := repo.Get(url)
-	l.Fetched(relay.FetchStats{Events: 5, Oldest: 10, Newest: 20})
+	l.Fetched(FetchStats{Events: 5, oldest: 10, newest: 20})
 	repo.Save(l)
 	st.Close()
 
@@ -122,8 +121,8 @@ func TestLinksOfTwoProfilesKeepTheirOwnHealth(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	trust = relay.NewLinks(st, health.ProfileTrust, noOpts, clock, slog.Default())
-	repo = relay.NewLinks(st, health.ProfileRepository, noOpts, clock, slog.Default())
+	trust = NewLinks(st, health.ProfileTrust, noOpts, clock, slog.Default())
+	repo = NewLinks(st, health.ProfileRepository, noOpts, clock, slog.Default())
 	if h := trust.Get(url).Health(); h.State != status.HealthBackoff || h.ConsecutiveFailures != 1 || h.EventsFetched != 0 {
 		t.Errorf("trust link after a restart %+v, want its failure and none of the other profile's progress", h)
 	}

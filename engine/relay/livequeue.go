@@ -7,48 +7,48 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 )
 
-// Item is what a LiveSet hands its consumer, in arrival order: an event, a
+// item is what a LiveSet hands its consumer, in arrival order: an event, a
 // group's EOSE, or a drain mark (both nil/false) that the consumer answers
 // with Done once everything before it is processed.
-type Item struct {
-	Label any          // the group's label; nil for a drain mark
-	Event *nostr.Event // nil for EOSE and drain marks
-	Live  bool         // the event arrived after its REQ's EOSE
-	EOSE  bool         // the group's stored events are all delivered
+type item struct {
+	label any          // the group's label; nil for a drain mark
+	event *nostr.Event // nil for EOSE and drain marks
+	live  bool         // the event arrived after its REQ's EOSE
+	eose  bool         // the group's stored events are all delivered
 
 	drained chan struct{}
 }
 
-// Done answers a drain mark; on other items it does nothing.
-func (it Item) Done() {
+// done answers a drain mark; on other items it does nothing.
+func (it item) done() {
 	if it.drained != nil {
 		close(it.drained)
 	}
 }
 
 // Items is the queue between the socket's read loop and the consumer.
-func (s *LiveSet) Items() <-chan Item { return s.items }
+func (s *LiveSet) Items() <-chan item { return s.items }
 
-// Overflowed fires when a live event found the queue full. The event is
+// overflowed fires when a live event found the queue full. The event is
 // lost: the caller closes the subscriptions (CloseAll), lets the consumer
 // catch up (Drain) and reopens from what it holds (Resubscribe, or its own
 // cursors).
-func (s *LiveSet) Overflowed() <-chan struct{} { return s.overflow }
+func (s *LiveSet) overflowed() <-chan struct{} { return s.overflow }
 
-// Drain waits until the consumer has processed everything queued so far.
-func (s *LiveSet) Drain(ctx context.Context) {
+// drain waits until the consumer has processed everything queued so far.
+func (s *LiveSet) drain(ctx context.Context) {
 	done := make(chan struct{})
 	select {
-	case s.items <- Item{drained: done}:
+	case s.items <- item{drained: done}:
 	case <-ctx.Done():
 		return
-	case <-s.conn.Done():
+	case <-s.conn.done():
 		return
 	}
 	select {
 	case <-done:
 	case <-ctx.Done():
-	case <-s.conn.Done():
+	case <-s.conn.done():
 	}
 }
 
@@ -58,10 +58,10 @@ func (s *LiveSet) event(r *req, ev *nostr.Event) {
 	s.mu.Lock()
 	live := r.eosed
 	s.mu.Unlock()
-	it := Item{Event: ev, Live: live}
+	it := item{event: ev, live: live}
 	for _, e := range r.entries {
 		if e.filters.Match(ev) {
-			it.Label = e.label
+			it.label = e.label
 			break
 		}
 	}
@@ -76,7 +76,7 @@ func (s *LiveSet) eose(r *req) {
 	}
 	s.mu.Unlock()
 	for _, e := range r.entries {
-		s.enqueue(Item{Label: e.label, EOSE: true})
+		s.enqueue(item{label: e.label, eose: true})
 	}
 	r.finish(nil)
 }
@@ -91,8 +91,8 @@ func (s *LiveSet) closed(r *req, reason string) {
 	delete(s.reqs, r)
 	sub := r.sub
 	s.mu.Unlock()
-	r.finish(&ClosedError{Reason: reason})
-	if IsRefusal(reason) {
+	r.finish(&closedError{reason: reason})
+	if isRefusal(reason) {
 		if sub != nil && s.conn.refusedForNumber(sub) {
 			s.mu.Lock()
 			s.unsent = true
@@ -103,9 +103,9 @@ func (s *LiveSet) closed(r *req, reason string) {
 		s.refused(reason)
 		return
 	}
-	s.reopenLater(r.entries) // before OnClosed: a test clock sees the timer once told
-	if s.opts.OnClosed != nil {
-		s.opts.OnClosed(reason)
+	s.reopenLater(r.entries) // before onClosed: a test clock sees the timer once told
+	if s.opts.onClosed != nil {
+		s.opts.onClosed(reason)
 	}
 }
 
@@ -119,8 +119,8 @@ func (r *req) finish(err error) {
 
 // enqueue runs on the read loop. History (before EOSE) waits for room: flow
 // control. Live events never wait: a full queue is back-pressure.
-func (s *LiveSet) enqueue(it Item) {
-	if it.Live {
+func (s *LiveSet) enqueue(it item) {
+	if it.live {
 		select {
 		case s.items <- it:
 		default:
@@ -133,12 +133,12 @@ func (s *LiveSet) enqueue(it Item) {
 	}
 	select {
 	case s.items <- it:
-	case <-s.conn.Done():
+	case <-s.conn.done():
 	}
 }
 
 // refused lowers the REQ limit to half of what the relay accepted, and
-// leaves the relay alone for RefusalCooldown; then everything is repacked
+// leaves the relay alone for refusalCooldown; then everything is repacked
 // into fewer, fuller REQs. Refusals during a cool-down add nothing.
 func (s *LiveSet) refused(reason string) {
 	s.mu.Lock()
@@ -155,12 +155,12 @@ func (s *LiveSet) refused(reason string) {
 		}
 	}
 	s.reqLimit = max(1, accepted/2)
-	wait := s.opts.Clock.After(RefusalCooldown) // before the cool-down shows, so a test clock can end it
-	s.coolUntil = s.opts.Clock.Now().Add(RefusalCooldown)
+	wait := s.opts.clock.After(refusalCooldown) // before the cool-down shows, so a test clock can end it
+	s.coolUntil = s.opts.clock.Now().Add(refusalCooldown)
 	until := s.coolUntil
 	s.mu.Unlock()
-	if s.opts.OnRefused != nil {
-		s.opts.OnRefused(reason, until)
+	if s.opts.onRefused != nil {
+		s.opts.onRefused(reason, until)
 	}
 	go s.afterCooldown(wait)
 }
@@ -168,11 +168,11 @@ func (s *LiveSet) refused(reason string) {
 func (s *LiveSet) afterCooldown(wait <-chan time.Time) {
 	select {
 	case <-wait:
-	case <-s.conn.Done():
+	case <-s.conn.done():
 		return
 	}
 	// a failed write means the connection is ending: its owner sees Done
-	if s.Resubscribe(s.opts.Clock.Now().Add(-ReconnectWindow).Unix()) == nil && s.opts.OnReopened != nil {
-		s.opts.OnReopened()
+	if s.Resubscribe(s.opts.clock.Now().Add(-ReconnectWindow).Unix()) == nil && s.opts.onReopened != nil {
+		s.opts.onReopened()
 	}
 }

@@ -15,8 +15,8 @@ import (
 const (
 	MaxLiveFilters       = 70               // filters one REQ carries before the caller's set is consolidated
 	ReconnectWindow      = 15 * time.Minute // re-read this much before the last good moment (reconnect, consolidation)
-	DefaultQueueCap      = 100              // live events queued before back-pressure
-	DefaultFiltersPerReq = 10               // filters per REQ while the connection's LiveBudget leaves room
+	defaultQueueCap      = 100              // live events queued before back-pressure
+	defaultFiltersPerReq = 10               // filters per REQ while the connection's liveBudget leaves room
 )
 
 // Group is filters the caller wants served together. The set never looks
@@ -26,52 +26,52 @@ type Group struct {
 	Filters nostr.Filters
 }
 
-// LiveOptions configure a LiveSet. Zero values take the defaults.
-type LiveOptions struct {
-	Clock         clock.Clock   // default: the wall clock
-	QueueCap      int           // default DefaultQueueCap
-	FiltersPerReq int           // default DefaultFiltersPerReq
-	EOSETimeout   time.Duration // longest wait for the EOSE before a consolidation; default 30 s
+// liveOptions configure a LiveSet. Zero values take the defaults.
+type liveOptions struct {
+	clock         clock.Clock   // default: the wall clock
+	queueCap      int           // default defaultQueueCap
+	filtersPerReq int           // default defaultFiltersPerReq
+	eoseTimeout   time.Duration // longest wait for the EOSE before a consolidation; default 30 s
 	// Consolidate returns the caller's whole filter set in as few groups as
-	// it can; called when the set would not fit the connection's LiveBudget
+	// it can; called when the set would not fit the connection's liveBudget
 	// at MaxLiveFilters per REQ. nil = never consolidate.
-	Consolidate func() []Group
-	// OnRefused is told when the relay refused subscriptions and until when
+	consolidate func() []Group
+	// onRefused is told when the relay refused subscriptions and until when
 	// the set leaves it alone.
-	OnRefused func(reason string, until time.Time)
-	// OnClosed is told when the relay closed a subscription for another
-	// reason; the set reopens it after LiveReopen's backoff.
-	OnClosed func(reason string)
-	// OnReopened is told when subscriptions the relay closed or refused
+	onRefused func(reason string, until time.Time)
+	// onClosed is told when the relay closed a subscription for another
+	// reason; the set reopens it after liveReopen's backoff.
+	onClosed func(reason string)
+	// onReopened is told when subscriptions the relay closed or refused
 	// were sent again.
-	OnReopened func()
+	onReopened func()
 }
 
-func (o LiveOptions) withDefaults() LiveOptions {
-	if o.Clock == nil {
-		o.Clock = clock.Wall{}
+func (o liveOptions) withDefaults() liveOptions {
+	if o.clock == nil {
+		o.clock = clock.Wall{}
 	}
-	if o.QueueCap <= 0 {
-		o.QueueCap = DefaultQueueCap
+	if o.queueCap <= 0 {
+		o.queueCap = defaultQueueCap
 	}
-	if o.FiltersPerReq <= 0 {
-		o.FiltersPerReq = DefaultFiltersPerReq
+	if o.filtersPerReq <= 0 {
+		o.filtersPerReq = defaultFiltersPerReq
 	}
-	if o.EOSETimeout <= 0 {
-		o.EOSETimeout = 30 * time.Second
+	if o.eoseTimeout <= 0 {
+		o.eoseTimeout = 30 * time.Second
 	}
 	return o
 }
 
 // LiveSet is the live subscriptions of one connection: groups of filters
 // packed into few REQs, added incrementally, never more REQs than the
-// connection's LiveBudget (repacked into fuller REQs, or consolidated, to
+// connection's liveBudget (repacked into fuller REQs, or consolidated, to
 // stay within it), repacked into fewer REQs after a refusal, and delivered
 // in arrival order through a bounded queue (see Items).
 type LiveSet struct {
 	conn     *Conn
-	opts     LiveOptions
-	items    chan Item
+	opts     liveOptions
+	items    chan item
 	overflow chan struct{}
 
 	opMu sync.Mutex // one change of the subscriptions at a time
@@ -83,7 +83,7 @@ type LiveSet struct {
 	coolUntil   time.Time     // refused: nothing is sent before this
 	refusals    int64
 	lastRefused string
-	closedRun   int       // relay closes in a row (each within LiveReopen.Max of the last)
+	closedRun   int       // relay closes in a row (each within liveReopen.Max of the last)
 	lastClosed  time.Time // the latest relay close
 	unsent      bool      // groups of a REQ refused for the number open wait for fitAllowance
 }
@@ -118,12 +118,12 @@ type req struct {
 	done    chan error // EOSE (nil) or the CLOSED that ended it
 }
 
-// NewLiveSet starts an empty set on conn; it ends with the connection.
-func NewLiveSet(conn *Conn, opts LiveOptions) *LiveSet {
+// newLiveSet starts an empty set on conn; it ends with the connection.
+func newLiveSet(conn *Conn, opts liveOptions) *LiveSet {
 	opts = opts.withDefaults()
 	s := &LiveSet{
 		conn: conn, opts: opts, reqs: map[*req]bool{},
-		items: make(chan Item, opts.QueueCap), overflow: make(chan struct{}, 1),
+		items: make(chan item, opts.queueCap), overflow: make(chan struct{}, 1),
 	}
 	conn.onAllowanceLowered(s.fitAllowance)
 	return s
@@ -145,7 +145,7 @@ func (s *LiveSet) fitAllowance() {
 	s.mu.Unlock()
 	if over {
 		// a failed write means the connection is ending: its owner sees Done
-		_ = s.resubscribe(s.opts.Clock.Now().Add(-ReconnectWindow).Unix(), 0)
+		_ = s.resubscribe(s.opts.clock.Now().Add(-ReconnectWindow).Unix(), 0)
 	}
 }
 
@@ -166,7 +166,7 @@ func (s *LiveSet) Add(_ context.Context, groups []Group) error {
 	cooling, total := s.coolingLocked(), s.filterCountLocked()
 	fits := len(s.reqs)+len(s.pack(added, 0)) <= limit
 	s.mu.Unlock()
-	since := s.opts.Clock.Now().Add(-ReconnectWindow).Unix()
+	since := s.opts.clock.Now().Add(-ReconnectWindow).Unix()
 	within := max(1, limit/2)
 	switch {
 	case cooling:
@@ -174,8 +174,8 @@ func (s *LiveSet) Add(_ context.Context, groups []Group) error {
 	case fits:
 		_, err := s.send(added, 0)
 		return err
-	case total > within*MaxLiveFilters && s.opts.Consolidate != nil:
-		return s.replace(newEntries(s.opts.Consolidate()), since)
+	case total > within*MaxLiveFilters && s.opts.consolidate != nil:
+		return s.replace(newEntries(s.opts.consolidate()), since)
 	}
 	return s.resubscribe(since, within)
 }
@@ -188,7 +188,7 @@ func (s *LiveSet) Add(_ context.Context, groups []Group) error {
 // room that never comes.
 func (s *LiveSet) StepAside(fn func() error) error {
 	s.opMu.Lock()
-	allowance, _ := s.conn.Allowance()
+	allowance, _ := s.conn.allowance()
 	s.mu.Lock()
 	aside := len(s.reqs) > 0 && len(s.reqs) >= allowance
 	s.mu.Unlock()
@@ -198,7 +198,7 @@ func (s *LiveSet) StepAside(fn func() error) error {
 		return fn()
 	}
 	defer s.opMu.Unlock()
-	since := s.opts.Clock.Now().Add(-ReconnectWindow).Unix()
+	since := s.opts.clock.Now().Add(-ReconnectWindow).Unix()
 	s.closeAll()
 	err := fn()
 	if rerr := s.resubscribe(since, 0); err == nil {
@@ -215,9 +215,9 @@ func (s *LiveSet) Replace(groups []Group) error {
 }
 
 // limitLocked is the most REQs the set may keep open: the connection's
-// LiveBudget, or fewer after a refusal. s.mu is held.
+// liveBudget, or fewer after a refusal. s.mu is held.
 func (s *LiveSet) limitLocked() int {
-	limit := s.conn.LiveBudget()
+	limit := s.conn.liveBudget()
 	if s.reqLimit > 0 {
 		limit = min(limit, s.reqLimit)
 	}
@@ -242,22 +242,22 @@ func (s *LiveSet) CloseAll() {
 
 // LiveStats describe the set for status.
 type LiveStats struct {
-	Groups, Filters, Reqs int
-	CoolingUntil          time.Time // zero unless the relay refused and the cool-down runs
-	Refusals              int64     // refusals seen on this connection
-	LastRefusal           string
+	groups, Filters, Reqs int
+	coolingUntil          time.Time // zero unless the relay refused and the cool-down runs
+	refusals              int64     // refusals seen on this connection
+	lastRefusal           string
 }
 
-// Stats are the set's current figures.
-func (s *LiveSet) Stats() LiveStats {
+// stats are the set's current figures.
+func (s *LiveSet) stats() LiveStats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := LiveStats{
-		Groups: len(s.entries), Filters: s.filterCountLocked(), Reqs: len(s.reqs),
-		Refusals: s.refusals, LastRefusal: s.lastRefused,
+		groups: len(s.entries), Filters: s.filterCountLocked(), Reqs: len(s.reqs),
+		refusals: s.refusals, lastRefusal: s.lastRefused,
 	}
 	if s.coolingLocked() {
-		st.CoolingUntil = s.coolUntil
+		st.coolingUntil = s.coolUntil
 	}
 	return st
 }
@@ -315,7 +315,7 @@ func (s *LiveSet) closeAll() {
 	clear(s.reqs)
 	s.mu.Unlock()
 	for _, sub := range open {
-		sub.Close()
+		sub.close()
 	}
 }
 
@@ -337,7 +337,7 @@ func (s *LiveSet) send(entries []*entry, within int) ([]*req, error) {
 		sub, err := s.conn.Subscribe(filters, Handler{
 			Event:  func(ev *nostr.Event) { s.event(r, ev) },
 			EOSE:   func() { s.eose(r) },
-			Closed: func(reason string) { s.closed(r, reason) },
+			closed: func(reason string) { s.closed(r, reason) },
 		})
 		if err != nil {
 			s.mu.Lock()
@@ -353,14 +353,14 @@ func (s *LiveSet) send(entries []*entry, within int) ([]*req, error) {
 	return sent, nil
 }
 
-// pack splits entries into REQs of FiltersPerReq filters, fuller when that
+// pack splits entries into REQs of filtersPerReq filters, fuller when that
 // would take more than within REQs (0 = no bound), and never larger than
 // the relay accepts (its max_message_length: strfry and ours end the
 // connection or refuse the REQ past it, which a frontier of a few thousand
 // authors in fuller REQs reached). A group's filters never straddle two
 // REQs.
 func (s *LiveSet) pack(entries []*entry, within int) [][]*entry {
-	per := s.opts.FiltersPerReq
+	per := s.opts.filtersPerReq
 	if within > 0 {
 		total := 0
 		for _, e := range entries {
@@ -392,7 +392,7 @@ func (s *LiveSet) filterCountLocked() int {
 	return n
 }
 
-func (s *LiveSet) coolingLocked() bool { return s.opts.Clock.Now().Before(s.coolUntil) }
+func (s *LiveSet) coolingLocked() bool { return s.opts.clock.Now().Before(s.coolUntil) }
 
 func newEntries(groups []Group) []*entry {
 	out := make([]*entry, len(groups))

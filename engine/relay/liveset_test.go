@@ -1,4 +1,4 @@
-package relay_test
+package relay
 
 import (
 	"context"
@@ -11,7 +11,6 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 
 	"dtp-personal/engine/internal/faultrelay"
-	"dtp-personal/engine/relay"
 	"dtp-personal/internal/testutil"
 )
 
@@ -22,7 +21,7 @@ type collector struct {
 	eosed  map[any]bool
 }
 
-func collect(set *relay.LiveSet, conn *relay.Conn) *collector {
+func collect(set *LiveSet, conn *Conn) *collector {
 	c := &collector{events: map[any]int{}, eosed: map[any]bool{}}
 	go func() {
 		for {
@@ -30,14 +29,14 @@ func collect(set *relay.LiveSet, conn *relay.Conn) *collector {
 			case it := <-set.Items():
 				c.mu.Lock()
 				switch {
-				case it.Event != nil:
-					c.events[it.Label]++
-				case it.EOSE:
-					c.eosed[it.Label] = true
+				case it.event != nil:
+					c.events[it.label]++
+				case it.eose:
+					c.eosed[it.label] = true
 				}
 				c.mu.Unlock()
-				it.Done()
-			case <-conn.Done():
+				it.done()
+			case <-conn.done():
 				return
 			}
 		}
@@ -66,12 +65,12 @@ func (c *collector) eosedFor(label any) bool {
 
 // authorGroups makes n groups of one filter each, one author per group,
 // and one stored event per author.
-func authorGroups(n int) ([]relay.Group, []*nostr.Event) {
-	groups := make([]relay.Group, n)
+func authorGroups(n int) ([]Group, []*nostr.Event) {
+	groups := make([]Group, n)
 	evs := make([]*nostr.Event, n)
 	for i := range n {
 		pk := fmt.Sprintf("%064x", i+1)
-		groups[i] = relay.Group{Label: i, Filters: nostr.Filters{{Kinds: []int{1}, Authors: []string{pk}}}}
+		groups[i] = Group{Label: i, Filters: nostr.Filters{{Kinds: []int{1}, Authors: []string{pk}}}}
 		evs[i] = &nostr.Event{ID: fmt.Sprintf("%064x", 1000+i), PubKey: pk, Kind: 1, CreatedAt: 1_700_000_000}
 	}
 	return groups, evs
@@ -89,14 +88,14 @@ func TestLiveSetServesEveryFilterUnderSubscriptionLimit(t *testing.T) {
 	r := faultrelay.StartForTest(t, faultrelay.Mode{MaxSubscriptions: limit}, evs...)
 	clock := faultrelay.NewClock(time.Unix(1_700_000_000, 0))
 	var refusalNotices atomic.Int64
-	conn := dial(t, r.URL, relay.Options{OnNotice: func(msg string) {
+	conn := dial(t, r.URL, Options{onNotice: func(msg string) {
 		if msg == "ERROR: too many concurrent REQs" {
 			refusalNotices.Add(1)
 		}
 	}})
 	var cooled atomic.Bool
-	set := relay.NewLiveSet(conn, relay.LiveOptions{Clock: clock, FiltersPerReq: perReq,
-		OnRefused: func(string, time.Time) { cooled.Store(true) }})
+	set := newLiveSet(conn, liveOptions{clock: clock, filtersPerReq: perReq,
+		onRefused: func(string, time.Time) { cooled.Store(true) }})
 	got := collect(set, conn)
 	if err := set.Add(context.Background(), groups); err != nil {
 		t.Fatal(err)
@@ -105,11 +104,11 @@ func TestLiveSetServesEveryFilterUnderSubscriptionLimit(t *testing.T) {
 	if refusalNotices.Load() == 0 {
 		t.Fatal("the relay refused none of the REQs: nothing was fitted")
 	}
-	allowed, known := conn.Allowance()
-	st := set.Stats()
-	if !known || allowed > limit || st.Reqs > conn.LiveBudget() || st.Filters != n || !st.CoolingUntil.IsZero() || cooled.Load() {
+	allowed, known := conn.allowance()
+	st := set.stats()
+	if !known || allowed > limit || st.Reqs > conn.liveBudget() || st.Filters != n || !st.coolingUntil.IsZero() || cooled.Load() {
 		t.Fatalf("after the refusal: allowance %d (known %v), set %+v, cooled down %v: want at most %d REQs carrying %d filters, no cool-down",
-			allowed, known, st, cooled.Load(), conn.LiveBudget(), n)
+			allowed, known, st, cooled.Load(), conn.liveBudget(), n)
 	}
 }
 
@@ -121,32 +120,32 @@ func TestLiveSetServesEveryFilterUnderSubscriptionLimit(t *testing.T) {
 // group is served.
 func TestLiveSetStaysWithinTheRelaysAllowance(t *testing.T) {
 	const allowed = 3
-	groups, evs := authorGroups(relay.MaxLiveFilters + 1)
+	groups, evs := authorGroups(MaxLiveFilters + 1)
 	r := faultrelay.StartForTest(t, faultrelay.Mode{MaxSubscriptions: allowed, AdvertiseSubscriptions: true}, evs...)
 	clock := faultrelay.NewClock(time.Unix(1_700_000_000, 0))
-	conn := dial(t, r.URL, relay.Options{})
-	consolidated := relay.Group{Label: "all", Filters: nostr.Filters{{Kinds: []int{1}}}}
-	set := relay.NewLiveSet(conn, relay.LiveOptions{Clock: clock,
-		Consolidate: func() []relay.Group { return []relay.Group{consolidated} }})
+	conn := dial(t, r.URL, Options{})
+	consolidated := Group{Label: "all", Filters: nostr.Filters{{Kinds: []int{1}}}}
+	set := newLiveSet(conn, liveOptions{clock: clock,
+		consolidate: func() []Group { return []Group{consolidated} }})
 	got := collect(set, conn)
 	ctx := context.Background()
-	for i, g := range groups[:relay.MaxLiveFilters] {
-		if err := set.Add(ctx, []relay.Group{g}); err != nil {
+	for i, g := range groups[:MaxLiveFilters] {
+		if err := set.Add(ctx, []Group{g}); err != nil {
 			t.Fatal(err)
 		}
-		if st := set.Stats(); st.Reqs > allowed-1 {
+		if st := set.stats(); st.Reqs > allowed-1 {
 			t.Fatalf("after %d groups %d REQs, want at most %d", i+1, st.Reqs, allowed-1)
 		}
 	}
-	testutil.Eventually(t, "every group served", func() bool { return got.servedAll(relay.MaxLiveFilters) })
-	if st := set.Stats(); st.Groups != relay.MaxLiveFilters || st.Filters != relay.MaxLiveFilters {
+	testutil.Eventually(t, "every group served", func() bool { return got.servedAll(MaxLiveFilters) })
+	if st := set.stats(); st.groups != MaxLiveFilters || st.Filters != MaxLiveFilters {
 		t.Fatalf("before the consolidation %+v, want every group kept", st)
 	}
-	if err := set.Add(ctx, groups[relay.MaxLiveFilters:]); err != nil {
+	if err := set.Add(ctx, groups[MaxLiveFilters:]); err != nil {
 		t.Fatal(err)
 	}
 	testutil.Eventually(t, "consolidated REQ served", func() bool { return got.eosedFor("all") })
-	if st := set.Stats(); st.Groups != 1 || st.Filters != 1 || st.Reqs != 1 {
+	if st := set.stats(); st.groups != 1 || st.Filters != 1 || st.Reqs != 1 {
 		t.Fatalf("after consolidation %+v, want the one consolidated group", st)
 	}
 	if n := r.RefusedReqs(); n != 0 {
@@ -161,10 +160,10 @@ func TestLiveSetReopensWhatTheRelayClosed(t *testing.T) {
 	groups, evs := authorGroups(1)
 	r := faultrelay.StartForTest(t, faultrelay.Mode{}, evs...)
 	clock := faultrelay.NewClock(time.Unix(1_700_000_000, 0))
-	conn := dial(t, r.URL, relay.Options{})
+	conn := dial(t, r.URL, Options{})
 	var closes, reopens atomic.Int64
-	set := relay.NewLiveSet(conn, relay.LiveOptions{Clock: clock,
-		OnClosed: func(string) { closes.Add(1) }, OnReopened: func() { reopens.Add(1) }})
+	set := newLiveSet(conn, liveOptions{clock: clock,
+		onClosed: func(string) { closes.Add(1) }, onReopened: func() { reopens.Add(1) }})
 	got := collect(set, conn)
 	if err := set.Add(context.Background(), groups); err != nil {
 		t.Fatal(err)
@@ -188,7 +187,7 @@ func TestLiveSetReopensWhatTheRelayClosed(t *testing.T) {
 		defer got.mu.Unlock()
 		return got.events[0] >= 4 // the first answer, two re-reads of the stored event, the new one
 	})
-	if st := set.Stats(); st.Reqs != 1 || st.Groups != 1 {
+	if st := set.stats(); st.Reqs != 1 || st.groups != 1 {
 		t.Fatalf("after reopening %+v, want the one group on one REQ", st)
 	}
 }
@@ -198,28 +197,28 @@ func TestLiveSetReopensWhatTheRelayClosed(t *testing.T) {
 // frame (strfry) serves every group, on one connection.
 func TestLiveSetREQsFitTheRelaysMaxMessageLength(t *testing.T) {
 	const groups, authors = 12, 100 // 100 authors: about 6.7 KB a filter
-	var gs []relay.Group
+	var gs []Group
 	var evs []*nostr.Event
 	for g := range groups {
 		var pks []string
 		for a := range authors {
 			pks = append(pks, fmt.Sprintf("%064x", g*authors+a+1))
 		}
-		gs = append(gs, relay.Group{Label: g, Filters: nostr.Filters{{Kinds: []int{1}, Authors: pks}}})
+		gs = append(gs, Group{Label: g, Filters: nostr.Filters{{Kinds: []int{1}, Authors: pks}}})
 		evs = append(evs, &nostr.Event{ID: fmt.Sprintf("%064x", 100000+g), PubKey: pks[0], Kind: 1, CreatedAt: 1_700_000_000})
 	}
 	r := faultrelay.StartForTest(t, faultrelay.Mode{MaxMessageLength: 16 << 10}, evs...)
-	conn := dial(t, r.URL, relay.Options{})
-	set := relay.NewLiveSet(conn, relay.LiveOptions{})
+	conn := dial(t, r.URL, Options{})
+	set := newLiveSet(conn, liveOptions{})
 	got := collect(set, conn)
 	if err := set.Add(context.Background(), gs); err != nil {
 		t.Fatal(err)
 	}
-	testutil.Eventually(t, "every group served", func() bool { return got.servedAll(groups) || conn.Dropped() })
-	if conn.Dropped() || r.Conns() != 1 {
-		t.Fatalf("connection dropped (%v) or %d connections: a REQ passed the relay's 16 KiB", conn.Err(), r.Conns())
+	testutil.Eventually(t, "every group served", func() bool { return got.servedAll(groups) || conn.dropped() })
+	if conn.dropped() || r.Conns() != 1 {
+		t.Fatalf("connection dropped (%v) or %d connections: a REQ passed the relay's 16 KiB", conn.err(), r.Conns())
 	}
-	if st := set.Stats(); st.Reqs < groups/2 {
+	if st := set.stats(); st.Reqs < groups/2 {
 		t.Fatalf("%d REQs for %d filters of 6.7 KB: want at most two filters a REQ", st.Reqs, groups)
 	}
 }

@@ -8,27 +8,27 @@ import (
 	"dtp-personal/engine/status"
 )
 
-// LocalError is a failure on our side met while serving a connection (the
+// localError is a failure on our side met while serving a connection (the
 // store, the ingest pipeline): not the relay's, so its health is not blamed
 // for it, and Keep rests (Loop.Rest) before it connects again, as after a
 // failed batch.
-type LocalError struct{ Err error }
+type localError struct{ err error }
 
-func (e *LocalError) Error() string { return e.Err.Error() }
-func (e *LocalError) Unwrap() error { return e.Err }
+func (e *localError) Error() string { return e.err.Error() }
+func (e *localError) Unwrap() error { return e.err }
 
 // Local marks err as a failure on our side; nil stays nil.
 func Local(err error) error {
 	if err == nil {
 		return nil
 	}
-	return &LocalError{Err: err}
+	return &localError{err: err}
 }
 
 // relaysFault reports whether failure is the relay's: its connection failed
 // (ConnectionError), not our side.
 func relaysFault(failure error) bool {
-	var local *LocalError
+	var local *localError
 	return ConnectionError(failure) && !errors.As(failure, &local)
 }
 
@@ -37,27 +37,27 @@ func relaysFault(failure error) bool {
 // ctx ended.
 type Serve func(ctx context.Context, conn *Conn) error
 
-// Loop is a sync profile's part in Keep.
-type Loop struct {
+// loop is a sync profile's part in Keep.
+type loop struct {
 	Serve Serve
-	// OnState is told the relay's connection state: status.StateConnecting,
+	// onState is told the relay's connection state: status.StateConnecting,
 	// StateReconnecting (a connection ended), StateStopped (Keep returns).
-	OnState func(state string)
-	// Rest, when set, runs after a connection whose work failed while the
-	// relay answered, or failed on our side (a LocalError): not the relay's
+	onState func(state string)
+	// rest, when set, runs after a connection whose work failed while the
+	// relay answered, or failed on our side (a localError): not the relay's
 	// failure, so its health has no backoff for it. It waits before the
 	// next attempt; false ends Keep.
-	Rest func(ctx context.Context, failure error) bool
+	rest func(ctx context.Context, failure error) bool
 }
 
 // Use makes one connection to l's relay (NIP-42 is answered on it), serves
 // it, and releases it: the failure counts against the relay only when the
 // connection itself failed while ctx was alive (an abandoned dial, a
-// cancelled context or a LocalError says nothing of the relay), and the
+// cancelled context or a localError says nothing of the relay), and the
 // health is saved. It
 // returns the dial's error, or serve's; connected says which.
 func (ls *Links) Use(ctx context.Context, l *Link, serve Serve) (connected bool, err error) {
-	conn, err := l.Connect(ctx)
+	conn, err := l.connect(ctx)
 	if err != nil {
 		return false, err
 	}
@@ -66,20 +66,20 @@ func (ls *Links) Use(ctx context.Context, l *Link, serve Serve) (connected bool,
 	if !relaysFault(failure) || ctx.Err() != nil {
 		relayFailure = nil // the relay answered; a batch failed, our side failed, or we stopped
 	}
-	l.Release(conn, relayFailure)
+	l.release(conn, relayFailure)
 	ls.Save(l)
 	return true, failure
 }
 
-// Keep keeps l's relay connected as its health allows until ctx ends: it
+// keep keeps l's relay connected as its health allows until ctx ends: it
 // waits out the backoff, connects and serves (Use), and connects again.
-func (ls *Links) Keep(ctx context.Context, l *Link, lp Loop) {
-	defer lp.OnState(status.StateStopped)
+func (ls *Links) keep(ctx context.Context, l *Link, lp loop) {
+	defer lp.onState(status.StateStopped)
 	for ctx.Err() == nil {
 		if !ls.waitDue(ctx, l) {
 			return
 		}
-		lp.OnState(status.StateConnecting)
+		lp.onState(status.StateConnecting)
 		connected, failure := ls.Use(ctx, l, lp.Serve)
 		if !connected {
 			continue // the health's backoff paces the next attempt
@@ -90,8 +90,8 @@ func (ls *Links) Keep(ctx context.Context, l *Link, lp Loop) {
 		if failure != nil {
 			ls.log.Warn("relay connection failed", "profile", ls.profile, "relay", l.URL(), "err", failure)
 		}
-		lp.OnState(status.StateReconnecting)
-		if failure != nil && !relaysFault(failure) && lp.Rest != nil && !lp.Rest(ctx, failure) {
+		lp.onState(status.StateReconnecting)
+		if failure != nil && !relaysFault(failure) && lp.rest != nil && !lp.rest(ctx, failure) {
 			return
 		}
 	}

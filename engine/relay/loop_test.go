@@ -1,4 +1,4 @@
-package relay_test
+package relay
 
 import (
 	"context"
@@ -11,22 +11,21 @@ import (
 
 	"dtp-personal/engine/health"
 	"dtp-personal/engine/internal/faultrelay"
-	"dtp-personal/engine/relay"
 	"dtp-personal/engine/status"
 	"dtp-personal/internal/testutil"
 )
 
 // Links.Use decides whose a failure is, for both profiles: a failed batch
 // (the relay answered), a connection failure met after we stopped and a
-// failure on our side (relay.Local) are not the relay's; a connection failure
+// failure on our side (Local) are not the relay's; a connection failure
 // while we still wanted the relay is. The health is saved after each use.
 func TestUseDecidesWhoseFailureItIs(t *testing.T) {
 	r := faultrelay.StartForTest(t, faultrelay.Mode{})
 	st := &healthStore{saved: map[profileURL]health.Health{}}
 	var optsRead []string
-	links := relay.NewLinks(st, health.ProfileRepository, func(url string) relay.Options {
+	links := NewLinks(st, health.ProfileRepository, func(url string) Options {
 		optsRead = append(optsRead, url)
-		return relay.Options{}
+		return Options{}
 	}, faultrelay.NewClock(time.Unix(1_700_000_000, 0)), slog.Default())
 	l := links.Get(r.URL)
 	lost := errors.New("connection lost")
@@ -37,8 +36,8 @@ func TestUseDecidesWhoseFailureItIs(t *testing.T) {
 		t.Helper()
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		connected, err := links.Use(ctx, l, func(context.Context, *relay.Conn) error {
-			if !l.Connected() {
+		connected, err := links.Use(ctx, l, func(context.Context, *Conn) error {
+			if !l.connected() {
 				t.Error("link not connected while served")
 			}
 			if stop {
@@ -49,13 +48,13 @@ func TestUseDecidesWhoseFailureItIs(t *testing.T) {
 		if !connected || !errors.Is(err, failure) {
 			t.Fatalf("Use = %v, %v; want connected and serve's failure %v", connected, err, failure)
 		}
-		if l.Connected() {
+		if l.connected() {
 			t.Error("link still connected after Use")
 		}
 		return st.get(health.ProfileRepository, r.URL)
 	}
 
-	h, saves := use(&relay.ClosedError{Reason: "blocked: no"}, false)
+	h, saves := use(&closedError{reason: "blocked: no"}, false)
 	if saves == 0 || h.ConsecutiveFailures != 0 || h.State != status.HealthHealthy {
 		t.Fatalf("after a failed batch: saved %+v (%d saves), want healthy", h, saves)
 	}
@@ -66,7 +65,7 @@ func TestUseDecidesWhoseFailureItIs(t *testing.T) {
 		t.Fatalf("after a connection failure: %+v, want one failure and a backoff", h)
 	}
 	// our side's failure (the store) is not the relay's, even as a connection error would be
-	if h, _ = use(relay.Local(lost), false); h.ConsecutiveFailures != 1 {
+	if h, _ = use(Local(lost), false); h.ConsecutiveFailures != 1 {
 		t.Fatalf("after a failure on our side: %+v, want the one earlier failure only", h)
 	}
 	// the options are read at each connection: a changed setting reaches the next
@@ -80,19 +79,19 @@ func TestUseDecidesWhoseFailureItIs(t *testing.T) {
 func TestKeepRestsAfterAFailedBatch(t *testing.T) {
 	r := faultrelay.StartForTest(t, faultrelay.Mode{})
 	st := &healthStore{saved: map[profileURL]health.Health{}}
-	links := relay.NewLinks(st, health.ProfileTrust, func(string) relay.Options { return relay.Options{} }, faultrelay.NewClock(time.Unix(1_700_000_000, 0)), slog.Default())
+	links := NewLinks(st, health.ProfileTrust, func(string) Options { return Options{} }, faultrelay.NewClock(time.Unix(1_700_000_000, 0)), slog.Default())
 	var mu sync.Mutex
 	var states []string
 	var rested []error
-	batch := &relay.ClosedError{Reason: "error: shutting down"}
-	links.Keep(context.Background(), links.Get(r.URL), relay.Loop{
-		Serve: func(context.Context, *relay.Conn) error { return batch },
-		OnState: func(s string) {
+	batch := &closedError{reason: "error: shutting down"}
+	links.keep(context.Background(), links.Get(r.URL), loop{
+		Serve: func(context.Context, *Conn) error { return batch },
+		onState: func(s string) {
 			mu.Lock()
 			states = append(states, s)
 			mu.Unlock()
 		},
-		Rest: func(_ context.Context, failure error) bool {
+		rest: func(_ context.Context, failure error) bool {
 			rested = append(rested, failure)
 			return len(rested) < 2
 		},

@@ -42,12 +42,12 @@ func (ls *Links) Metrics(received func(url string) Received) Metrics {
 	m := Metrics{RelaysTracked: len(links)}
 	for _, l := range links {
 		h := l.Health()
-		ok, failed := l.Attempts()
+		ok, failed := l.attempts()
 		lm := LinkMetrics{
-			URL: l.URL(), Connected: l.Connected(), Health: h.State, ConsecutiveFailures: h.ConsecutiveFailures,
+			URL: l.URL(), Connected: l.connected(), Health: h.State, ConsecutiveFailures: h.ConsecutiveFailures,
 			AttemptsOK: ok, AttemptsFailed: failed,
 			GarbageFrames: l.frames.Garbage(), MismatchedEvents: l.frames.Mismatched(), Refusals: l.frames.Refusals(),
-			Requests: l.frames.Requests(), Reconciliations: l.frames.Reconciliations(), BytesReceived: l.frames.BytesReceived(),
+			Requests: l.frames.requests(), Reconciliations: l.frames.reconciliations(), BytesReceived: l.frames.bytesReceived(),
 			Received: received(l.URL()),
 		}
 		if lm.Connected {

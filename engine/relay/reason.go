@@ -7,28 +7,28 @@ import (
 
 // Machine-readable prefixes of NIP-01 reasons (CLOSED, OK, NOTICE, NEG-ERR).
 const (
-	PrefixAuthRequired = "auth-required"
-	PrefixRestricted   = "restricted"
-	PrefixRateLimited  = "rate-limited"
-	PrefixBlocked      = "blocked"
-	PrefixError        = "error"
-	PrefixInvalid      = "invalid"
+	prefixAuthRequired = "auth-required"
+	prefixRestricted   = "restricted"
+	prefixRateLimited  = "rate-limited"
+	prefixBlocked      = "blocked"
+	prefixError        = "error"
+	prefixInvalid      = "invalid"
 )
 
-var reasonPrefixes = []string{PrefixAuthRequired, PrefixRestricted, PrefixRateLimited, PrefixBlocked,
-	PrefixError, PrefixInvalid, "duplicate", "pow", "mute"}
+var reasonPrefixes = []string{prefixAuthRequired, prefixRestricted, prefixRateLimited, prefixBlocked,
+	prefixError, prefixInvalid, "duplicate", "pow", "mute"}
 
-// ReasonPrefix is the machine-readable prefix of a relay's reason, lower
+// reasonPrefix is the machine-readable prefix of a relay's reason, lower
 // case without its colon, or "" when it has none. A leading "ERROR:" word
 // is looked through: strfry writes every reason after one ("ERROR:
 // auth-required: ..."), so the prefix that follows it is the one meant;
 // "error: something" alone is NIP-01's error.
-func ReasonPrefix(reason string) string {
+func reasonPrefix(reason string) string {
 	word, rest, ok := splitPrefix(reason)
 	if !ok {
 		return ""
 	}
-	if word == PrefixError {
+	if word == prefixError {
 		if inner, _, ok := splitPrefix(rest); ok {
 			return inner
 		}

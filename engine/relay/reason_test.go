@@ -1,26 +1,22 @@
-package relay_test
+package relay
 
-import (
-	"testing"
-
-	"dtp-personal/engine/relay"
-)
+import "testing"
 
 func TestReasonPrefix(t *testing.T) {
 	for reason, want := range map[string]string{
-		"auth-required: sign in":                    relay.PrefixAuthRequired,
-		"ERROR: auth-required: sign in":             relay.PrefixAuthRequired, // strfry
-		"error: rate-limited: slow down":            relay.PrefixRateLimited,
-		" Blocked: too many query results":          relay.PrefixBlocked,
-		"error: could not connect to the database":  relay.PrefixError,
-		"ERROR: too many concurrent REQs":           relay.PrefixError,
-		"invalid: bad filter":                       relay.PrefixInvalid,
-		"restricted: members only":                  relay.PrefixRestricted,
+		"auth-required: sign in":                    prefixAuthRequired,
+		"ERROR: auth-required: sign in":             prefixAuthRequired, // strfry
+		"error: rate-limited: slow down":            prefixRateLimited,
+		" Blocked: too many query results":          prefixBlocked,
+		"error: could not connect to the database":  prefixError,
+		"ERROR: too many concurrent REQs":           prefixError,
+		"invalid: bad filter":                       prefixInvalid,
+		"restricted: members only":                  prefixRestricted,
 		"too many concurrent REQs":                  "",
 		"Error parsing: auth-required: in the text": "",
 		"": "",
 	} {
-		if got := relay.ReasonPrefix(reason); got != want {
+		if got := reasonPrefix(reason); got != want {
 			t.Errorf("ReasonPrefix(%q) = %q, want %q", reason, got, want)
 		}
 	}

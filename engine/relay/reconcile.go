@@ -42,33 +42,33 @@ func NegFrameLimit(maxMessage, used int) int {
 // pass of parallel batches turned NIP-77 off for a day.
 const MaxReconcilesInFlight = 4
 
-// ReconcileMax is the most held events a filter is worth reconciling with:
+// reconcileMax is the most held events a filter is worth reconciling with:
 // what one paged REQ can return (SPEC §6.2); above it, paging decides.
-const ReconcileMax = MaxPages * PageLimit
+const reconcileMax = maxPages * PageLimit
 
-// ReconcileRefusedError means the relay does not do NIP-77 for this filter:
+// reconcileRefusedError means the relay does not do NIP-77 for this filter:
 // it answered NEG-ERR or CLOSED, sent a NOTICE saying it did not understand,
 // sent what is not a negentropy message, or did not answer NEG-OPEN in time.
-// The same data can still be paged. ForQuery marks a NEG-ERR that refuses
+// The same data can still be paged. forQuery marks a NEG-ERR that refuses
 // only this query for its size or the relay's load ("blocked: this query is
 // too big"): the relay does NIP-77, and other filters may still reconcile.
-type ReconcileRefusedError struct {
-	Reason   string
-	ForQuery bool
+type reconcileRefusedError struct {
+	reason   string
+	forQuery bool
 }
 
-func (e *ReconcileRefusedError) Error() string { return "NIP-77 refused: " + e.Reason }
+func (e *reconcileRefusedError) Error() string { return "NIP-77 refused: " + e.reason }
 
-// ErrReconcileStalled is a relay that stopped answering in the middle of a
+// errReconcileStalled is a relay that stopped answering in the middle of a
 // reconciliation: unresponsive, so the batch fails rather than falls back.
-var ErrReconcileStalled = errors.New("reconciliation stalled")
+var errReconcileStalled = errors.New("reconciliation stalled")
 
 // Reconciliation is the outcome of one NIP-77 reconciliation.
 type Reconciliation struct {
 	Need     []string // ids the relay holds and we lack, sorted
 	Lacking  []string // our ids the relay does not hold, sorted
-	Messages int      // NEG-MSGs received
-	Bytes    int64    // size of the negentropy frames received
+	messages int      // NEG-MSGs received
+	bytes    int64    // size of the negentropy frames received
 }
 
 // negReply is one negentropy frame for a session, or why it ended.
@@ -91,8 +91,8 @@ var noticeWords = []string{"unknown", "unsupported", "not supported", "parse", "
 // Reconcile runs NIP-77 as initiator over f with our stamps local and
 // returns what each side lacks. We never publish: Lacking is for the
 // caller's accounting only. NEG-CLOSE is always sent. A relay that does not
-// answer NEG-OPEN within the page timeout refuses (ReconcileRefusedError);
-// one that stops answering later has stalled (ErrReconcileStalled).
+// answer NEG-OPEN within the page timeout refuses (reconcileRefusedError);
+// one that stops answering later has stalled (errReconcileStalled).
 func (c *Conn) Reconcile(ctx context.Context, f nostr.Filter, local iter.Seq2[nostr.Timestamp, string]) (Reconciliation, error) {
 	select {
 	case c.negSlots <- struct{}{}:
@@ -100,7 +100,7 @@ func (c *Conn) Reconcile(ctx context.Context, f nostr.Filter, local iter.Seq2[no
 	case <-ctx.Done():
 		return Reconciliation{}, ctx.Err()
 	case <-c.ctx.Done():
-		return Reconciliation{}, c.Err()
+		return Reconciliation{}, c.err()
 	}
 	vec := vector.New()
 	for ts, id := range local {
@@ -145,7 +145,7 @@ func (c *Conn) Reconcile(ctx context.Context, f nostr.Filter, local iter.Seq2[no
 	if err != nil {
 		close(stop) // the channels stay open: the collectors are told to end
 		wg.Wait()
-		return Reconciliation{Messages: rec.Messages, Bytes: rec.Bytes}, err
+		return Reconciliation{messages: rec.messages, bytes: rec.bytes}, err
 	}
 	wg.Wait() // the last Reconcile closed the channels: every id is collected
 	for _, ids := range []*[]string{&rec.Need, &rec.Lacking} {
@@ -165,31 +165,31 @@ func (c *Conn) negotiate(ctx context.Context, id string, s *negSession, filter j
 	if err := c.write(open); err != nil {
 		return err
 	}
-	timer := time.NewTimer(c.opts.PageTimeout)
+	timer := time.NewTimer(c.opts.pageTimeout)
 	defer timer.Stop()
 	for {
 		var reply negReply
 		select {
 		case reply = <-s.replies:
 		case <-c.ctx.Done():
-			return c.Err()
+			return c.err()
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-timer.C:
-			if rec.Messages == 0 {
-				return &ReconcileRefusedError{Reason: "no answer to NEG-OPEN within " + c.opts.PageTimeout.String()}
+			if rec.messages == 0 {
+				return &reconcileRefusedError{reason: "no answer to NEG-OPEN within " + c.opts.pageTimeout.String()}
 			}
-			return fmt.Errorf("%w: no answer within %s after %d messages", ErrReconcileStalled, c.opts.PageTimeout, rec.Messages)
+			return fmt.Errorf("%w: no answer within %s after %d messages", errReconcileStalled, c.opts.pageTimeout, rec.messages)
 		}
-		timer.Reset(c.opts.PageTimeout)
-		rec.Bytes += int64(reply.size)
+		timer.Reset(c.opts.pageTimeout)
+		rec.bytes += int64(reply.size)
 		if reply.refused != "" {
-			return &ReconcileRefusedError{Reason: reply.refused, ForQuery: reply.forQuery}
+			return &reconcileRefusedError{reason: reply.refused, forQuery: reply.forQuery}
 		}
-		rec.Messages++
+		rec.messages++
 		next, err := neg.Reconcile(reply.msg)
 		if err != nil {
-			return &ReconcileRefusedError{Reason: "malformed NEG-MSG: " + err.Error()}
+			return &reconcileRefusedError{reason: "malformed NEG-MSG: " + err.Error()}
 		}
 		if next == "" {
 			return nil
@@ -274,7 +274,7 @@ func (c *Conn) negFrame(data []byte) bool {
 // relay's challenge, and the query is paged (which asks again after AUTH).
 func (c *Conn) negRefusal(label, reason string) negReply {
 	r := negReply{refused: label + reason, forQuery: queryLimit(reason), size: len(reason)}
-	if ReasonPrefix(reason) == PrefixAuthRequired {
+	if reasonPrefix(reason) == prefixAuthRequired {
 		r.forQuery = true
 		c.authenticate()
 	}
@@ -287,7 +287,7 @@ func (c *Conn) negRefusal(label, reason string) negReply {
 // session): that refuses those queries only, as a NEG-ERR would.
 func (c *Conn) noticeToNeg(msg string) {
 	lower := strings.ToLower(msg)
-	load := IsRefusal(msg)
+	load := isRefusal(msg)
 	if !load && !slices.ContainsFunc(noticeWords, func(w string) bool { return strings.Contains(lower, w) }) {
 		return
 	}
@@ -309,11 +309,11 @@ func (c *Conn) noticeToNeg(msg string) {
 // reconciliations is the limit per connection", ours), not NIP-77 itself.
 func queryLimit(reason string) bool {
 	lower := strings.ToLower(reason)
-	return IsRefusal(reason) || strings.Contains(lower, "too big") || strings.Contains(lower, "limit")
+	return isRefusal(reason) || strings.Contains(lower, "too big") || strings.Contains(lower, "limit")
 }
 
 // IsReconcileRefused reports whether err means the relay does not do NIP-77.
 func IsReconcileRefused(err error) bool {
-	var refused *ReconcileRefusedError
+	var refused *reconcileRefusedError
 	return errors.As(err, &refused)
 }

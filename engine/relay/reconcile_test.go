@@ -1,4 +1,4 @@
-package relay_test
+package relay
 
 import (
 	"context"
@@ -13,7 +13,6 @@ import (
 	"dtp-personal/engine/clock"
 	"dtp-personal/engine/health"
 	"dtp-personal/engine/internal/faultrelay"
-	"dtp-personal/engine/relay"
 	"dtp-personal/internal/testutil"
 )
 
@@ -49,7 +48,7 @@ func idsOf(evs []*nostr.Event) []string {
 func TestReconcileFindsBothSurpluses(t *testing.T) {
 	evs := trustEvents(1000, 1_700_000_000)
 	r := faultrelay.StartForTest(t, faultrelay.Mode{}, evs[:990]...)
-	c := dial(t, r.URL, relay.Options{})
+	c := dial(t, r.URL, Options{})
 	rec, err := c.Reconcile(context.Background(), trustFilter, stampsOf(evs[5:]))
 	if err != nil {
 		t.Fatal(err)
@@ -57,8 +56,8 @@ func TestReconcileFindsBothSurpluses(t *testing.T) {
 	if !slices.Equal(rec.Need, idsOf(evs[:5])) || !slices.Equal(rec.Lacking, idsOf(evs[990:])) {
 		t.Fatalf("need %d, lacking %d; want 5 and 10", len(rec.Need), len(rec.Lacking))
 	}
-	if rec.Messages < 2 || rec.Bytes == 0 || r.EventsSent() != 0 {
-		t.Fatalf("%d messages, %d bytes, %d events sent: want several rounds, bytes counted, no events", rec.Messages, rec.Bytes, r.EventsSent())
+	if rec.messages < 2 || rec.bytes == 0 || r.EventsSent() != 0 {
+		t.Fatalf("%d messages, %d bytes, %d events sent: want several rounds, bytes counted, no events", rec.messages, rec.bytes, r.EventsSent())
 	}
 }
 
@@ -71,9 +70,9 @@ func TestReconcileRefusals(t *testing.T) {
 	} {
 		t.Run(how, func(t *testing.T) {
 			r := faultrelay.StartForTest(t, faultrelay.Mode{NegRefusal: how}, evs...)
-			c := dial(t, r.URL, relay.Options{PageTimeout: answerTimeout})
+			c := dial(t, r.URL, Options{pageTimeout: answerTimeout})
 			_, err := c.Reconcile(context.Background(), trustFilter, stampsOf(evs[:5]))
-			if !relay.IsReconcileRefused(err) || relay.ConnectionError(err) || !strings.Contains(err.Error(), why) {
+			if !IsReconcileRefused(err) || ConnectionError(err) || !strings.Contains(err.Error(), why) {
 				t.Fatalf("err %v: want a refusal (%s) that is not a connection failure", err, why)
 			}
 			if got, _, err := fetchAll(c); err != nil || len(got) != len(evs) {
@@ -88,9 +87,9 @@ func TestReconcileRefusals(t *testing.T) {
 func TestReconcileStall(t *testing.T) {
 	evs := trustEvents(1000, 1_700_000_000)
 	r := faultrelay.StartForTest(t, faultrelay.Mode{NegStallAfter: 1}, evs[:990]...)
-	c := dial(t, r.URL, relay.Options{PageTimeout: answerTimeout})
+	c := dial(t, r.URL, Options{pageTimeout: answerTimeout})
 	_, err := c.Reconcile(context.Background(), trustFilter, stampsOf(evs[5:]))
-	if !errors.Is(err, relay.ErrReconcileStalled) || relay.IsReconcileRefused(err) || !relay.ConnectionError(err) {
+	if !errors.Is(err, errReconcileStalled) || IsReconcileRefused(err) || !ConnectionError(err) {
 		t.Fatalf("err %v: want a stall counted as a connection failure", err)
 	}
 }
@@ -110,26 +109,26 @@ func TestQueryTooBigKeepsTheRelayReconciling(t *testing.T) {
 func testQueryTooBig(t *testing.T, mode faultrelay.Mode) {
 	evs := trustEvents(50, 1_700_000_000)
 	r := faultrelay.StartForTest(t, mode, evs...)
-	c := dial(t, r.URL, relay.Options{PageTimeout: answerTimeout})
-	link := relay.NewLink(health.New(r.URL), relay.Options{}, clock.Wall{}, func(health.Health) {})
+	c := dial(t, r.URL, Options{pageTimeout: answerTimeout})
+	link := NewLink(health.New(r.URL), Options{}, clock.Wall{}, func(health.Health) {})
 	ctx := context.Background()
-	_, err := link.Reconcile(ctx, c, trustFilter, stampsOf(evs[:5]))
-	var refused *relay.ReconcileRefusedError
-	if !errors.As(err, &refused) || !refused.ForQuery || link.NIP77() != relay.NIP77Supported {
+	_, err := link.reconcile(ctx, c, trustFilter, stampsOf(evs[:5]))
+	var refused *reconcileRefusedError
+	if !errors.As(err, &refused) || !refused.forQuery || link.NIP77() != NIP77Supported {
 		t.Fatalf("err %v, support %v: want a refusal of this query only, the relay still doing NIP-77", err, link.NIP77())
 	}
 	recent := trustFilter
 	since := evs[9].CreatedAt
 	recent.Since = &since // the newest 10
-	rec, err := link.Reconcile(ctx, c, recent, stampsOf(evs[2:10]))
+	rec, err := link.reconcile(ctx, c, recent, stampsOf(evs[2:10]))
 	if err != nil || !slices.Equal(rec.Need, idsOf(evs[:2])) {
 		t.Fatalf("smaller query: need %d, %v; want the 2 we lack", len(rec.Need), err)
 	}
 
 	mode.NegRefusal = "NEG-ERR"
 	off := faultrelay.StartForTest(t, mode, evs...)
-	offLink := relay.NewLink(health.New(off.URL), relay.Options{}, clock.Wall{}, func(health.Health) {})
-	if _, err := offLink.Reconcile(ctx, dial(t, off.URL, relay.Options{PageTimeout: answerTimeout}), recent, stampsOf(evs[2:10])); !relay.IsReconcileRefused(err) || offLink.NIP77() != relay.NIP77Unsupported {
+	offLink := NewLink(health.New(off.URL), Options{}, clock.Wall{}, func(health.Health) {})
+	if _, err := offLink.reconcile(ctx, dial(t, off.URL, Options{pageTimeout: answerTimeout}), recent, stampsOf(evs[2:10])); !IsReconcileRefused(err) || offLink.NIP77() != NIP77Unsupported {
 		t.Fatalf("err %v, support %v: want NIP-77 itself refused and remembered", err, offLink.NIP77())
 	}
 }
@@ -144,7 +143,7 @@ func TestReconcileFramesFitTheRelaysMaxMessageLength(t *testing.T) {
 		even = append(even, evs[i])
 	}
 	r := faultrelay.StartForTest(t, faultrelay.Mode{MaxMessageLength: 16 << 10}, even...)
-	c := dial(t, r.URL, relay.Options{})
+	c := dial(t, r.URL, Options{})
 	rec, err := c.Reconcile(context.Background(), trustFilter, stampsOf(evs))
 	if err != nil || len(rec.Lacking) != len(evs)-len(even) || len(rec.Need) != 0 {
 		t.Fatalf("err %v, the relay lacks %d of ours (want %d), we need %d", err, len(rec.Lacking), len(evs)-len(even), len(rec.Need))
@@ -158,15 +157,15 @@ func TestReconcileFramesFitTheRelaysMaxMessageLength(t *testing.T) {
 // fewer) refuses that query only.
 func TestReconcilesKeepToTheRelaysLimit(t *testing.T) {
 	evs := trustEvents(50, 1_700_000_000)
-	r := faultrelay.StartForTest(t, faultrelay.Mode{MaxNegSessions: relay.MaxReconcilesInFlight}, evs...)
+	r := faultrelay.StartForTest(t, faultrelay.Mode{MaxNegSessions: MaxReconcilesInFlight}, evs...)
 	// each message takes 50 ms each way, so the reconciliations overlap
 	proxy := testutil.StartDelayProxy(t, strings.TrimPrefix(r.URL, "ws://"), 50*time.Millisecond)
-	c := dial(t, "ws://"+proxy.Addr, relay.Options{})
-	link := relay.NewLink(health.New(r.URL), relay.Options{}, clock.Wall{}, func(health.Health) {})
-	errs := make(chan error, 3*relay.MaxReconcilesInFlight)
+	c := dial(t, "ws://"+proxy.Addr, Options{})
+	link := NewLink(health.New(r.URL), Options{}, clock.Wall{}, func(health.Health) {})
+	errs := make(chan error, 3*MaxReconcilesInFlight)
 	for range cap(errs) {
 		go func() {
-			_, err := link.Reconcile(context.Background(), c, trustFilter, stampsOf(evs))
+			_, err := link.reconcile(context.Background(), c, trustFilter, stampsOf(evs))
 			errs <- err
 		}()
 	}
@@ -175,33 +174,33 @@ func TestReconcilesKeepToTheRelaysLimit(t *testing.T) {
 			t.Fatalf("a reconciliation failed: %v", err)
 		}
 	}
-	if r.RefusedNegs() != 0 || link.NIP77() != relay.NIP77Supported {
+	if r.RefusedNegs() != 0 || link.NIP77() != NIP77Supported {
 		t.Fatalf("%d refused, support %v: want none refused and NIP-77 in use", r.RefusedNegs(), link.NIP77())
 	}
 
 	// a relay allowing one: of two sent at once, one is refused for load
 	one := faultrelay.StartForTest(t, faultrelay.Mode{MaxNegSessions: 1}, evs...)
 	slow := testutil.StartDelayProxy(t, strings.TrimPrefix(one.URL, "ws://"), 100*time.Millisecond)
-	oc := dial(t, "ws://"+slow.Addr, relay.Options{PageTimeout: 5 * time.Second})
-	oneLink := relay.NewLink(health.New(one.URL), relay.Options{}, clock.Wall{}, func(health.Health) {})
+	oc := dial(t, "ws://"+slow.Addr, Options{pageTimeout: 5 * time.Second})
+	oneLink := NewLink(health.New(one.URL), Options{}, clock.Wall{}, func(health.Health) {})
 	for range 2 {
 		go func() {
-			_, err := oneLink.Reconcile(context.Background(), oc, trustFilter, stampsOf(evs))
+			_, err := oneLink.reconcile(context.Background(), oc, trustFilter, stampsOf(evs))
 			errs <- err
 		}()
 	}
 	var refusals int
 	for range 2 {
 		err := <-errs
-		var refused *relay.ReconcileRefusedError
+		var refused *reconcileRefusedError
 		switch {
-		case errors.As(err, &refused) && refused.ForQuery:
+		case errors.As(err, &refused) && refused.forQuery:
 			refusals++
 		case err != nil:
 			t.Fatalf("err %v: want a refusal of this query only", err)
 		}
 	}
-	if refusals != 1 || one.RefusedNegs() != 1 || oneLink.NIP77() != relay.NIP77Supported {
+	if refusals != 1 || one.RefusedNegs() != 1 || oneLink.NIP77() != NIP77Supported {
 		t.Fatalf("%d refused (relay: %d), support %v: want one refused for load, NIP-77 still in use", refusals, one.RefusedNegs(), oneLink.NIP77())
 	}
 }

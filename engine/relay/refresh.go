@@ -19,14 +19,14 @@ type RefreshTally struct {
 	offered, reconciled, ids, bytes atomic.Int64
 }
 
-// Note records one reconciliation of held events: its bytes, and on success
+// note records one reconciliation of held events: its bytes, and on success
 // the ids it settled.
-func (t *RefreshTally) Note(rec Reconciliation, held int, err error) {
+func (t *RefreshTally) note(rec Reconciliation, held int, err error) {
 	if t == nil {
 		return
 	}
 	t.offered.Add(1)
-	t.bytes.Add(rec.Bytes)
+	t.bytes.Add(rec.bytes)
 	if err == nil {
 		t.reconciled.Add(1)
 		t.ids.Add(int64(held + len(rec.Need)))
@@ -35,14 +35,14 @@ func (t *RefreshTally) Note(rec Reconciliation, held int, err error) {
 
 // RefreshFigures are a tally's totals.
 type RefreshFigures struct {
-	Reconciled bool // at least one reconciliation succeeded
-	IDs, Bytes int64
+	reconciled bool // at least one reconciliation succeeded
+	ids, bytes int64
 }
 
 // Figures are the tally's totals; offered is false when no reconciliation
 // was tried (a refresh of nothing held).
 func (t *RefreshTally) Figures() (f RefreshFigures, offered bool) {
-	return RefreshFigures{Reconciled: t.reconciled.Load() > 0, IDs: t.ids.Load(), Bytes: t.bytes.Load()}, t.offered.Load() > 0
+	return RefreshFigures{reconciled: t.reconciled.Load() > 0, ids: t.ids.Load(), bytes: t.bytes.Load()}, t.offered.Load() > 0
 }
 
 // NoteRefresh keeps what NIP-77 did in a daily full refresh of the relay
@@ -51,20 +51,20 @@ func (t *RefreshTally) Figures() (f RefreshFigures, offered bool) {
 func (l *Link) NoteRefresh(f RefreshFigures) {
 	nip77 := status.NIP77Unknown
 	switch {
-	case f.Reconciled:
+	case f.reconciled:
 		nip77 = status.NIP77Used
 	case l.NIP77() == NIP77Unsupported:
 		nip77 = status.NIP77Unsupported
 	}
 	l.update(func(h *health.Health) {
-		h.RefreshNIP77, h.RefreshIDs, h.RefreshBytes = nip77, f.IDs, f.Bytes
+		h.RefreshNIP77, h.RefreshIDs, h.RefreshBytes = nip77, f.ids, f.bytes
 	})
 }
 
-// RefreshStatus is the status of the relay's last daily full refresh that
+// refreshStatus is the status of the relay's last daily full refresh that
 // offered NIP-77 (NoteRefresh, in this process or an earlier one); a refusal
 // of NIP-77 learned since shows at once.
-func (l *Link) RefreshStatus() status.Refresh {
+func (l *Link) refreshStatus() status.Refresh {
 	h := l.Health()
 	r := status.Refresh{NIP77: h.RefreshNIP77, IDsReconciled: h.RefreshIDs, ReconcileBytes: h.RefreshBytes}
 	if r.NIP77 == "" || r.NIP77 == status.NIP77Unknown {

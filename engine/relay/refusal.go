@@ -8,19 +8,19 @@ import (
 	"github.com/nbd-wtf/go-nostr"
 )
 
-// RefusalCooldown is how long a relay that refused subscriptions is left
+// refusalCooldown is how long a relay that refused subscriptions is left
 // alone before it is asked again.
-const RefusalCooldown = time.Minute
+const refusalCooldown = time.Minute
 
 // refusalWords mark a relay refusing work for load rather than content:
 // strfry's "too many concurrent REQs", rate limits, throttling.
 var refusalWords = []string{"too many", "rate limit", "rate-limit", "slow down", "throttl", "maximum concurrent"}
 
-// IsRefusal reports whether a NOTICE or CLOSED reason says the relay refuses
+// isRefusal reports whether a NOTICE or CLOSED reason says the relay refuses
 // subscriptions for load (ask again later with fewer REQs): NIP-01's
 // rate-limited prefix, or words relays use without it.
-func IsRefusal(reason string) bool {
-	if ReasonPrefix(reason) == PrefixRateLimited {
+func isRefusal(reason string) bool {
+	if reasonPrefix(reason) == prefixRateLimited {
 		return true
 	}
 	reason = strings.ToLower(reason)
@@ -32,26 +32,26 @@ func IsRefusal(reason string) bool {
 	return false
 }
 
-// IsRateLimited reports whether a reason says the relay is rate-limiting
+// isRateLimited reports whether a reason says the relay is rate-limiting
 // (NIP-01's "rate-limited:" prefix), in a CLOSED, an OK, a NOTICE, or a
 // CLOSED made of a NOTICE ("notice: …").
-func IsRateLimited(reason string) bool {
-	return ReasonPrefix(strings.TrimPrefix(reason, "notice: ")) == PrefixRateLimited
+func isRateLimited(reason string) bool {
+	return reasonPrefix(strings.TrimPrefix(reason, "notice: ")) == prefixRateLimited
 }
 
-// coolDown leaves the connection alone for RefusalCooldown from now: a
+// coolDown leaves the connection alone for refusalCooldown from now: a
 // relay that says it is rate-limiting is not asked for pages meanwhile,
 // on this connection, rather than asked again at once or dropped and
 // dialled again (which would count against its limit too).
 func (c *Conn) coolDown() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.coolUntil = time.Now().Add(RefusalCooldown)
+	c.coolUntil = time.Now().Add(refusalCooldown)
 }
 
-// CoolingUntil is when the connection's cool-down after a rate limit ends,
+// coolingUntil is when the connection's cool-down after a rate limit ends,
 // zero when none runs.
-func (c *Conn) CoolingUntil() time.Time {
+func (c *Conn) coolingUntil() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if time.Now().After(c.coolUntil) {
@@ -62,7 +62,7 @@ func (c *Conn) CoolingUntil() time.Time {
 
 // waitCooled waits for the connection's cool-down, if one runs.
 func (c *Conn) waitCooled(ctx context.Context) error {
-	until := c.CoolingUntil()
+	until := c.coolingUntil()
 	if until.IsZero() {
 		return nil
 	}
@@ -74,7 +74,7 @@ func (c *Conn) waitCooled(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-c.ctx.Done():
-		return c.Err()
+		return c.err()
 	}
 }
 
@@ -84,14 +84,14 @@ func (c *Conn) waitCooled(ctx context.Context) error {
 // none is left waiting for an answer that will not come. A CLOSE goes out
 // for each, in case the relay did accept one of them.
 func (c *Conn) notice(msg string) {
-	if c.opts.OnNotice != nil {
-		c.opts.OnNotice(msg)
+	if c.opts.onNotice != nil {
+		c.opts.onNotice(msg)
 	}
 	c.noticeToNeg(msg)
-	if ReasonPrefix(msg) == PrefixAuthRequired {
+	if reasonPrefix(msg) == prefixAuthRequired {
 		c.authenticate() // a relay asking for AUTH by NOTICE: answer its challenge
 	}
-	if !IsRefusal(msg) {
+	if !isRefusal(msg) {
 		return
 	}
 	c.counts.refusals.Add(1)
@@ -116,8 +116,8 @@ func (c *Conn) notice(msg string) {
 	for _, s := range pending {
 		closeMsg, _ := nostr.CloseEnvelope(s.id).MarshalJSON()
 		_ = c.write(closeMsg)
-		if s.h.Closed != nil {
-			s.h.Closed("notice: " + msg)
+		if s.h.closed != nil {
+			s.h.closed("notice: " + msg)
 		}
 	}
 }

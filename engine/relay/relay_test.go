@@ -1,4 +1,4 @@
-package relay_test
+package relay
 
 import (
 	"context"
@@ -14,7 +14,6 @@ import (
 	"dtp-personal/engine/clock"
 	"dtp-personal/engine/health"
 	"dtp-personal/engine/internal/faultrelay"
-	"dtp-personal/engine/relay"
 	"dtp-personal/engine/status"
 	"dtp-personal/internal/testutil"
 )
@@ -34,9 +33,9 @@ func trustEvents(n int, base int64) []*nostr.Event {
 	return evs
 }
 
-func dial(t *testing.T, url string, opts relay.Options) *relay.Conn {
+func dial(t *testing.T, url string, opts Options) *Conn {
 	t.Helper()
-	c, err := relay.Dial(context.Background(), url, opts)
+	c, err := Dial(context.Background(), url, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +43,7 @@ func dial(t *testing.T, url string, opts relay.Options) *relay.Conn {
 	return c
 }
 
-func fetchAll(c *relay.Conn) (map[string]bool, relay.FetchStats, error) {
+func fetchAll(c *Conn) (map[string]bool, FetchStats, error) {
 	got := map[string]bool{}
 	st, err := c.Fetch(context.Background(), nostr.Filter{Kinds: []int{32009}, Authors: []string{author}},
 		func(evs []*nostr.Event) error {
@@ -74,7 +73,7 @@ func TestFetchPagesThroughCaps(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			r := faultrelay.StartForTest(t, tc.mode, trustEvents(tc.events, 1_700_000_000)...)
-			c := dial(t, r.URL, relay.Options{})
+			c := dial(t, r.URL, Options{})
 			got, st, err := fetchAll(c)
 			if err != nil {
 				t.Fatal(err)
@@ -94,10 +93,10 @@ func TestFetchPagesThroughCaps(t *testing.T) {
 
 func TestFetchFailures(t *testing.T) {
 	t.Run("saturated", func(t *testing.T) {
-		r := faultrelay.StartForTest(t, faultrelay.Mode{}, trustEvents(relay.PageLimit*relay.MaxPages+1, 1_700_000_000)...)
-		_, st, err := fetchAll(dial(t, r.URL, relay.Options{}))
-		if !errors.Is(err, relay.ErrSaturated) || st.Pages != relay.MaxPages {
-			t.Fatalf("err %v after %d pages, want saturated after %d", err, st.Pages, relay.MaxPages)
+		r := faultrelay.StartForTest(t, faultrelay.Mode{}, trustEvents(PageLimit*maxPages+1, 1_700_000_000)...)
+		_, st, err := fetchAll(dial(t, r.URL, Options{}))
+		if !errors.Is(err, ErrSaturated) || st.Pages != maxPages {
+			t.Fatalf("err %v after %d pages, want saturated after %d", err, st.Pages, maxPages)
 		}
 	})
 	t.Run("stalled", func(t *testing.T) {
@@ -106,24 +105,24 @@ func TestFetchFailures(t *testing.T) {
 			ev.CreatedAt = 1_700_000_000 // no progress possible with until
 		}
 		r := faultrelay.StartForTest(t, faultrelay.Mode{}, evs...)
-		_, _, err := fetchAll(dial(t, r.URL, relay.Options{}))
-		if !errors.Is(err, relay.ErrStalled) || relay.ConnectionError(err) {
+		_, _, err := fetchAll(dial(t, r.URL, Options{}))
+		if !errors.Is(err, errStalled) || ConnectionError(err) {
 			t.Fatalf("err %v, want page stalled (not a connection error)", err)
 		}
 	})
 	t.Run("unresponsive", func(t *testing.T) {
 		r := faultrelay.StartForTest(t, faultrelay.Mode{Stall: true}, trustEvents(10, 1_700_000_000)...)
-		_, _, err := fetchAll(dial(t, r.URL, relay.Options{PageTimeout: 200 * time.Millisecond}))
-		if !errors.Is(err, relay.ErrTimeout) || !relay.ConnectionError(err) {
+		_, _, err := fetchAll(dial(t, r.URL, Options{pageTimeout: 200 * time.Millisecond}))
+		if !errors.Is(err, ErrTimeout) || !ConnectionError(err) {
 			t.Fatalf("err %v, want timeout counted as connection failure", err)
 		}
 	})
 	t.Run("dropped mid-page", func(t *testing.T) {
 		r := faultrelay.StartForTest(t, faultrelay.Mode{DropAfter: 50}, trustEvents(300, 1_700_000_000)...)
-		c := dial(t, r.URL, relay.Options{})
+		c := dial(t, r.URL, Options{})
 		_, _, err := fetchAll(c)
-		if !relay.ConnectionError(err) || !c.Dropped() {
-			t.Fatalf("err %v dropped=%v, want a dropped connection", err, c.Dropped())
+		if !ConnectionError(err) || !c.dropped() {
+			t.Fatalf("err %v dropped=%v, want a dropped connection", err, c.dropped())
 		}
 	})
 }
@@ -137,7 +136,7 @@ func TestAuthRequired(t *testing.T) {
 			r := faultrelay.StartForTest(t, faultrelay.Mode{AuthRequired: true, ErrorPrefix: prefix}, evs...)
 			sk := nostr.GeneratePrivateKey()
 			pk, _ := nostr.GetPublicKey(sk)
-			got, _, err := fetchAll(dial(t, r.URL, relay.Options{AuthKey: sk}))
+			got, _, err := fetchAll(dial(t, r.URL, Options{authKey: sk}))
 			if err != nil || len(got) != len(evs) {
 				t.Fatalf("err %v, got %d events, want %d", err, len(got), len(evs))
 			}
@@ -148,8 +147,8 @@ func TestAuthRequired(t *testing.T) {
 	}
 	t.Run("without key", func(t *testing.T) {
 		r := faultrelay.StartForTest(t, faultrelay.Mode{AuthRequired: true}, evs...)
-		_, _, err := fetchAll(dial(t, r.URL, relay.Options{}))
-		var closed *relay.ClosedError
+		_, _, err := fetchAll(dial(t, r.URL, Options{}))
+		var closed *closedError
 		if !errors.As(err, &closed) {
 			t.Fatalf("err %v, want CLOSED auth-required", err)
 		}
@@ -166,7 +165,7 @@ func TestHealthTransitions(t *testing.T) {
 	r := faultrelay.StartForTest(t, faultrelay.Mode{}, trustEvents(3, 1_700_000_000)...)
 	var savedMu sync.Mutex
 	var saved health.Health
-	link := relay.NewLink(health.New(r.URL), relay.Options{DialTimeout: time.Second}, clock,
+	link := NewLink(health.New(r.URL), Options{dialTimeout: time.Second}, clock,
 		func(h health.Health) {
 			savedMu.Lock()
 			saved = h
@@ -183,7 +182,7 @@ func TestHealthTransitions(t *testing.T) {
 				h.NextRetryAt-clock.Now().Unix(), state, failures, retryIn)
 		}
 	}
-	useful := func(c *relay.Conn) {
+	useful := func(c *Conn) {
 		t.Helper()
 		if _, err := c.Page(ctx, nostr.Filter{Kinds: []int{32009}}); err != nil {
 			t.Fatal(err)
@@ -194,10 +193,10 @@ func TestHealthTransitions(t *testing.T) {
 	// dies at once; the backoff doubles instead of resetting.
 	r.SetMode(faultrelay.Mode{DropAfterAccept: true})
 	for i, want := range []time.Duration{5 * time.Second, 10 * time.Second, 20 * time.Second} {
-		c, err := link.Connect(ctx)
+		c, err := link.connect(ctx)
 		if err == nil {
-			<-c.Done()
-			link.Release(c, nil)
+			<-c.done()
+			link.release(c, nil)
 		}
 		wantState(status.HealthBackoff, i+1, want)
 		clock.Advance(want)
@@ -205,19 +204,19 @@ func TestHealthTransitions(t *testing.T) {
 
 	// A connection that is useful but dropped before StableAfter: still a failure.
 	r.SetMode(faultrelay.Mode{})
-	c, err := link.Connect(ctx)
+	c, err := link.connect(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	useful(c)
 	clock.Advance(5 * time.Second)
 	r.DropAll()
-	<-c.Done()
-	link.Release(c, nil)
+	<-c.done()
+	link.release(c, nil)
 	wantState(status.HealthBackoff, 4, 40*time.Second)
 
 	// Stable and useful: recovers while still connected.
-	c, err = link.Connect(ctx)
+	c, err = link.connect(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,8 +226,8 @@ func TestHealthTransitions(t *testing.T) {
 	wantState(status.HealthHealthy, 0, -1)
 	// A stable connection that drops reconnects at once.
 	r.DropAll()
-	<-c.Done()
-	link.Release(c, nil)
+	<-c.done()
+	link.release(c, nil)
 	wantState(status.HealthHealthy, 0, 0)
 
 	// Relay gone: backoff doubles to the 1 h cap, then hourly, then dead
@@ -236,7 +235,7 @@ func TestHealthTransitions(t *testing.T) {
 	r.Close()
 	start := clock.Now()
 	for i := 1; ; i++ {
-		if _, err := link.Connect(ctx); err == nil {
+		if _, err := link.connect(ctx); err == nil {
 			t.Fatal("connected to a closed relay")
 		}
 		h := link.Health()
@@ -283,18 +282,18 @@ func TestAbandonedConnectIsNotAFailure(t *testing.T) {
 		}
 	}()
 	clock := faultrelay.NewClock(time.Unix(1_700_000_000, 0))
-	link := relay.NewLink(health.New("ws://"+l.Addr().String()), relay.Options{DialTimeout: 300 * time.Millisecond}, clock, nil)
+	link := NewLink(health.New("ws://"+l.Addr().String()), Options{dialTimeout: 300 * time.Millisecond}, clock, nil)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(50*time.Millisecond, cancel)
-	if _, err := link.Connect(ctx); err == nil {
+	if _, err := link.connect(ctx); err == nil {
 		t.Fatal("connected to a peer that never answers")
 	}
 	if h := link.Health(); h.State != status.HealthHealthy || h.ConsecutiveFailures != 0 || !h.Due(clock.Now()) {
 		t.Fatalf("abandoned attempt left %+v", h)
 	}
 
-	if _, err := link.Connect(context.Background()); err == nil {
+	if _, err := link.connect(context.Background()); err == nil {
 		t.Fatal("connected to a peer that never answers")
 	}
 	if h := link.Health(); h.State != status.HealthBackoff || h.ConsecutiveFailures != 1 || h.Due(clock.Now()) {
@@ -308,25 +307,25 @@ func TestAbandonedConnectIsNotAFailure(t *testing.T) {
 func TestLimitsLastReadStand(t *testing.T) {
 	r := faultrelay.StartForTest(t, faultrelay.Mode{MaxSubscriptions: 3, AdvertiseSubscriptions: true})
 	var saved health.Health
-	link := relay.NewLink(health.New(r.URL), relay.Options{}, clock.Wall{}, func(h health.Health) { saved = h })
+	link := NewLink(health.New(r.URL), Options{}, clock.Wall{}, func(h health.Health) { saved = h })
 	ctx := context.Background()
-	c, err := link.Connect(ctx)
+	c, err := link.connect(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, known := c.Allowance(); n != 3 || !known || c.ReqsInFlight(4) != 3 || saved.MaxSubscriptions != 3 {
+	if n, known := c.allowance(); n != 3 || !known || c.ReqsInFlight(4) != 3 || saved.MaxSubscriptions != 3 {
 		t.Fatalf("allowance %d (known %v), in flight %d, saved %d: want the published 3", n, known, c.ReqsInFlight(4), saved.MaxSubscriptions)
 	}
-	link.Release(c, nil)
+	link.release(c, nil)
 
 	r.SetMode(faultrelay.Mode{MaxSubscriptions: 3, NoInfo: true})
-	later := relay.NewLink(saved, relay.Options{}, clock.Wall{}, func(health.Health) {}) // as from the store
-	c, err = later.Connect(ctx)
+	later := NewLink(saved, Options{}, clock.Wall{}, func(health.Health) {}) // as from the store
+	c, err = later.connect(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer later.Release(c, nil)
-	if n, known := c.Allowance(); n != 3 || !known {
+	defer later.release(c, nil)
+	if n, known := c.allowance(); n != 3 || !known {
 		t.Fatalf("without the document: allowance %d (known %v), want the 3 last read", n, known)
 	}
 }

@@ -1,24 +1,24 @@
 package relay
 
-// reopenLater asks again, after LiveReopen's backoff, for the groups of a REQ
+// reopenLater asks again, after liveReopen's backoff, for the groups of a REQ
 // the relay closed for a reason other than load (a restart, a timeout, a
 // policy hiccup): live sync must not end silently. Closes within
-// LiveReopen.Max of each other count as in a row and lengthen the wait.
+// liveReopen.Max of each other count as in a row and lengthen the wait.
 func (s *LiveSet) reopenLater(entries []*entry) {
-	now := s.opts.Clock.Now()
+	now := s.opts.clock.Now()
 	s.mu.Lock()
-	if now.Sub(s.lastClosed) > LiveReopen.Max {
+	if now.Sub(s.lastClosed) > liveReopen.Max {
 		s.closedRun = 0
 	}
 	s.closedRun++
 	s.lastClosed = now
-	wait := s.opts.Clock.After(LiveReopen.Delay(s.closedRun))
+	wait := s.opts.clock.After(liveReopen.Delay(s.closedRun))
 	s.mu.Unlock()
 	since := now.Add(-ReconnectWindow).Unix()
 	go func() {
 		select {
 		case <-wait:
-		case <-s.conn.Done():
+		case <-s.conn.done():
 			return
 		}
 		// a failed write means the connection is ending: its owner sees Done
@@ -57,8 +57,8 @@ func (s *LiveSet) reopen(entries []*entry, since int64) error {
 	if _, err := s.send(again, 0); err != nil {
 		return err
 	}
-	if s.opts.OnReopened != nil {
-		s.opts.OnReopened()
+	if s.opts.onReopened != nil {
+		s.opts.onReopened()
 	}
 	return nil
 }

@@ -13,15 +13,15 @@ import (
 	"dtp-personal/engine/status"
 )
 
-// DefaultIngestBatch is how many live events a Session hands its sink at
+// defaultIngestBatch is how many live events a Session hands its sink at
 // once, at most.
-const DefaultIngestBatch = 500
+const defaultIngestBatch = 500
 
 // LiveTuning sizes a Session, the same for both sync profiles. Zero values
 // take the defaults.
 type LiveTuning struct {
-	QueueCap    int // live events queued before back-pressure; default DefaultQueueCap
-	IngestBatch int // live events handed to the sink at once; default DefaultIngestBatch
+	queueCap    int // live events queued before back-pressure; default defaultQueueCap
+	ingestBatch int // live events handed to the sink at once; default defaultIngestBatch
 }
 
 // Sink takes a connection's events; it returns once they are committed or
@@ -30,10 +30,10 @@ type Sink interface {
 	Ingest(ctx context.Context, relay string, evs []*nostr.Event) (stored int, err error)
 }
 
-// FailureRest paces a session's failures that are not the relay's (a
-// failed batch, a LocalError) as connection failures are paced (SPEC §6.5):
+// failureRest paces a session's failures that are not the relay's (a
+// failed batch, a localError) as connection failures are paced (SPEC §6.5):
 // 5 s, 10 s, 20 s … 1 h, no jitter (GRASP-02).
-var FailureRest = Backoff{Initial: health.BackoffBase, Max: health.BackoffCap}
+var failureRest = Backoff{Initial: health.BackoffBase, Max: health.BackoffCap}
 
 // LiveProfile is what a sync profile decides in a Session: what to
 // subscribe, its catch-up policy, and what an event and an EOSE mean. The
@@ -52,7 +52,7 @@ type LiveProfile interface {
 	// (new filters, a new author set, a daily catch-up).
 	Update(ctx context.Context, lc *LiveConn) error
 	// Consolidate is the profile's whole filter set in as few groups as it
-	// can (LiveOptions.Consolidate).
+	// can (liveOptions.Consolidate).
 	Consolidate() []Group
 	// Received is told of each event the subscriptions bring, before its
 	// batch is ingested (counters, the newest created_at seen per key).
@@ -75,7 +75,7 @@ type SessionConfig struct {
 // subscriptions bring in batches (counting what was new to us, Link.Stored),
 // moves the last good moment (Link.Committed), recovers from back-pressure
 // (close, drain, reopen), ingests what is still queued when the connection
-// drops, rests after a failure that is not the relay's (FailureRest), and
+// drops, rests after a failure that is not the relay's (failureRest), and
 // gives the relay's status row. The profile (LiveProfile) keeps its filters,
 // its catch-up policy and its cursors.
 type Session struct {
@@ -97,17 +97,17 @@ type Session struct {
 // NewSession makes url's session (its link from links) for profile p;
 // nothing connects until Run.
 func NewSession(links *Links, url string, p LiveProfile, cfg SessionConfig) *Session {
-	if cfg.Live.QueueCap <= 0 {
-		cfg.Live.QueueCap = DefaultQueueCap
+	if cfg.Live.queueCap <= 0 {
+		cfg.Live.queueCap = defaultQueueCap
 	}
-	if cfg.Live.IngestBatch <= 0 {
-		cfg.Live.IngestBatch = DefaultIngestBatch
+	if cfg.Live.ingestBatch <= 0 {
+		cfg.Live.ingestBatch = defaultIngestBatch
 	}
 	return &Session{links: links, link: links.Get(url), p: p, cfg: cfg, wake: make(chan struct{}, 1), state: status.StateIdle}
 }
 
 // URL is the relay's address.
-func (s *Session) URL() string { return s.link.URL() }
+func (s *Session) url() string { return s.link.URL() }
 
 // Link is the relay's link.
 func (s *Session) Link() *Link { return s.link }
@@ -131,11 +131,11 @@ func (s *Session) Wake() {
 
 // Run keeps the relay connected and live until ctx ends.
 func (s *Session) Run(ctx context.Context) {
-	s.links.Keep(ctx, s.link, Loop{Serve: s.serve, OnState: s.setState, Rest: s.rest})
+	s.links.keep(ctx, s.link, loop{Serve: s.serve, onState: s.setState, rest: s.rest})
 }
 
 func (s *Session) log() *slog.Logger {
-	return s.links.log.With("profile", s.links.profile, "relay", s.URL())
+	return s.links.log.With("profile", s.links.profile, "relay", s.url())
 }
 
 func (s *Session) setState(state string) {
@@ -147,17 +147,17 @@ func (s *Session) setState(state string) {
 // serve runs one connection until it drops, fails or ctx ends.
 func (s *Session) serve(ctx context.Context, conn *Conn) error {
 	lc := &LiveConn{Conn: conn, s: s}
-	lc.Set = NewLiveSet(conn, LiveOptions{
-		Clock: s.links.clock, QueueCap: s.cfg.Live.QueueCap, Consolidate: s.p.Consolidate,
-		OnRefused: func(reason string, until time.Time) {
+	lc.Set = newLiveSet(conn, liveOptions{
+		clock: s.links.clock, queueCap: s.cfg.Live.queueCap, consolidate: s.p.Consolidate,
+		onRefused: func(reason string, until time.Time) {
 			s.log().Warn("relay refused live subscriptions; asking again later with fewer REQs", "reason", reason, "until", until)
 			s.setState(status.StatePartial)
 		},
-		OnClosed: func(reason string) {
+		onClosed: func(reason string) {
 			s.log().Warn("relay closed a live subscription; reopening it after a backoff", "reason", reason)
 			s.setState(status.StatePartial)
 		},
-		OnReopened: func() { s.setState(status.StateLive) },
+		onReopened: func() { s.setState(status.StateLive) },
 	})
 	s.mu.Lock()
 	s.conn = lc
@@ -185,14 +185,14 @@ func (s *Session) serve(ctx context.Context, conn *Conn) error {
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-conn.Done():
-			return conn.Err()
-		case <-lc.Set.Overflowed():
+		case <-conn.done():
+			return conn.err()
+		case <-lc.Set.overflowed():
 			// back-pressure: stop the stream, ingest what is queued, then
 			// let the profile reopen from what it holds
 			s.setState(status.StatePartial)
 			lc.Set.CloseAll()
-			lc.Set.Drain(ctx)
+			lc.Set.drain(ctx)
 			if err := s.p.Reopen(ctx, lc, s.since()); err != nil {
 				return err
 			}
@@ -210,7 +210,7 @@ func (s *Session) serve(ctx context.Context, conn *Conn) error {
 	}
 }
 
-// consume ingests the set's events in batches of at most IngestBatch (fewer
+// consume ingests the set's events in batches of at most ingestBatch (fewer
 // when the queue runs dry), tells the profile of each event and EOSE, and
 // answers drain marks. When the connection ends it ingests what is still
 // queued: those events arrived and are not asked for again.
@@ -223,21 +223,21 @@ func (s *Session) consume(ctx context.Context, lc *LiveConn) {
 			evs = evs[:0]
 		}
 	}
-	handle := func(it Item) {
+	handle := func(it item) {
 		switch {
-		case it.Event != nil:
-			s.p.Received(it.Label, it.Event)
-			evs = append(evs, it.Event)
-			if len(evs) >= s.cfg.Live.IngestBatch {
+		case it.event != nil:
+			s.p.Received(it.label, it.event)
+			evs = append(evs, it.event)
+			if len(evs) >= s.cfg.Live.ingestBatch {
 				flush()
 			}
-		case it.EOSE:
+		case it.eose:
 			flush()
-			s.p.EOSE(it.Label, ok)
+			s.p.EOSE(it.label, ok)
 			ok = true
 		default: // a drain mark: everything before it is ingested
 			flush()
-			it.Done()
+			it.done()
 		}
 	}
 	items := lc.Set.Items()
@@ -248,7 +248,7 @@ func (s *Session) consume(ctx context.Context, lc *LiveConn) {
 			if len(items) == 0 {
 				flush()
 			}
-		case <-lc.Done():
+		case <-lc.done():
 			for len(items) > 0 {
 				handle(<-items)
 			}
@@ -260,7 +260,7 @@ func (s *Session) consume(ctx context.Context, lc *LiveConn) {
 
 // ingest hands evs to the sink; true when they were committed.
 func (s *Session) ingest(ctx context.Context, evs []*nostr.Event) bool {
-	stored, err := s.cfg.Sink.Ingest(ctx, s.URL(), evs)
+	stored, err := s.cfg.Sink.Ingest(ctx, s.url(), evs)
 	s.link.Stored(stored)
 	if err != nil {
 		if ctx.Err() == nil {
@@ -281,7 +281,7 @@ func (s *Session) good(t time.Time) {
 	}
 	s.mu.Unlock()
 	if later {
-		s.link.Committed(t)
+		s.link.committed(t)
 	}
 }
 
@@ -297,16 +297,16 @@ func (s *Session) since() int64 {
 }
 
 // rest waits after a failure that is not the relay's (Loop.Rest): the next
-// step of FailureRest, and at least RefusalCooldown after a refusal for
+// step of failureRest, and at least refusalCooldown after a refusal for
 // load; the row shows it meanwhile. False when ctx ended.
 func (s *Session) rest(ctx context.Context, failure error) bool {
 	clock := s.links.clock
 	s.mu.Lock()
 	s.failedRun++
-	d := FailureRest.Delay(s.failedRun)
-	var closed *ClosedError
-	if errors.As(failure, &closed) && IsRefusal(closed.Reason) {
-		d = max(d, RefusalCooldown)
+	d := failureRest.Delay(s.failedRun)
+	var closed *closedError
+	if errors.As(failure, &closed) && isRefusal(closed.reason) {
+		d = max(d, refusalCooldown)
 	}
 	s.restUntil, s.restWhy = clock.Now().Add(d), failure.Error()
 	wait := clock.After(d) // before the rest shows: a test clock sees the waiter once it does
@@ -339,13 +339,13 @@ func (s *Session) Row() status.Relay {
 		}
 	}
 	if lc != nil {
-		if until := lc.Conn.CoolingUntil(); !until.IsZero() {
+		if until := lc.Conn.coolingUntil(); !until.IsZero() {
 			row.CoolingUntil = until.Unix()
 		}
-		if st := lc.Set.Stats(); !st.CoolingUntil.IsZero() {
-			row.CoolingUntil = st.CoolingUntil.Unix()
+		if st := lc.Set.stats(); !st.coolingUntil.IsZero() {
+			row.CoolingUntil = st.coolingUntil.Unix()
 			if row.LastError == "" {
-				row.LastError = "refused subscriptions: " + st.LastRefusal
+				row.LastError = "refused subscriptions: " + st.lastRefusal
 			}
 		}
 	}
@@ -361,7 +361,7 @@ func (s *Session) LiveStats() (LiveStats, bool) {
 	if lc == nil {
 		return LiveStats{}, false
 	}
-	return lc.Set.Stats(), true
+	return lc.Set.stats(), true
 }
 
 // LiveConn is one connection of a Session as its profile sees it: the
@@ -389,9 +389,9 @@ func (lc *LiveConn) WakeAt(t time.Time) {
 }
 
 // Ingest hands history the profile fetched to the sink, counting what was
-// new to us; a failure is ours (LocalError), not the relay's.
+// new to us; a failure is ours (localError), not the relay's.
 func (lc *LiveConn) Ingest(ctx context.Context, evs []*nostr.Event) (stored int, err error) {
-	stored, err = lc.s.cfg.Sink.Ingest(ctx, lc.s.URL(), evs)
+	stored, err = lc.s.cfg.Sink.Ingest(ctx, lc.s.url(), evs)
 	lc.s.link.Stored(stored)
 	return stored, Local(err)
 }

@@ -1,4 +1,4 @@
-package relay_test
+package relay
 
 import (
 	"context"
@@ -14,7 +14,6 @@ import (
 	"dtp-personal/engine/clock"
 	"dtp-personal/engine/health"
 	"dtp-personal/engine/internal/faultrelay"
-	"dtp-personal/engine/relay"
 	"dtp-personal/engine/status"
 	"dtp-personal/internal/testutil"
 )
@@ -27,16 +26,16 @@ type kindProfile struct {
 	received int
 }
 
-func (p *kindProfile) Open(_ context.Context, lc *relay.LiveConn, _ int64) error {
+func (p *kindProfile) Open(_ context.Context, lc *LiveConn, _ int64) error {
 	now := nostr.Now()
-	return lc.Set.Replace([]relay.Group{{Label: "kind", Filters: nostr.Filters{{Kinds: []int{p.kind}, Since: &now}}}})
+	return lc.Set.Replace([]Group{{Label: "kind", Filters: nostr.Filters{{Kinds: []int{p.kind}, Since: &now}}}})
 }
-func (p *kindProfile) Reopen(_ context.Context, lc *relay.LiveConn, since int64) error {
+func (p *kindProfile) Reopen(_ context.Context, lc *LiveConn, since int64) error {
 	return lc.Set.Resubscribe(since)
 }
-func (p *kindProfile) Update(context.Context, *relay.LiveConn) error { return nil }
-func (p *kindProfile) Consolidate() []relay.Group                    { return nil }
-func (p *kindProfile) EOSE(any, bool)                                {}
+func (p *kindProfile) Update(context.Context, *LiveConn) error { return nil }
+func (p *kindProfile) Consolidate() []Group                    { return nil }
+func (p *kindProfile) EOSE(any, bool)                          {}
 func (p *kindProfile) Received(any, *nostr.Event) {
 	p.mu.Lock()
 	p.received++
@@ -67,8 +66,8 @@ func (s *batchSink) total() (n, largest int) {
 	return n, largest
 }
 
-func newSessionLinks(st relay.HealthStore) *relay.Links {
-	return relay.NewLinks(st, health.ProfileTrust, func(string) relay.Options { return relay.Options{} }, clock.Wall{}, slog.Default())
+func newSessionLinks(st HealthStore) *Links {
+	return NewLinks(st, health.ProfileTrust, func(string) Options { return Options{} }, clock.Wall{}, slog.Default())
 }
 
 // A session hands its live events to the sink in batches of the one setting
@@ -79,7 +78,7 @@ func TestSessionIngestsInBatchesOfTheSetting(t *testing.T) {
 	links := newSessionLinks(&healthStore{saved: map[profileURL]health.Health{}})
 	p := &kindProfile{kind: 1}
 	sink := &batchSink{delay: 20 * time.Millisecond} // events queue while a batch is ingested
-	s := relay.NewSession(links, r.URL, p, relay.SessionConfig{Sink: sink, Live: relay.LiveTuning{IngestBatch: 5}})
+	s := NewSession(links, r.URL, p, SessionConfig{Sink: sink, Live: LiveTuning{ingestBatch: 5}})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -109,7 +108,7 @@ func TestSessionIngestsInBatchesOfTheSetting(t *testing.T) {
 // The supervisor starts and stops one relay's service without touching the
 // others'; a removal's wait returns once that service ended.
 func TestSupervisorAddsAndRemovesOneRelayAtATime(t *testing.T) {
-	var sv relay.Supervisor[*countedService]
+	var sv Supervisor[*countedService]
 	started := map[string]*countedService{}
 	start := func(url string) *countedService {
 		s := &countedService{ended: make(chan struct{})}
@@ -121,7 +120,7 @@ func TestSupervisorAddsAndRemovesOneRelayAtATime(t *testing.T) {
 	a := started["a"]
 	testutil.Eventually(t, "a running", func() bool { return a.runs() == 1 })
 	sv.Set(ctx, []string{"a", "c"}, start)() // b leaves, c joins, a goes on
-	if got := sv.URLs(); !slices.Equal(got, []string{"a", "c"}) {
+	if got := sv.urLs(); !slices.Equal(got, []string{"a", "c"}) {
 		t.Fatalf("supervised %v, want [a c]", got)
 	}
 	select {

@@ -54,7 +54,7 @@ func (sv *Supervisor[S]) Add(ctx context.Context, url string, svc S) bool {
 // ended.
 func (sv *Supervisor[S]) Set(ctx context.Context, urls []string, start func(url string) S) (wait func()) {
 	var gone []string
-	for _, url := range sv.URLs() {
+	for _, url := range sv.urLs() {
 		if !slices.Contains(urls, url) {
 			gone = append(gone, url)
 		}
@@ -89,7 +89,7 @@ func (sv *Supervisor[S]) Remove(urls ...string) (wait func()) {
 }
 
 // RemoveAll stops every service (Remove).
-func (sv *Supervisor[S]) RemoveAll() (wait func()) { return sv.Remove(sv.URLs()...) }
+func (sv *Supervisor[S]) RemoveAll() (wait func()) { return sv.Remove(sv.urLs()...) }
 
 // Get is url's service.
 func (sv *Supervisor[S]) Get(url string) (S, bool) {
@@ -103,8 +103,8 @@ func (sv *Supervisor[S]) Get(url string) (S, bool) {
 	return r.svc, true
 }
 
-// URLs are the supervised relays, sorted.
-func (sv *Supervisor[S]) URLs() []string {
+// urLs are the supervised relays, sorted.
+func (sv *Supervisor[S]) urLs() []string {
 	sv.mu.Lock()
 	defer sv.mu.Unlock()
 	return slices.Sorted(maps.Keys(sv.run))

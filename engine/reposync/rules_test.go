@@ -12,9 +12,9 @@ import (
 // the profile while it is on.
 type pipelineRules struct{ sync *Syncer }
 
-func (r pipelineRules) Check(ev *nostr.Event) (any, error) {
+func (r pipelineRules) Check(ev *nostr.Event) (validation.Parsed, error) {
 	if r.sync.Enabled() && !validation.IsTrustKind(ev.Kind) {
-		return nil, nil // Admit decides
+		return validation.Parsed{}, nil // Admit decides
 	}
 	return validation.DefaultProfile().Check(ev)
 }

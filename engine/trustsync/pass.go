@@ -448,7 +448,7 @@ func (p *pass) runBatch(ctx context.Context, pc *passConn, f *family, b batch, c
 // fetchBatch is runBatch's one filter. With reconcileOnly it asks nothing
 // when the batch cannot be reconciled and reports done false; a batch
 // without it is reconciled when it is a full fetch of what we hold, else
-// paged. A paged batch that saturates (more than relay.MaxPages pages) is
+// paged. A paged batch that saturates (past the relay package's page limit) is
 // reconciled, which has no page limit, where the relay does NIP-77; else a
 // batch of several keys reports done false, to be asked in parts.
 func (p *pass) fetchBatch(ctx context.Context, pc *passConn, f *family, b batch, cursors map[string]store.Cursor, reconcileOnly bool) (done bool, err error) {

@@ -19,12 +19,20 @@ type Profile struct {
 // DefaultProfile is the `x.com` profile.
 func DefaultProfile() Profile { return Profile{Scope: DefaultScope} }
 
+// Parsed is what the trust rules parsed from an event: its statement (kinds
+// 32009, 32014) or its claims (kind 10011). Both are nil for an event they
+// did not parse (a repository event).
+type Parsed struct {
+	Statement *Statement
+	Claims    *Claims
+}
+
 // Check decides whether an event may be kept, short of signature work
 // (VerifyEvent): the kind must be one this server keeps, pass its kind's
 // checklist, and — for statements — be eligible under the profile scope.
-// It returns what it parsed, a *Statement or a *Claims, so that the heap
-// need not parse the event again.
-func (p Profile) Check(ev *nostr.Event) (parsed any, err error) {
+// It returns what it parsed, so that the heap need not parse the event
+// again.
+func (p Profile) Check(ev *nostr.Event) (Parsed, error) {
 	switch ev.Kind {
 	case KindTrust, KindRating:
 		st, err := ParseStatement(ev)
@@ -32,17 +40,17 @@ func (p Profile) Check(ev *nostr.Event) (parsed any, err error) {
 			err = p.Eligible(st)
 		}
 		if err != nil {
-			return nil, err
+			return Parsed{}, err
 		}
-		return st, nil
+		return Parsed{Statement: st}, nil
 	case KindClaims:
 		c, err := ParseClaims(ev)
 		if err != nil {
-			return nil, err
+			return Parsed{}, err
 		}
-		return c, nil
+		return Parsed{Claims: c}, nil
 	}
-	return nil, &Rejection{Prefix: "blocked", Rule: fmt.Sprintf("kind %d is not kept by this server", ev.Kind)}
+	return Parsed{}, &Rejection{Prefix: "blocked", Rule: fmt.Sprintf("kind %d is not kept by this server", ev.Kind)}
 }
 
 // Eligible applies scope eligibility to an already parsed statement, so a

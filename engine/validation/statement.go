@@ -87,26 +87,8 @@ func ParseStatement(ev *nostr.Event) (*Statement, error) {
 	if err := checkCreatedAt(ev); err != nil {
 		return nil, err
 	}
-	// Checklist: exactly one d, subject, v/score; at most one k, c, x, y.
-	// Single-valued tags have exactly two elements, as the extension reads
-	// them; the subject tag may carry hints after its value.
-	for _, slot := range []*tagSlot{&t.d, &t.subject, &t.value} {
-		if slot.count != 1 {
-			return nil, invalid("exactly one " + slot.name + " tag required")
-		}
-	}
-	if len(t.subject.tag) < 2 {
-		return nil, invalid(t.subject.name + " tag has no value")
-	}
-	for _, slot := range []*tagSlot{&t.k, &t.c, &t.x, &t.y} {
-		if slot.count > 1 {
-			return nil, invalid("at most one " + slot.name + " tag allowed")
-		}
-	}
-	for _, slot := range []*tagSlot{&t.d, &t.value, &t.k, &t.c, &t.x, &t.y} {
-		if slot.count == 1 && len(slot.tag) != 2 {
-			return nil, invalid(slot.name + " tag must have exactly two elements")
-		}
+	if err := t.checkCounts(); err != nil {
+		return nil, err
 	}
 	d := t.d.value()
 	if !isLowerHex(d, 64) {
@@ -159,6 +141,32 @@ func ParseStatement(ev *nostr.Event) (*Statement, error) {
 		return nil, invalid("content exceeds 1024 characters")
 	}
 	return st, nil
+}
+
+// checkCounts is the checklist's tag counts: exactly one d, subject,
+// v/score; at most one k, c, x, y. Single-valued tags have exactly two
+// elements, as the extension reads them; the subject tag may carry hints
+// after its value.
+func (t *statementTags) checkCounts() error {
+	for _, slot := range []*tagSlot{&t.d, &t.subject, &t.value} {
+		if slot.count != 1 {
+			return invalid("exactly one " + slot.name + " tag required")
+		}
+	}
+	if len(t.subject.tag) < 2 {
+		return invalid(t.subject.name + " tag has no value")
+	}
+	for _, slot := range []*tagSlot{&t.k, &t.c, &t.x, &t.y} {
+		if slot.count > 1 {
+			return invalid("at most one " + slot.name + " tag allowed")
+		}
+	}
+	for _, slot := range []*tagSlot{&t.d, &t.value, &t.k, &t.c, &t.x, &t.y} {
+		if slot.count == 1 && len(slot.tag) != 2 {
+			return invalid(slot.name + " tag must have exactly two elements")
+		}
+	}
+	return nil
 }
 
 // checkSubject covers the primary subject and its `k` companion.
