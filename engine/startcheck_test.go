@@ -24,7 +24,7 @@ func TestDamageFoundAfterOpenStopsServe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = fixture.NewScaleWeb(2000, 1).EachUnsigned(func(evs []*nostr.Event) error {
+	err = fixture.NewScaleWeb(200, 1).EachUnsigned(func(evs []*nostr.Event) error {
 		_, err := st.SaveBatch(evs)
 		return err
 	})
