@@ -98,6 +98,11 @@ type Conn struct {
 	onLowered  []func()          // told when allowed drops
 	coolUntil  time.Time         // no page is asked before this: the relay said it is rate-limiting
 
+	// owedNotices is how many refusing NOTICEs may still come for REQs an
+	// earlier one ended: a NOTICE names no REQ, so it ends every REQ
+	// waiting, and only one of them was the refused one.
+	owedNotices int
+
 	counts *frameCounts
 }
 
@@ -209,6 +214,11 @@ type Sub struct {
 	eosed        bool // the relay sent EOSE: the REQ was accepted
 	openAtSend   int  // our REQs open on the connection once this one was sent, itself included
 	tooMany      bool // refused for the number of REQs open: fewer may be accepted
+	// writing is made when the REQ's write starts and closed when it
+	// returns; nil before. A REQ not yet written cannot be the one a NOTICE
+	// refused, and a CLOSE must not overtake its REQ: the relay would then
+	// keep the subscription open for good, holding one of its allowance.
+	writing chan struct{}
 }
 
 // Subscribe opens a subscription with filters, whatever the relay allows:
@@ -278,6 +288,11 @@ func (c *Conn) sendReq(s *Sub) error {
 		return err
 	}
 	c.counts.reqs.Add(1)
+	written := make(chan struct{})
+	c.mu.Lock()
+	s.writing = written
+	c.mu.Unlock()
+	defer close(written)
 	return c.write(msg)
 }
 

@@ -80,9 +80,12 @@ func (c *Conn) waitCooled(ctx context.Context) error {
 
 // notice hands a NOTICE to the user. A refusing NOTICE names no
 // subscription (strfry answers an excess REQ with only a NOTICE), so every
-// REQ still waiting for its EOSE ends as closed with the notice as reason:
-// none is left waiting for an answer that will not come. A CLOSE goes out
-// for each, in case the relay did accept one of them.
+// REQ sent and still waiting for its EOSE ends as closed with the notice as
+// reason: none is left waiting for an answer that will not come. A CLOSE
+// goes out for each, after its REQ, in case the relay did accept it. A
+// NOTICE finding one REQ waiting, alone when sent, while NOTICEs are owed
+// for REQs ended before, is read as one of those: the REQ is asked again at
+// once, not taken as refused by a relay that allows none beside it.
 func (c *Conn) notice(msg string) {
 	if c.opts.onNotice != nil {
 		c.opts.onNotice(msg)
@@ -97,25 +100,36 @@ func (c *Conn) notice(msg string) {
 	c.counts.refusals.Add(1)
 	c.mu.Lock()
 	var pending []*Sub
-	most := 0 // the most REQs open when one of them was sent
+	var written []chan struct{} // pending's REQ writes
+	most := 0                   // the most REQs open when one of them was sent
 	for _, s := range c.subs {
-		if !s.eosed && !s.awaitingAuth {
+		if s.writing != nil && !s.eosed && !s.awaitingAuth {
 			pending = append(pending, s)
+			written = append(written, s.writing)
 			most = max(most, s.openAtSend)
 		}
 	}
 	lowered := false
+	stale := most <= 1 && c.owedNotices > 0
 	for _, s := range pending {
-		lowered = c.refusedLocked(most, s) || lowered
-		c.endLocked(s.id)
+		if stale {
+			s.tooMany = true // asked again at once: most likely the NOTICE is about a REQ ended before
+		} else {
+			lowered = c.refusedLocked(most, s) || lowered
+		}
 	}
+	c.owedNotices = max(c.owedNotices-1, 0) + max(len(pending)-1, 0)
 	c.mu.Unlock()
 	if lowered {
 		defer c.allowanceLowered() // once the handlers below have run
 	}
-	for _, s := range pending {
+	// each ends once its CLOSE is out, as Sub.close does, so that a REQ sent
+	// in the room it leaves reaches the relay after the CLOSE
+	for i, s := range pending {
+		<-written[i] // a REQ being written as the NOTICE came: its CLOSE follows it
 		closeMsg, _ := nostr.CloseEnvelope(s.id).MarshalJSON()
 		_ = c.write(closeMsg)
+		c.forget(s.id)
 		if s.h.closed != nil {
 			s.h.closed("notice: " + msg)
 		}
