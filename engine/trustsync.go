@@ -86,11 +86,12 @@ func (f syncFrontier) ClaimsFetched(pubkeys []string) {
 		return
 	}
 	f.e.trust.heap.ClaimsFetched(pubkeys)
+	f.e.trust.frontier.Notify() // a binding may have changed: the next Refresh walks
 }
 func (f syncFrontier) Changed() <-chan struct{} { return f.e.trust.frontier.Changed() }
 
 func (f syncFrontier) Refresh(ctx context.Context) error {
-	f.e.trust.frontier.Recompute()
+	f.e.trust.frontier.Refresh()
 	return ctx.Err()
 }
 

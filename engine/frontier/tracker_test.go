@@ -201,3 +201,48 @@ func TestQueryRootsAreFollowedForAWhileAndBounded(t *testing.T) {
 		t.Fatalf("after %v without a question: %v", QueryRootsKept, got)
 	}
 }
+
+// Refresh walks only when the last walk misses something: a Notify, a hop
+// window that opened, a query root whose time ended.
+func TestRefreshWalksOnlyWhenSomethingChanged(t *testing.T) {
+	h := graph(settings.DefaultLimits(), [2]int{1, 2})
+	clock := faultrelay.NewClock(time.Unix(1_700_000_000, 0))
+	tr := NewTracker(h, Config{Limits: settings.DefaultLimits(), Roots: []string{pk(1)}, Clock: clock})
+	walked := func() bool {
+		t.Helper()
+		before := tr.Current()
+		tr.Refresh()
+		return tr.Current() != before
+	}
+	if !walked() {
+		t.Fatal("the first Refresh did not walk")
+	}
+	if walked() {
+		t.Fatal("a Refresh with nothing changed walked again")
+	}
+
+	later := trust(2, 3, "1")
+	later.CreatedAt = 2
+	later.ActiveFrom = clock.Now().Unix() + 60
+	h.Apply([]*validation.Statement{later}, nil)
+	tr.Notify()
+	if !walked() || tr.Current().Size() != 2 {
+		t.Fatalf("after a Notify: walked with %v", tr.Current().Pubkeys())
+	}
+	if walked() {
+		t.Fatal("walked again before the hop's window opened")
+	}
+	clock.Advance(time.Minute)
+	if !walked() || tr.Current().Size() != 3 {
+		t.Fatalf("once the hop's window opened: %v", tr.Current().Pubkeys())
+	}
+
+	tr.AddQueryRoots([]string{pk(9)})
+	if !walked() || walked() {
+		t.Fatal("a query root: want one walk")
+	}
+	clock.Advance(QueryRootsKept)
+	if !walked() {
+		t.Fatal("a query root's time ended: no walk")
+	}
+}

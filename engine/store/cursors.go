@@ -74,6 +74,50 @@ func (s *Store) Cursors(relay, scope string, authors []string) (map[string]Curso
 	return out, nil
 }
 
+// Completed reports which of authors have a cursor of scope that reached
+// EOSE on one of relays: a fetch of their history completed there. It reads
+// the author column alone, without a string per row: at a start it answers
+// for every member of a 100,000-person frontier before the first answer.
+func (s *Store) Completed(relays []string, scope string, authors []string) (map[string]bool, error) {
+	wanted := make(map[string]bool, len(authors))
+	for _, a := range authors {
+		wanted[a] = false
+	}
+	out := make(map[string]bool)
+	read := func(query string, args ...any) error {
+		rows, err := s.r.Query(query, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		var author sql.RawBytes
+		for rows.Next() {
+			if err := rows.Scan(&author); err != nil {
+				return err
+			}
+			if _, ok := wanted[string(author)]; ok {
+				out[string(author)] = true
+			}
+		}
+		return rows.Err()
+	}
+	const cols = `SELECT author FROM cursors WHERE relay = ? AND scope = ? AND last_eose_at > 0`
+	for _, relay := range relays {
+		if len(authors) > cursorRangeMin {
+			if err := read(cols, relay, scope); err != nil {
+				return nil, fmt.Errorf("store: completed cursors of %s/%s: %w", relay, scope, err)
+			}
+			continue
+		}
+		for chunk := range slices.Chunk(authors, authorChunk) {
+			if err := read(cols+" AND author IN ("+placeholders(len(chunk))+")", append([]any{relay, scope}, anySlice(chunk)...)...); err != nil {
+				return nil, fmt.Errorf("store: completed cursors of %s/%s: %w", relay, scope, err)
+			}
+		}
+	}
+	return out, nil
+}
+
 // cursorRangeMin is the most authors Cursors looks up by name; more are
 // picked from the whole range of their relay and scope.
 const cursorRangeMin = 5000

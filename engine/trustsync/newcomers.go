@@ -237,17 +237,8 @@ func completedOn(st Store, keys []string, scopes ...string) (map[string]map[stri
 	}
 	out := map[string]map[string]bool{}
 	for _, scope := range scopes {
-		out[scope] = map[string]bool{}
-		for _, url := range relays {
-			cs, err := st.Cursors(url, scope, keys)
-			if err != nil {
-				return nil, err
-			}
-			for k, c := range cs {
-				if c.LastEoseAt > 0 {
-					out[scope][k] = true
-				}
-			}
+		if out[scope], err = st.Completed(relays, scope, keys); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil

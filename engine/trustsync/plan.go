@@ -140,14 +140,16 @@ func isXSubject(s string) bool {
 func (f family) normalizeKeys(keys []string) []string {
 	out := make([]string, 0, len(keys))
 	for _, k := range keys {
-		if isHexKey(strings.ToLower(k)) {
+		if !isHexKey(k) && isHexKey(strings.ToLower(k)) {
 			k = strings.ToLower(k)
 		}
 		if f.validKey(k) {
 			out = append(out, k)
 		}
 	}
-	slices.Sort(out)
+	if !slices.IsSorted(out) { // a frontier's authors come sorted: 100,000 of them at every step of a pass
+		slices.Sort(out)
+	}
 	return slices.Compact(out)
 }
 

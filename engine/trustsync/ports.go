@@ -26,6 +26,7 @@ type Sink interface {
 type Store interface {
 	Relays() ([]string, error)
 	Cursors(relay, scope string, authors []string) (map[string]store.Cursor, error)
+	Completed(relays []string, scope string, authors []string) (map[string]bool, error)
 	SaveCursors(cs []store.Cursor) error
 	DeleteCursorsForAuthors(authors []string) error
 	DeleteCursorsOutside(scopes, keep []string) (int64, error)
