@@ -1,6 +1,7 @@
 package heap
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -50,6 +51,10 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	if err := h.SaveSnapshot(path, []byte("key 1"), []byte("attached")); err != nil {
 		t.Fatal(err)
 	}
+	saved, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
 	limits := settings.DefaultLimits()
 	limits.HeapNodeLimit = 1200
 	got, attachment, err := LoadSnapshot(path, []byte("key 1"), limits)
@@ -81,6 +86,17 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	}
 	if a, b := resolve(h, pk(1), "p", pk(2), validation.KindTrust, "identity", "", 7), resolve(got, pk(1), "p", pk(2), validation.KindTrust, "identity", "", 7); a != b || got.Stats() != h.Stats() {
 		t.Fatalf("after a replacement: %s %+v, want %s %+v", b, got.Stats(), a, h.Stats())
+	}
+	// the loaded heap uses the file's memory: what it changed stays in it
+	if now, err := os.ReadFile(path); err != nil || !bytes.Equal(now, saved) {
+		t.Fatalf("the snapshot file changed under the heap loaded from it (err %v)", err)
+	}
+	again, _, err := LoadSnapshot(path, []byte("key 1"), limits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := resolve(again, pk(1), "p", pk(2), validation.KindTrust, "identity", "", 7); r == resolve(got, pk(1), "p", pk(2), validation.KindTrust, "identity", "", 7) {
+		t.Fatalf("a second load sees the first one's replacement: %s", r)
 	}
 }
 
