@@ -87,6 +87,8 @@ type Engine struct {
 	// when the heap was built from the database (saveHeap).
 	heapLoaded     string
 	heapSeenLoaded bool        // the snapshot held the pipeline's held-ids filter
+	walkLoaded     []byte      // the frontier's walk the snapshot held (frontier.Tracker.Saved), nil when none
+	walkAdopted    bool        // the frontier started from walkLoaded
 	heapLimits     status.Heap // the heap's guardrails when it was opened
 	// ownerToken is new at each Open and written to running.json, which only
 	// the data directory's owner can read: a connection that presents it is
@@ -218,7 +220,11 @@ func (e *Engine) openParts(clock *startClock) error {
 	// event of the same batch
 	e.ingest.OnCommit(func(c ingest.Committed) { e.repos.Committed(c.Stored) })
 	e.sync = e.newSyncRunner()
-	if !e.opts.ReadOnly {
+	// a walk taken from the snapshot is the one the last run closed with:
+	// nobody left the frontier while stopped (a change to the database or
+	// the settings would have refused it), and the run kept the cursors to
+	// its frontier as people left
+	if !e.opts.ReadOnly && !e.walkAdopted {
 		e.sync.ReconcileCursors(e.trust.frontier.Current().Pubkeys())
 	}
 	clock.lap("cursors")

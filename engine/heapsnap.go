@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -85,7 +87,9 @@ func (e *Engine) loadOrBuildHeap(limits settings.Limits) (h *heap.Heap, seen []b
 	if _, found := os.Stat(open); moved == nil && found == nil {
 		key, err := e.heapKey(limits)
 		if err == nil {
-			if h, seen, err = heap.LoadSnapshot(open, []byte(key), limits); err == nil {
+			var attachment []byte
+			if h, attachment, err = heap.LoadSnapshot(open, []byte(key), limits); err == nil {
+				seen, e.walkLoaded = unpackAttachment(attachment)
 				e.heapLoaded, e.heapLimits, e.heapSeenLoaded = key, h.Stats(), seen != nil
 				return h, seen, true, nil
 			}
@@ -111,9 +115,11 @@ func (e *Engine) loadOrBuildHeap(limits settings.Limits) (h *heap.Heap, seen []b
 	return h, nil, false, nil
 }
 
-// saveHeap keeps the heap, with the pipeline's held-ids filter, for the
-// next start; the pipeline is closed, so both hold every commit. A heap loaded from a snapshot whose key is
-// still the database's is that snapshot: the file is only moved back. A heap
+// saveHeap keeps the heap, with the pipeline's held-ids filter and the
+// frontier's walk, for the next start; the pipeline is closed, so all hold
+// every commit. A heap loaded from a snapshot whose key is still the
+// database's, with the same walk, is that snapshot: the file is only moved
+// back. A heap
 // that refused statements at guardrails since changed is not what a build
 // under the new ones would hold, and is not kept.
 func (e *Engine) saveHeap() {
@@ -131,11 +137,38 @@ func (e *Engine) saveHeap() {
 		e.log.Warn("heap snapshot not written", "err", err)
 		return
 	}
-	seen := e.ingest.SeenFilter()
-	if key == e.heapLoaded && (e.heapSeenLoaded || seen == nil) && os.Rename(open, path) == nil {
+	seen, walk := e.ingest.SeenFilter(), e.trust.frontier.Saved()
+	if key == e.heapLoaded && (e.heapSeenLoaded || seen == nil) && bytes.Equal(walk, e.walkLoaded) && os.Rename(open, path) == nil {
 		return
 	}
-	if err := e.trust.heap.SaveSnapshot(path, []byte(key), seen); err != nil {
+	if err := e.trust.heap.SaveSnapshot(path, []byte(key), packAttachment(seen, walk)); err != nil {
 		e.log.Warn("heap snapshot not written", "err", err)
 	}
+}
+
+// packAttachment is what the engine keeps in the heap's snapshot beside the
+// heap: the pipeline's held-ids filter (its length first) and the
+// frontier's walk. Either may be nil.
+func packAttachment(seen, walk []byte) []byte {
+	out := binary.LittleEndian.AppendUint32(make([]byte, 0, 4+len(seen)+len(walk)), uint32(len(seen)))
+	return append(append(out, seen...), walk...)
+}
+
+// unpackAttachment reads what packAttachment wrote; a snapshot's key names
+// the program, so no other layout reaches it, and anything short is none.
+func unpackAttachment(b []byte) (seen, walk []byte) {
+	if len(b) < 4 {
+		return nil, nil
+	}
+	n := int(binary.LittleEndian.Uint32(b))
+	if n > len(b)-4 {
+		return nil, nil
+	}
+	if n > 0 {
+		seen = b[4 : 4+n]
+	}
+	if rest := b[4+n:]; len(rest) > 0 {
+		walk = rest
+	}
+	return seen, walk
 }

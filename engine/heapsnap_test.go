@@ -57,6 +57,10 @@ func TestHeapSnapshotIsTheDatabases(t *testing.T) {
 	}
 
 	eng = reopen("after a clean close", true)
+	if eng.walkLoaded == nil || eng.trust.frontier.Current().Size() != 3 {
+		t.Fatalf("the frontier's walk was not kept with the heap (%d bytes) or not taken (%v)",
+			len(eng.walkLoaded), eng.trust.frontier.Current().Pubkeys())
+	}
 	got, stats := ask(eng), eng.Status().Heap
 	if _, err := os.Stat(snapshot + ".open"); err != nil {
 		t.Fatalf("the loaded snapshot is not set aside while the engine runs: %v", err)

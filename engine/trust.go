@@ -27,8 +27,8 @@ type trust struct {
 	resolver *resolver.Resolver
 }
 
-// buildTrust walks the frontier of heap h (openHeap) once and wires the
-// pipeline's commits into both.
+// buildTrust walks the frontier of heap h (openHeap) once, or takes the
+// walk kept with its snapshot, and wires the pipeline's commits into both.
 func (e *Engine) buildTrust(h *heap.Heap, clock *startClock) {
 	s := e.Settings()
 	tracker := frontier.NewTracker(h, frontier.Config{
@@ -38,7 +38,9 @@ func (e *Engine) buildTrust(h *heap.Heap, clock *startClock) {
 		// the first walk has nobody leaving; later ones run once e.sync exists
 		OnLeft: func(pubkeys []string) { e.sync.AuthorsLeft(pubkeys) },
 	})
-	tracker.Recompute()
+	if e.walkAdopted = e.walkLoaded != nil && tracker.Adopt(e.walkLoaded); !e.walkAdopted {
+		tracker.Recompute()
+	}
 	clock.lap("frontier")
 	e.trust = trust{heap: h, frontier: tracker, resolver: resolver.New(h, frontierView{e}, e, e.band)}
 	e.ingest.OnCommit(func(c ingest.Committed) {
