@@ -380,7 +380,7 @@ func (r *run) syncOnce(ctx context.Context, data, what string) (Phase, error) {
 	s := sample(cmd.Process.Pid, walPath(data))
 	waitErr := cmd.Wait()
 	p := Phase{Seconds: time.Since(t).Seconds(), Outcome: strings.TrimSpace(out.String())}
-	p.WALPeak, p.RSSPeak = s.stop(cmd.ProcessState)
+	p.WALPeak, p.RSSPeak = s.stop()
 	var ee *exec.ExitError
 	if waitErr != nil && !(errors.As(waitErr, &ee) && ee.ExitCode() == 3) { // 3: partial, still measured
 		tail, _ := os.ReadFile(logPath)

@@ -52,7 +52,7 @@ func (o *ownRelay) load(ctx context.Context, jsonl string) (int64, error) {
 	}
 	s := sample(cmd.Process.Pid, walPath(o.data))
 	err := cmd.Wait()
-	walPeak, _ := s.stop(cmd.ProcessState)
+	walPeak, _ := s.stop()
 	if err != nil {
 		return walPeak, fmt.Errorf("dtp-personal import: %v: %s", err, lastLines(out.String(), 5))
 	}

@@ -5,16 +5,7 @@ import (
 	"bytes"
 	"os"
 	"strconv"
-	"syscall"
 )
-
-// peakRSS is an exited child's largest resident set (rusage ru_maxrss).
-func peakRSS(ps *os.ProcessState) int64 {
-	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
-		return ru.Maxrss << 10 // KiB on Linux
-	}
-	return 0
-}
 
 // processRSS is a running process's resident set now and its high-water
 // mark (VmRSS and VmHWM of /proc/PID/status).
