@@ -108,9 +108,19 @@ func LoadSnapshot(path string, key []byte, limits settings.Limits) (h *Heap, att
 		return nil, nil, errors.New("heap snapshot: mapped at an offset not a multiple of 8")
 	}
 	body, sum := data[:len(data)-4], data[len(data)-4:]
-	if binary.LittleEndian.Uint32(sum) != crc32.Checksum(body, castagnoli) {
+	// the checksum is read beside the decoding, which bounds everything it
+	// reads by the file: a damaged file decodes to a heap that is dropped
+	summed := make(chan bool, 1)
+	go func() { summed <- binary.LittleEndian.Uint32(sum) == crc32.Checksum(body, castagnoli) }()
+	h, attachment, err = decodeSnapshot(body, key, limits)
+	if !<-summed {
 		return nil, nil, errors.New("heap snapshot: checksum mismatch (damaged)")
 	}
+	return h, attachment, err
+}
+
+// decodeSnapshot decodes a snapshot's body (the file less its checksum).
+func decodeSnapshot(body, key []byte, limits settings.Limits) (h *Heap, attachment []byte, err error) {
 	d := &decoder{data: body}
 	if magic := d.next(len(snapshotMagic)); d.err == nil && !bytes.Equal(magic, snapshotMagic) {
 		return nil, nil, errors.New("heap snapshot: not a heap snapshot")
