@@ -39,6 +39,22 @@ func wineExe(t *testing.T) string {
 	return exe
 }
 
+// wineStopped waits for the prefix's Wine server to end (it lingers a few
+// seconds after the last program), ending it when it does not. Wine's
+// desktop process lives as long as the server and keeps the display it
+// started with, the likely cause of the one CI run where the window test's
+// GLFW got "Failed to create helper window" right after the installer test
+// (its rerun passed).
+func wineStopped(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := exec.CommandContext(ctx, "wineserver", "-w").Run(); err != nil {
+		_ = exec.Command("wineserver", "-k").Run()
+		_ = exec.Command("wineserver", "-w").Run()
+	}
+}
+
 // winPath is a Linux path as the Windows program sees it (Wine's drive Z:
 // is the root directory).
 func winPath(p string) string { return `Z:` + strings.ReplaceAll(p, "/", `\`) }
@@ -377,6 +393,7 @@ func TestWindowsWindowUnderWine(t *testing.T) {
 			t.Fatalf("%s is needed (bash packaging/setup.sh installs it): %v", tool, err)
 		}
 	}
+	wineStopped(t) // a fresh Wine desktop, on this test's display
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	work, data := t.TempDir(), wineDataDir(t)
