@@ -28,46 +28,20 @@ type Cursor struct {
 // keyed by author; authors without one are absent. An empty authors list
 // returns every cursor of that relay and scope.
 func (s *Store) Cursors(relay, scope string, authors []string) (map[string]Cursor, error) {
-	const cols = `SELECT author, last_seen_created_at, last_eose_at, attempts, next_retry_at, last_error
+	const query = `SELECT author, last_seen_created_at, last_eose_at, attempts, next_retry_at, last_error
 		FROM cursors WHERE relay = ? AND scope = ?`
 	out := make(map[string]Cursor)
-	// many authors are read as the whole (relay, scope) range and picked
-	// here: looked up in lists of authorChunk, the 100,000 members of a
-	// frontier took over a second of a start (issue 26)
-	var wanted map[string]bool
-	if len(authors) > cursorRangeMin {
-		wanted = make(map[string]bool, len(authors))
-		for _, a := range authors {
-			wanted[a] = true
-		}
-	}
-	read := func(query string, args ...any) error {
-		rows, err := s.r.Query(query, args...)
-		if err != nil {
+	wanted := pickedAuthors(authors)
+	err := s.eachCursorRow(query, relay, scope, authors, func(rows *sql.Rows) error {
+		c := Cursor{CursorKey: CursorKey{Relay: relay, Scope: scope}}
+		if err := rows.Scan(&c.Author, &c.LastSeenCreatedAt, &c.LastEoseAt, &c.Attempts, &c.NextRetryAt, &c.LastError); err != nil {
 			return err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			c := Cursor{CursorKey: CursorKey{Relay: relay, Scope: scope}}
-			if err := rows.Scan(&c.Author, &c.LastSeenCreatedAt, &c.LastEoseAt, &c.Attempts, &c.NextRetryAt, &c.LastError); err != nil {
-				return err
-			}
-			if wanted == nil || wanted[c.Author] {
-				out[c.Author] = c
-			}
+		if wanted == nil || wanted[c.Author] {
+			out[c.Author] = c
 		}
-		return rows.Err()
-	}
-	var err error
-	if len(authors) == 0 || wanted != nil {
-		err = read(cols, relay, scope)
-		authors = nil
-	}
-	for chunk := range slices.Chunk(authors, authorChunk) {
-		if err = read(cols+" AND author IN ("+placeholders(len(chunk))+")", append([]any{relay, scope}, anySlice(chunk)...)...); err != nil {
-			break
-		}
-	}
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("store: cursors of %s/%s: %w", relay, scope, err)
 	}
@@ -79,43 +53,73 @@ func (s *Store) Cursors(relay, scope string, authors []string) (map[string]Curso
 // the author column alone, without a string per row: at a start it answers
 // for every member of a 100,000-person frontier before the first answer.
 func (s *Store) Completed(relays []string, scope string, authors []string) (map[string]bool, error) {
-	wanted := make(map[string]bool, len(authors))
-	for _, a := range authors {
-		wanted[a] = false
-	}
+	const query = `SELECT author FROM cursors WHERE relay = ? AND scope = ? AND last_eose_at > 0`
 	out := make(map[string]bool)
+	if len(authors) == 0 {
+		return out, nil
+	}
+	wanted := pickedAuthors(authors)
+	for _, relay := range relays {
+		var author sql.RawBytes
+		err := s.eachCursorRow(query, relay, scope, authors, func(rows *sql.Rows) error {
+			if err := rows.Scan(&author); err != nil {
+				return err
+			}
+			if wanted == nil || wanted[string(author)] {
+				out[string(author)] = true
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("store: completed cursors of %s/%s: %w", relay, scope, err)
+		}
+	}
+	return out, nil
+}
+
+// eachCursorRow runs query, whose first two parameters are relay and scope,
+// for authors and hands scan each row. Up to cursorRangeMin authors are
+// looked up by name, authorChunk at a time; more, or none, are read as the
+// whole (relay, scope) range, and scan picks them (pickedAuthors): looked
+// up by name, the 100,000 members of a frontier took over a second of a
+// start (issue 26).
+func (s *Store) eachCursorRow(query, relay, scope string, authors []string, scan func(*sql.Rows) error) error {
 	read := func(query string, args ...any) error {
 		rows, err := s.r.Query(query, args...)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
-		var author sql.RawBytes
 		for rows.Next() {
-			if err := rows.Scan(&author); err != nil {
+			if err := scan(rows); err != nil {
 				return err
-			}
-			if _, ok := wanted[string(author)]; ok {
-				out[string(author)] = true
 			}
 		}
 		return rows.Err()
 	}
-	const cols = `SELECT author FROM cursors WHERE relay = ? AND scope = ? AND last_eose_at > 0`
-	for _, relay := range relays {
-		if len(authors) > cursorRangeMin {
-			if err := read(cols, relay, scope); err != nil {
-				return nil, fmt.Errorf("store: completed cursors of %s/%s: %w", relay, scope, err)
-			}
-			continue
-		}
-		for chunk := range slices.Chunk(authors, authorChunk) {
-			if err := read(cols+" AND author IN ("+placeholders(len(chunk))+")", append([]any{relay, scope}, anySlice(chunk)...)...); err != nil {
-				return nil, fmt.Errorf("store: completed cursors of %s/%s: %w", relay, scope, err)
-			}
+	if len(authors) == 0 || len(authors) > cursorRangeMin {
+		return read(query, relay, scope)
+	}
+	for chunk := range slices.Chunk(authors, authorChunk) {
+		if err := read(query+" AND author IN ("+placeholders(len(chunk))+")", append([]any{relay, scope}, anySlice(chunk)...)...); err != nil {
+			return err
 		}
 	}
-	return out, nil
+	return nil
+}
+
+// pickedAuthors is the set eachCursorRow's scan keeps when it reads the
+// whole range for authors, nil when it looks them up by name (or reads the
+// whole range for no authors: every row is wanted).
+func pickedAuthors(authors []string) map[string]bool {
+	if len(authors) <= cursorRangeMin {
+		return nil
+	}
+	wanted := make(map[string]bool, len(authors))
+	for _, a := range authors {
+		wanted[a] = true
+	}
+	return wanted
 }
 
 // cursorRangeMin is the most authors Cursors looks up by name; more are
