@@ -2,7 +2,6 @@ package frontier
 
 import (
 	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"reflect"
 	"slices"
@@ -129,10 +128,8 @@ func (t *Tracker) Adopt(saved []byte) bool {
 	if t.walked != nil { // a walk ran meanwhile: it is newer
 		return false
 	}
-	t.walked, t.current = r, r
 	t.stale.Store(false)
-	close(t.changed)
-	t.changed = make(chan struct{})
+	t.publishLocked(r)
 	return true
 }
 
@@ -146,7 +143,6 @@ func (head *savedHead) result(v heap.View, records []byte) *Result {
 	}
 	unplaced := head.Unplaced
 	text := make([]byte, 0, hexKeyLen*head.Authors) // every pubkey in one string, as admit does
-	var raw [32]byte
 	for i := range r.Authors {
 		rec := records[savedAuthorSize*i:]
 		node := heap.NodeID(binary.LittleEndian.Uint32(rec))
@@ -163,10 +159,7 @@ func (head *savedHead) result(v heap.View, records []byte) *Result {
 			if int(node) >= v.NumNodes() {
 				return nil
 			}
-			for w, x := range v.OrderKey(node) {
-				binary.BigEndian.PutUint64(raw[8*w:], x)
-			}
-			text = hex.AppendEncode(text, raw[:])
+			text = appendHexKey(text, v.OrderKey(node))
 			r.nodeDepth[node] = uint8(a.Depth + 1)
 		}
 		r.Authors[i] = a

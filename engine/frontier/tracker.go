@@ -121,21 +121,29 @@ func (t *Tracker) Run(ctx context.Context) {
 // nextWake fires when the next hop window opens or closes, or the first
 // query root's time ends; nil = none.
 func (t *Tracker) nextWake() <-chan time.Time {
-	var next time.Time
-	if n := t.Current().NextChange; n != 0 {
-		next = time.Unix(n, 0)
-	}
 	t.mu.Lock()
-	for _, until := range t.asked {
-		if next.IsZero() || until.Before(next) {
-			next = until
-		}
-	}
+	next := t.nextChangeLocked()
 	t.mu.Unlock()
 	if next.IsZero() {
 		return nil
 	}
 	return t.clock.After(max(next.Sub(t.clock.Now()), 0))
+}
+
+// nextChangeLocked is when the current frontier may next differ with no
+// Notify: a hop window of the walk opens or closes, or the first query
+// root's time ends; zero = never. t.mu is held.
+func (t *Tracker) nextChangeLocked() time.Time {
+	var next time.Time
+	if n := t.current.NextChange; n != 0 {
+		next = time.Unix(n, 0)
+	}
+	for _, until := range t.asked {
+		if next.IsZero() || until.Before(next) {
+			next = until
+		}
+	}
+	return next
 }
 
 // Notify says a batch changed hops; the frontier is recomputed after the
@@ -196,10 +204,16 @@ func (t *Tracker) Recompute() {
 	}
 
 	t.mu.Lock()
-	t.walked, t.current = next, next
+	t.publishLocked(next)
+	t.mu.Unlock()
+}
+
+// publishLocked makes r the walked and current frontier and tells whoever
+// waits on Changed. t.mu is held.
+func (t *Tracker) publishLocked(r *Result) {
+	t.walked, t.current = r, r
 	close(t.changed)
 	t.changed = make(chan struct{})
-	t.mu.Unlock()
 }
 
 // Refresh walks now unless the last walk holds every change: no Notify
@@ -218,19 +232,8 @@ func (t *Tracker) upToDate() bool {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.walked == nil {
-		return false
-	}
-	now := t.clock.Now()
-	if n := t.walked.NextChange; n != 0 && now.Unix() >= n {
-		return false
-	}
-	for _, until := range t.asked {
-		if !now.Before(until) {
-			return false
-		}
-	}
-	return true
+	next := t.nextChangeLocked()
+	return t.walked != nil && (next.IsZero() || t.clock.Now().Before(next))
 }
 
 // Current is the frontier readers should use.

@@ -329,15 +329,10 @@ func (w *walker) report() {
 // no trip back to the node table.
 func (r *Result) admit(level []candidate, depth int, text *[]byte) {
 	buf := (*text)[:0]
-	var raw [32]byte
 	for _, c := range level {
-		if c.pubkey != "" {
-			continue
+		if c.pubkey == "" {
+			buf = appendHexKey(buf, c.order)
 		}
-		for w, x := range c.order {
-			binary.BigEndian.PutUint64(raw[8*w:], x)
-		}
-		buf = hex.AppendEncode(buf, raw[:])
 	}
 	*text = buf
 	all := string(buf)
@@ -352,6 +347,15 @@ func (r *Result) admit(level []candidate, depth int, text *[]byte) {
 			r.nodeDepth[c.node] = uint8(depth + 1)
 		}
 	}
+}
+
+// appendHexKey appends the hex pubkey whose heap.View.OrderKey is order.
+func appendHexKey(buf []byte, order [4]uint64) []byte {
+	var raw [32]byte
+	for w, x := range order {
+		binary.BigEndian.PutUint64(raw[8*w:], x)
+	}
+	return hex.AppendEncode(buf, raw[:])
 }
 
 // hexKeyLen is the length of a hex pubkey.
