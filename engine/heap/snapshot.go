@@ -221,7 +221,7 @@ func (h *Heap) decodeNodes(d *decoder) {
 	var lengths [3][]uint32 // of keys, out lists, in lists
 	var total [3]int64
 	for i := range lengths {
-		lengths[i] = d.uint32s(nodes)
+		lengths[i] = inPlace[uint32](d, nodes)
 		for _, n := range lengths[i] {
 			total[i] += int64(n)
 		}
@@ -231,7 +231,7 @@ func (h *Heap) decodeNodes(d *decoder) {
 		return
 	}
 	keys := d.next(int(total[0]))
-	lists := d.uint32s(int(total[1] + total[2]))
+	lists := inPlace[uint32](d, int(total[1]+total[2]))
 	if d.err != nil {
 		return
 	}
@@ -279,7 +279,7 @@ func (h *Heap) decodeEdges(d *decoder) {
 		d.fail("edges of another size")
 		return
 	}
-	all := d.edges(edges)
+	all := inPlace[edge](d, edges)
 	if d.err != nil {
 		return
 	}
@@ -531,21 +531,10 @@ func (d *decoder) aligned(n int) []byte {
 	return b
 }
 
-// uint32s is the next n numbers of an array written in place.
-func (d *decoder) uint32s(n int) []uint32 {
-	if d.err == nil && n > d.left()/4 {
-		d.fail("cut short")
-	}
-	b := d.aligned(4 * n)
-	if len(b) == 0 {
-		return nil
-	}
-	return unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(b))), n)
-}
-
-// edges is the next n edges of an array written in place.
-func (d *decoder) edges(n int) []edge {
-	size := int(unsafe.Sizeof(edge{}))
+// inPlace is the next n values of an array written in place (rawBytes),
+// where they lie in the file.
+func inPlace[T uint32 | edge](d *decoder, n int) []T {
+	size := int(unsafe.Sizeof(*new(T)))
 	if d.err == nil && n > d.left()/size {
 		d.fail("cut short")
 	}
@@ -553,7 +542,7 @@ func (d *decoder) edges(n int) []edge {
 	if len(b) == 0 {
 		return nil
 	}
-	return unsafe.Slice((*edge)(unsafe.Pointer(unsafe.SliceData(b))), n)
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)
 }
 
 // rawBytes is the memory of a slice of plain values (no pointers), as
