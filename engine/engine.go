@@ -158,7 +158,7 @@ func Open(opts Options) (*Engine, error) {
 	// The check reads the whole file (seconds at a million events), so it
 	// runs beside the rest of the start, which reads; a write waits for it
 	// to pass (see openParts for how long Open does).
-	st.StartCheck(quickCheckLimit)
+	st.StartCheck(quickCheckLimit, !opts.ReadOnly)
 	e := &Engine{
 		opts: opts, log: opts.Logger, lock: lock, store: st,
 		metrics:    metrics.New(),

@@ -146,14 +146,34 @@ func (s *Store) check(ctx context.Context, pragma string) (string, error) {
 // StartCheck runs QuickCheck, for at most limit, beside whatever reads the
 // store meanwhile; every write waits until it passed and fails with its
 // error when it found damage (Checked). A start so checks a large file while
-// it loads everything else instead of before.
-func (s *Store) StartCheck(limit time.Duration) {
+// it loads everything else instead of before. A file the last close left as
+// it is now, checked within recheckEvery, is not checked again (closeMark).
+// writing says this start may write: it then takes the mark away (a kill
+// leaves none) and leaves a new one when it closes cleanly.
+func (s *Store) StartCheck(limit time.Duration, writing bool) {
+	now := time.Now()
+	var skip bool
+	if writing {
+		s.markOnClose = true
+		skip, s.checkedAt = takeMark(s.path, now)
+	} else {
+		m, matches := readMark(s.path)
+		skip = m.stands(matches, now)
+	}
+	if skip {
+		return
+	}
+	s.checkedAt = 0
 	s.checked = make(chan struct{})
 	go func() {
 		defer close(s.checked)
 		ctx, cancel := context.WithTimeout(context.Background(), limit)
 		defer cancel()
-		s.checkErr = s.QuickCheck(ctx)
+		// a check cut short at limit counts as passed: it is all a start
+		// does on a large file (`db check` reads it whole)
+		if s.checkErr = s.QuickCheck(ctx); s.checkErr == nil {
+			s.checkedAt = now.Unix()
+		}
 	}()
 }
 
@@ -164,6 +184,17 @@ func (s *Store) CheckDone() <-chan struct{} {
 		return closedChan
 	}
 	return s.checked
+}
+
+// checkPassed reports whether the start-up check ended finding nothing, or
+// was skipped.
+func (s *Store) checkPassed() bool {
+	select {
+	case <-s.CheckDone():
+		return s.checkErr == nil
+	default:
+		return false
+	}
 }
 
 var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()

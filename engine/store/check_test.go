@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -98,7 +99,7 @@ func TestWritesWaitForTheStartCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	s.StartCheck(time.Minute)
+	s.StartCheck(time.Minute, true)
 	var bad *BadFileError
 	if _, err := s.SaveBatch([]*nostr.Event{trustEvent(hex64("a"), hex64("b"), "1", 1700000000)}); !errors.As(err, &bad) {
 		t.Fatalf("a write on a damaged file: %v", err)
@@ -111,9 +112,114 @@ func TestWritesWaitForTheStartCheck(t *testing.T) {
 	}
 
 	good, _ := openTemp(t)
-	good.StartCheck(time.Minute)
+	good.StartCheck(time.Minute, true)
 	save(t, good, trustEvent(hex64("a"), hex64("b"), "1", 1700000000))
 	if err := good.Checked(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A start skips the check only for a file its last clean close left as it
+// is, checked within recheckEvery. Damage is made here the one way a mark
+// cannot see (in place, keeping the file's size and time) to tell a start
+// that checked from one that did not.
+func TestCleanCloseLetsTheNextStartSkipItsCheck(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "dtp.sqlite")
+	if err := os.WriteFile(path, ourDatabase(t), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	start := func(writing bool) *Store {
+		t.Helper()
+		s, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.StartCheck(time.Minute, writing)
+		return s
+	}
+	closeClean := func(s *Store) {
+		t.Helper()
+		if err := errors.Join(s.Checked(), s.Close()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	damageKeepingTime := func() (restore func()) {
+		t.Helper()
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		good, _ := os.ReadFile(path)
+		bad := bytes.Clone(good)
+		for i := 3 * 4096; i < 5*4096; i++ {
+			bad[i] = 0x5a
+		}
+		write := func(b []byte) {
+			if err := os.WriteFile(path, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chtimes(path, fi.ModTime(), fi.ModTime()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		write(bad)
+		return func() { write(good) }
+	}
+	var bad *BadFileError
+
+	// a first start checks (no mark), and its clean close leaves one
+	closeClean(start(true))
+	if _, err := os.Stat(markPath(path)); err != nil {
+		t.Fatalf("a clean close left no mark: %v", err)
+	}
+
+	// the mark stands: a reader's start and then a writer's skip the check
+	restore := damageKeepingTime()
+	reader := start(false)
+	if reader.checked != nil {
+		t.Fatal("a reader's start checked a file marked clean")
+	}
+	reader.Close()
+	s := start(true)
+	if s.checked != nil || s.Checked() != nil {
+		t.Fatal("a start checked a file marked clean")
+	}
+	// a start that may write took the mark away: a kill now leaves none
+	if _, err := os.Stat(markPath(path)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the mark stays while the store is open: %v", err)
+	}
+	s.markOnClose = false // as a kill would: no close marks the file
+	s.Close()
+	if err := start(true).Checked(); !errors.As(err, &bad) {
+		t.Fatalf("a start after a kill did not check: %v", err)
+	}
+
+	// a mark of another time (a copy, another writer) is not taken
+	restore()
+	closeClean(start(true))
+	damageKeepingTime()
+	later := time.Now().Add(time.Minute)
+	if err := os.Chtimes(path, later, later); err != nil {
+		t.Fatal(err)
+	}
+	if err := start(true).Checked(); !errors.As(err, &bad) {
+		t.Fatalf("a start on a file changed since its mark did not check: %v", err)
+	}
+
+	// nor one whose check is older than recheckEvery
+	restore()
+	closeClean(start(true))
+	m, matches := readMark(path)
+	if !matches {
+		t.Fatal("the clean close's mark does not match its file")
+	}
+	m.CheckedAt = time.Now().Add(-recheckEvery - time.Hour).Unix()
+	b, _ := json.Marshal(m)
+	if err := os.WriteFile(markPath(path), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	damageKeepingTime()
+	if err := start(true).Checked(); !errors.As(err, &bad) {
+		t.Fatalf("a start with a week-old check did not check: %v", err)
 	}
 }

@@ -35,6 +35,11 @@ type Store struct {
 	// finding; nil when no check was started
 	checked  chan struct{}
 	checkErr error
+	// checkedAt is when the start-up check last passed, the mark's word
+	// when it was skipped (unix seconds, 0: none); markOnClose leaves a
+	// mark at Close (StartCheck of a start that may write)
+	checkedAt   int64
+	markOnClose bool
 }
 
 // Open opens (creating if needed) the database at path and applies pending
@@ -92,7 +97,12 @@ func Open(path string) (*Store, error) {
 // Close releases the pools. The last connection to close checkpoints the WAL.
 func (s *Store) Close() error {
 	s.stmts.close()
-	return errors.Join(s.ckpt.close(), s.r.Close(), s.w.Close())
+	err := errors.Join(s.ckpt.close(), s.r.Close(), s.w.Close())
+	if s.markOnClose && err == nil && s.checkPassed() {
+		writeMark(s.path, s.checkedAt)
+		s.markOnClose = false // a second Close marks nothing anew
+	}
+	return err
 }
 
 // writeTx runs fn inside one write transaction, committing when fn returns
