@@ -380,6 +380,27 @@ func (p *pass) fetchRelay(ctx context.Context, pc *passConn, f *family, keys []s
 		p.reason(status.RelayFailed(url))
 		progress(len(deferred))
 	}
+	// keys with nothing to reconcile from a since go first: what they bring
+	// is then held when the window probe reads what is new
+	probed, batches := probeable(batches, cursors)
+	fatal := p.runBatches(ctx, pc, f, batches, cursors, progress)
+	if fatal == nil && len(probed) > 0 {
+		if probed, fatal = p.probeWindow(ctx, pc, f, probed, cursors, progress); fatal == nil {
+			fatal = p.runBatches(ctx, pc, f, probed, cursors, progress)
+		}
+	}
+	if err := pc.saveCursors(p.r.cfg.Store, nil, true); err != nil && fatal == nil {
+		fatal = err
+	}
+	if fatal == nil {
+		fatal = ctx.Err()
+	}
+	return fatal
+}
+
+// runBatches runs batches on one relay, as many REQs at a time as it
+// allows; it returns the first error that ends the pass.
+func (p *pass) runBatches(ctx context.Context, pc *passConn, f *family, batches []batch, cursors map[string]store.Cursor, progress func(int)) error {
 	work := make(chan batch)
 	var fatal error
 	var fatalOnce sync.Once
@@ -402,12 +423,6 @@ func (p *pass) fetchRelay(ctx context.Context, pc *passConn, f *family, keys []s
 	}
 	close(work)
 	wg.Wait()
-	if err := pc.saveCursors(p.r.cfg.Store, nil, true); err != nil && fatal == nil {
-		fatal = err
-	}
-	if fatal == nil {
-		fatal = ctx.Err()
-	}
 	return fatal
 }
 
@@ -456,30 +471,8 @@ func (p *pass) fetchBatch(ctx context.Context, pc *passConn, f *family, b batch,
 	filter := f.filter(b.keys)
 	filter.Since = b.since
 	reqStart := p.r.cfg.Clock.Now()
-	pages := newPageIngester(ctx, p.r.cfg.Sink, pc.link, &p.stored)
-	seen := newestSeen{}
-	held := map[string]bool{} // reconciled: already stored, counted toward caps as paging would, not ingested again
-	onPage := func(evs []*nostr.Event) error {
-		seen.add(f, evs)
-		fresh, again, capErr := p.admit(f, evs)
-		isHeld := func(ev *nostr.Event) bool { return held[ev.ID] }
-		fresh, again = slices.DeleteFunc(fresh, isHeld), slices.DeleteFunc(again, isHeld)
-		if len(fresh)+len(again) > 0 {
-			if err := pages.add(append(fresh, again...)); err != nil {
-				return err
-			}
-		}
-		if len(fresh) > 0 {
-			p.events.Add(int64(len(fresh)))
-			rc := p.r.metrics.relay(url)
-			if p.gap {
-				rc.gapFill.Add(int64(len(fresh)))
-			} else {
-				rc.eventsPass.Add(int64(len(fresh)))
-			}
-		}
-		return capErr
-	}
+	bp := p.newBatchPages(ctx, pc, f)
+	held, pages, onPage := bp.held, bp.pages, bp.add
 	notReconciled := false
 	err = p.retryTimeouts(ctx, func() error {
 		if reconcileOnly || b.since == nil {
@@ -534,7 +527,48 @@ func (p *pass) fetchBatch(ctx context.Context, pc *passConn, f *family, b batch,
 	if p.giving {
 		p.r.newcomers.give(url, f.scope, b.keys, reqStart)
 	}
-	return true, pc.saveCursors(p.r.cfg.Store, completed(url, f.scope, b.keys, cursors, seen, reqStart, now), false)
+	return true, pc.saveCursors(p.r.cfg.Store, completed(url, f.scope, b.keys, cursors, bp.seen, reqStart, now), false)
+}
+
+// batchPages hands what one batch (or window probe) fetched to the sink: it
+// notes each key's newest event (the batch's cursors), applies the family's
+// caps, and leaves out what a reconciliation found already held.
+type batchPages struct {
+	p     *pass
+	f     *family
+	url   string
+	pages *pageIngester
+	seen  newestSeen
+	held  map[string]bool // reconciled: already stored, counted toward caps as paging would, not ingested again
+}
+
+func (p *pass) newBatchPages(ctx context.Context, pc *passConn, f *family) *batchPages {
+	return &batchPages{p: p, f: f, url: pc.link.URL(), pages: newPageIngester(ctx, p.r.cfg.Sink, pc.link, &p.stored),
+		seen: newestSeen{}, held: map[string]bool{}}
+}
+
+// add takes one page; errCapReached says the family's cap cut it.
+func (bp *batchPages) add(evs []*nostr.Event) error {
+	p := bp.p
+	bp.seen.add(bp.f, evs)
+	fresh, again, capErr := p.admit(bp.f, evs)
+	isHeld := func(ev *nostr.Event) bool { return bp.held[ev.ID] }
+	fresh, again = slices.DeleteFunc(fresh, isHeld), slices.DeleteFunc(again, isHeld)
+	if len(fresh)+len(again) > 0 {
+		if err := bp.pages.add(append(fresh, again...)); err != nil {
+			return err
+		}
+	}
+	if len(fresh) > 0 {
+		p.events.Add(int64(len(fresh)))
+		rc := p.r.metrics.relay(bp.url)
+		if p.gap {
+			rc.gapFill.Add(int64(len(fresh)))
+		} else {
+			rc.eventsPass.Add(int64(len(fresh)))
+		}
+	}
+	return capErr
 }
 
 // eventCaps are the event caps that cut this pass, with how many keys each.

@@ -54,6 +54,7 @@ type Runner struct {
 	links *relay.Links
 
 	newcomers  *newcomers    // frontier members no relay has given yet
+	outsiders  outsidersSeen // what window probes fetched for nobody in the network
 	nudge      chan struct{} // commits may name new X accounts or claims
 	passed     chan struct{} // closed when the first pass ends without an error
 	passedOnce sync.Once

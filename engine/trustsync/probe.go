@@ -1,0 +1,177 @@
+package trustsync
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/nbd-wtf/go-nostr"
+
+	"dtp-personal/engine/relay"
+	"dtp-personal/engine/store"
+)
+
+// probeNeedMax is the most events a window probe fetches to learn which
+// keys they name; a relay with more new events than that in the window is
+// asked key by key, as without the probe.
+const probeNeedMax = 2000
+
+// lateArrival widens a window probe back past the last check: an event
+// that reaches the relay up to this late (a client that was offline, a
+// relay syncing from another) is still in the window. A window starts at
+// the day's first check of its keys, so only an event dated before that,
+// less lateArrival, and arriving after it waits for the next day's full
+// refresh; a wider one would hold more of others' statements.
+const lateArrival = time.Hour
+
+// probeable splits off the batches a window probe can stand for: those
+// reconciled from a since (keys fetched from the relay earlier today) whose
+// keys carry no retry state; a key whose last fetch failed is asked again
+// by its own batch, which clears that state.
+func probeable(batches []batch, cursors map[string]store.Cursor) (probed, rest []batch) {
+	for _, b := range batches {
+		if b.since != nil && b.reconcile && !slices.ContainsFunc(b.keys, func(k string) bool {
+			c := cursors[k]
+			return c.Attempts > 0 || c.NextRetryAt > 0 || c.LastError != ""
+		}) {
+			probed = append(probed, b)
+		} else {
+			rest = append(rest, b)
+		}
+	}
+	return probed, rest
+}
+
+// probeWindow asks the relay once, with NIP-77, for the events of f's kinds
+// created since the probed batches' keys were last checked (the earliest
+// EOSE among them, less lateArrival), whoever wrote them, and fetches those
+// we lack. The ones naming a probed key are ingested as that key's batch
+// would; only those keys keep a batch (which then finds them held and moves
+// their cursors), and the other keys are done: nothing new reached the relay
+// for them since. At 300,000 people a pass with nothing new asked 600
+// batches per family, each reading an index page per person on both sides;
+// the probe reads the window's few events.
+//
+// What it cannot see: an event created before the window that reached the
+// relay after it. The daily full refresh asks every key again, and finds it.
+//
+// A probe that cannot be made (the relay does not do NIP-77, too many new
+// events, a failure) leaves every probed batch to run; an error is returned
+// only for what ends the pass.
+func (p *pass) probeWindow(ctx context.Context, pc *passConn, f *family, probed []batch, cursors map[string]store.Cursor, progress func(int)) ([]batch, error) {
+	if p.giving || pc.link.NIP77() == relay.NIP77Unsupported {
+		return probed, nil
+	}
+	keys := map[string]bool{}
+	checked := int64(math.MaxInt64)
+	for _, b := range probed {
+		for _, k := range b.keys {
+			keys[k] = true
+			checked = min(checked, cursors[k].LastEoseAt)
+		}
+	}
+	since := nostr.Timestamp(max(checked-int64(lateArrival.Seconds()), p.floor, 0))
+	window := nostr.Filter{Kinds: f.filter(nil).Kinds, Since: &since}
+	_, rec, err := relay.ReconcileHeld(ctx, pc.link, pc.conn, window, relay.HeldLimit{Max: wideHeldMax, Empty: true},
+		func(max int) ([]store.AuthoredStamp, error) {
+			held, err := p.r.cfg.Store.AuthoredStamps(ctx, window, max, false)
+			return append(held, p.r.outsiders.seen(pc.link.URL(), f.scope, since, keys)...), err
+		}, store.StampPairs[store.AuthoredStamp], nil)
+	if err != nil || len(rec.Need) > probeNeedMax {
+		return probed, ctx.Err()
+	}
+	named := map[string]bool{}
+	bp := p.newBatchPages(ctx, pc, f)
+	st, err := pc.conn.FetchIDs(ctx, window, rec.Need, func(evs []*nostr.Event) error {
+		var ours []*nostr.Event
+		for _, ev := range evs {
+			// another key's event (someone not in the frontier yet) is
+			// left to that key's own fetch
+			ofKeys := false
+			for _, k := range f.keysOf(ev) {
+				if keys[k] {
+					named[k], ofKeys = true, true
+				}
+			}
+			if ofKeys {
+				ours = append(ours, ev)
+			} else {
+				p.r.outsiders.add(pc.link.URL(), f.scope, ev, f.keysOf(ev))
+			}
+		}
+		if len(ours) == 0 {
+			return nil
+		}
+		return bp.add(ours)
+	})
+	pc.link.Fetched(st)
+	if sinkErr := bp.pages.wait(); sinkErr != nil {
+		return nil, fmt.Errorf("ingest from %s: %w", pc.link.URL(), sinkErr)
+	}
+	if err != nil {
+		return probed, ctx.Err() // a cut by a cap or a failure: every batch asks for itself
+	}
+	var changed []string
+	for k := range keys {
+		if named[k] {
+			changed = append(changed, k)
+		}
+	}
+	progress(len(keys) - len(changed))
+	left, _ := plan(changed, cursors, p.start, true, p.floor, true)
+	return left, nil
+}
+
+// outsidersSeen remembers, per relay and family, the events a window probe
+// fetched that named none of its keys (statements of people outside the
+// network): the next probe counts them as held, so a relay busy with others'
+// statements sends each of them once, not at every pass. An event naming a
+// key probed since is not counted: it is that key's now.
+type outsidersSeen struct {
+	mu     sync.Mutex
+	events map[string]map[string]outsider // relay and scope → id
+}
+
+type outsider struct {
+	createdAt nostr.Timestamp
+	keys      []string
+}
+
+// outsidersMax bounds what is remembered per relay and family; past it a
+// probe fetches the others again.
+const outsidersMax = 4 * probeNeedMax
+
+func (o *outsidersSeen) add(url, scope string, ev *nostr.Event, keys []string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	at := url + " " + scope
+	if o.events == nil {
+		o.events = map[string]map[string]outsider{}
+	}
+	if o.events[at] == nil {
+		o.events[at] = map[string]outsider{}
+	}
+	if len(o.events[at]) < outsidersMax {
+		o.events[at][ev.ID] = outsider{createdAt: ev.CreatedAt, keys: keys}
+	}
+}
+
+// seen are the stamps of the remembered events created since since that
+// name none of keys; older ones are forgotten (no window reaches them).
+func (o *outsidersSeen) seen(url, scope string, since nostr.Timestamp, keys map[string]bool) []store.AuthoredStamp {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var out []store.AuthoredStamp
+	for id, ev := range o.events[url+" "+scope] {
+		switch {
+		case ev.createdAt < since:
+			delete(o.events[url+" "+scope], id)
+		case !slices.ContainsFunc(ev.keys, func(k string) bool { return keys[k] }):
+			out = append(out, store.AuthoredStamp{Stamp: store.Stamp{CreatedAt: ev.createdAt, ID: id}})
+		}
+	}
+	return out
+}
