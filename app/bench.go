@@ -22,6 +22,7 @@ func cmdBench(c *cli) error {
 	relay := c.fs.String("relay", "auto", "auto (strfry when found, else dtp-personal) | strfry | dtp-personal")
 	strfry := c.fs.String("strfry", "", "the strfry executable (default $"+strfryEnv+", else strfry on PATH)")
 	noReference := c.fs.Bool("no-reference", false, "skip timing `strfry sync --dir down` as the reference rate")
+	noPush := c.fs.Bool("no-push", false, "skip timing a fresh server taking the web's events pushed over WebSockets")
 	cache := c.fs.String("cache", "", "where generated webs are kept (default: the user cache directory; \"none\": not kept)")
 	work := c.fs.String("work", "", "parent of the run's temporary data directories (default: the system's)")
 	keep := c.fs.Bool("keep", false, "keep the run's data directories and logs")
@@ -35,7 +36,7 @@ func cmdBench(c *cli) error {
 		return err
 	}
 	cfg := scalebench.Config{Binary: bin, Authors: *authors, Seed: *seed, WorkDir: *work, Keep: *keep,
-		Reference: !*noReference, Resolves: max(*resolves, 1), Log: os.Stderr}
+		Reference: !*noReference, Push: !*noPush, Resolves: max(*resolves, 1), Log: os.Stderr}
 	if cfg.Strfry, err = findStrfry(*relay, *strfry); err != nil {
 		return err
 	}

@@ -10,8 +10,9 @@ import (
 )
 
 // benchSmall runs the scale benchmark on a small web and checks that every
-// figure it prints was measured: the web synced whole, the refreshes stored
-// nothing and exactly the published change, the restarted server answered.
+// figure it prints was measured: the web synced whole, a fresh server took
+// as many events pushed, every one acked, the refreshes stored nothing and
+// exactly the published change, the restarted server answered.
 func benchSmall(t *testing.T, args ...string) scalebench.Result {
 	t.Helper()
 	cmd := exec.Command(binary, append([]string{"bench", "--authors", "150", "--cache", "none", "--resolves", "50", "--json"}, args...)...)
@@ -37,6 +38,10 @@ func benchSmall(t *testing.T, args ...string) scalebench.Result {
 	}
 	if res.FirstSync.EventsPerSec <= 0 || res.FirstSync.WALPeak <= 0 || res.FirstSync.RSSPeak <= 0 {
 		t.Errorf("first sync figures missing: %+v", res.FirstSync)
+	}
+	if ps := res.Push; ps == nil || ps.Events != int(res.FirstSync.Stored) || ps.Acked != ps.Events || ps.Refused != 0 ||
+		ps.Stored != int64(ps.Acked) || ps.EventsPerSec <= 0 || ps.Ratio <= 0 || ps.WALPeak <= 0 || ps.RSSPeak <= 0 {
+		t.Errorf("push %+v after a first sync that stored %d", ps, res.FirstSync.Stored)
 	}
 	if res.NoChange.Stored != 0 || res.NoChange.Outcome != "complete" {
 		t.Errorf("refresh with nothing new: %+v", res.NoChange)

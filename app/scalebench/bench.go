@@ -2,8 +2,9 @@
 // (issue 26 §4): it generates a web of trust of W authors, serves it from a
 // relay process on loopback (strfry when there is one, else a second
 // dtp-personal server), and measures, each in a process of its own, the
-// first sync, a refresh with nothing new and one after 1 % of the authors
-// published, the restart to the first answer and warm resolves.
+// first sync, the push path's rate on a fresh server, a refresh with nothing
+// new and one after 1 % of the authors published, the restart to the first
+// answer and warm resolves.
 package scalebench
 
 import (
@@ -45,8 +46,11 @@ type Config struct {
 	// Reference also times `strfry sync --dir down` (NIP-77) copying the
 	// relay into an empty strfry, the rate the first sync is held to.
 	Reference bool
-	Resolves  int       // warm RESOLVEs measured for p50/p99
-	Log       io.Writer // progress lines
+	// Push also times a fresh server taking the web's events from clients,
+	// the rate the first sync is held to on the same machine.
+	Push     bool
+	Resolves int       // warm RESOLVEs measured for p50/p99
+	Log      io.Writer // progress lines
 }
 
 // Result is every figure of a run; sizes in bytes, times in seconds.
@@ -70,6 +74,7 @@ type Result struct {
 	Frontier Frontier `json:"frontier"`
 
 	Reference *Reference `json:"strfryReference,omitempty"`
+	Push      *Push      `json:"push,omitempty"`
 
 	DataDirBytes int64 `json:"dataDirBytes"`
 	DatabaseSize int64 `json:"databaseBytes"`
@@ -116,6 +121,22 @@ type Reference struct {
 	EventsPerSec float64 `json:"eventsPerSecond"`
 	Ratio        float64 `json:"firstSyncRatio"` // our first sync's rate ÷ strfry's
 	Again        float64 `json:"againSeconds"`   // the same sync once more, nothing new
+}
+
+// Push is a fresh server taking the web's events over loopback WebSockets
+// (pushWeb), timed from the first EVENT sent to the last OK.
+type Push struct {
+	Connections  int      `json:"connections"`
+	Seconds      float64  `json:"seconds"`
+	Events       int      `json:"events"`             // sent: the web's first, as many as the first sync stored
+	Acked        int      `json:"eventsAcked"`        // answered OK true
+	Refused      int      `json:"eventsRefused"`      // answered OK false
+	Refusals     []string `json:"refusals,omitempty"` // the refusals' rules (ingest.RuleOf) with their counts
+	Stored       int64    `json:"eventsStored"`       // what the database holds after
+	EventsPerSec float64  `json:"eventsPerSecond"`    // stored ÷ seconds, as the first sync's
+	WALPeak      int64    `json:"walPeakBytes"`
+	RSSPeak      int64    `json:"rssPeakBytes"`         // the server process's
+	Ratio        float64  `json:"firstSyncToPushRatio"` // our first sync's rate ÷ the push's
 }
 
 // Latency is the warm RESOLVE round trips.
@@ -204,6 +225,11 @@ func (r *run) all(ctx context.Context) error {
 		}
 		if r.res.Reference.EventsPerSec > 0 {
 			r.res.Reference.Ratio = r.res.FirstSync.EventsPerSec / r.res.Reference.EventsPerSec
+		}
+	}
+	if r.cfg.Push {
+		if r.res.Push, err = r.pushWeb(ctx, webFile); err != nil {
+			return err
 		}
 	}
 	if r.res.NoChange, err = r.syncOnce(ctx, data, "refresh, nothing new"); err != nil {
@@ -324,20 +350,23 @@ func (r *run) commits() []*nostr.Event {
 	return evs
 }
 
-// prepare sets up the syncing data directory: the web's root, the relay,
-// caps raised so the whole web is in the frontier. A pass keeps at most
-// maxEvents ÷ maxTotalAuthors trust statements of one author, so maxEvents
-// leaves room for the web's busiest author.
+// prepare sets up a data directory: the web's root, caps raised so the whole
+// web is in the frontier, and the relay at url unless it is "". A pass keeps
+// at most maxEvents ÷ maxTotalAuthors trust statements of one author, so
+// maxEvents leaves room for the web's busiest author.
 func (r *run) prepare(ctx context.Context, data, url string) error {
 	all := strconv.Itoa(max(r.res.Events, 1))
 	w := strconv.Itoa(r.cfg.Authors)
 	trust := strconv.Itoa(min(r.cfg.Authors*fixture.ScaleWebMaxStatements, math.MaxInt32))
-	for _, args := range [][]string{
+	commands := [][]string{
 		{"roots", "add", r.web.Pubkey(0)},
-		{"relays", "add", url},
 		{"limits", "--max-depth", "4", "--max-authors-per-level", w, "--max-total-authors", w,
 			"--max-events", trust, "--max-rating-events", all, "--max-discovery-events", all},
-	} {
+	}
+	if url != "" {
+		commands = append(commands, []string{"relays", "add", url})
+	}
+	for _, args := range commands {
 		if _, err := r.command(ctx, data, args...); err != nil {
 			return err
 		}

@@ -40,6 +40,14 @@ func (res *Result) Print(w io.Writer) {
 		p("strfry sync --dir down", "%.1f s, %d events, %.0f events/s (first sync ÷ strfry = %.2f); again with nothing new %.1f s",
 			ref.Seconds, ref.Events, ref.EventsPerSec, ref.Ratio, ref.Again)
 	}
+	if ps := res.Push; ps != nil {
+		refused := fmt.Sprintf("%d refused", ps.Refused)
+		if len(ps.Refusals) > 0 {
+			refused += " (" + strings.Join(ps.Refusals, ", ") + ")"
+		}
+		p("push", "%.1f s, %d events over %d connections: %d acked, %s, %d stored, %.0f events/s (first sync ÷ push = %.2f); the server's WAL peak %s, RSS peak %s",
+			ps.Seconds, ps.Events, ps.Connections, ps.Acked, refused, ps.Stored, ps.EventsPerSec, ps.Ratio, mib(ps.WALPeak), mib(ps.RSSPeak))
+	}
 	p("refresh, nothing new", "%.1f s, %d events stored, WAL peak %s, RSS peak %s — %s", res.NoChange.Seconds, res.NoChange.Stored, mib(res.NoChange.WALPeak), mib(res.NoChange.RSSPeak), res.NoChange.Outcome)
 	p("refresh, 1 % changed", "%.1f s, %d of %d published events stored, WAL peak %s, RSS peak %s — %s", res.Change.Seconds, res.Change.Stored, res.Published, mib(res.Change.WALPeak), mib(res.Change.RSSPeak), res.Change.Outcome)
 	p("data directory", "%s (dtp.db %s, WAL at rest %s)", mib(res.DataDirBytes), mib(res.DatabaseSize), mib(res.WALAtRest))
