@@ -446,18 +446,32 @@ func TestWindowsWindowUnderWine(t *testing.T) {
 	// With the window closed again (it covers Wine's tray), the tray icon,
 	// the first in the tray, opens the menu; its last entry is Quit.
 	closeWindow()
-	r := windowRect(t, display, tray)
-	xdo("mousemove", fmt.Sprint(r.Min.X+r.Dy()/2), fmt.Sprint(r.Min.Y+r.Dy()/2), "click", "3")
-	time.Sleep(2 * time.Second)
-	screenshot(t, display, work, "wine-tray-menu.png")
-	xdo("key", "Up", "Return")
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Fatalf("the app ended with %v after Quit", err)
+	quit := func(shot string) {
+		r := windowRect(t, display, tray)
+		xdo("mousemove", fmt.Sprint(r.Min.X+r.Dy()/2), fmt.Sprint(r.Min.Y+r.Dy()/2), "click", "3")
+		time.Sleep(2 * time.Second)
+		screenshot(t, display, work, shot)
+		xdo("key", "Up", "Return")
+	}
+	quit("wine-tray-menu.png")
+	// One CI run saw no stop within 60 s, and the rerun stopped in 11 s: a
+	// click or key Wine's tray lost, the likely cause. Quit is chosen again
+	// once; an app that hangs on its way out stops for neither.
+	for attempt := 1; ; attempt++ {
+		select {
+		case err := <-exited:
+			if err != nil {
+				t.Fatalf("the app ended with %v after Quit", err)
+			}
+		case <-time.After(30 * time.Second):
+			if attempt == 1 {
+				t.Log("the app did not stop within 30 s of Quit in the tray menu; choosing Quit again")
+				quit("wine-tray-menu-again.png")
+				continue
+			}
+			t.Fatal("the app did not stop within 30 s of choosing Quit in the tray menu twice")
 		}
-	case <-time.After(60 * time.Second):
-		t.Fatal("the app did not stop within 60 s of Quit in the tray menu")
+		break
 	}
 	if _, err := os.Stat(filepath.Join(data, "running.json")); !os.IsNotExist(err) {
 		t.Fatalf("running.json left behind after Quit: %v", err)
