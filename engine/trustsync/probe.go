@@ -14,10 +14,12 @@ import (
 	"dtp-personal/engine/store"
 )
 
-// probeNeedMax is the most events a window probe fetches to learn which
-// keys they name; a relay with more new events than that in the window is
-// asked key by key, as without the probe.
-const probeNeedMax = 2000
+// probeNeedMax is the most events a window probe fetches; a relay with more
+// new events than that in the window is asked key by key, as without the
+// probe. A day of 1 % of 300,000 people publishing (3,000 statements) fits;
+// at 2,000 that refresh asked every key (24.8 s against 8.3 s with nothing
+// new).
+const probeNeedMax = 10_000
 
 // lateArrival widens a window probe back past the last check: an event
 // that reaches the relay up to this late (a client that was offline, a
