@@ -212,6 +212,12 @@ func plan(keys []string, cursors map[string]store.Cursor, now time.Time, force b
 	return batches, deferred
 }
 
+// retrying reports whether a cursor carries retry state: its last fetch
+// failed, and a completed one clears that.
+func retrying(c store.Cursor) bool {
+	return c.Attempts != 0 || c.NextRetryAt != 0 || c.LastError != ""
+}
+
 // seenKey is a key with its cursor's newest created_at, which orders a plan's
 // incremental batches.
 type seenKey struct {
@@ -244,7 +250,7 @@ func completed(relay, scope string, keys []string, prev map[string]store.Cursor,
 			LastEoseAt:        now.Unix(),
 		}
 		if p, ok := prev[k]; ok && p.LastEoseAt > 0 && utcDay(p.LastEoseAt) == utcDay(c.LastEoseAt) &&
-			p.LastSeenCreatedAt == c.LastSeenCreatedAt && p.Attempts == 0 && p.NextRetryAt == 0 && p.LastError == "" {
+			p.LastSeenCreatedAt == c.LastSeenCreatedAt && !retrying(p) {
 			continue
 		}
 		out = append(out, c)

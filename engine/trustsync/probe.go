@@ -35,10 +35,7 @@ const lateArrival = time.Hour
 // by its own batch, which clears that state.
 func probeable(batches []batch, cursors map[string]store.Cursor) (probed, rest []batch) {
 	for _, b := range batches {
-		if b.since != nil && b.reconcile && !slices.ContainsFunc(b.keys, func(k string) bool {
-			c := cursors[k]
-			return c.Attempts > 0 || c.NextRetryAt > 0 || c.LastError != ""
-		}) {
+		if b.since != nil && b.reconcile && !slices.ContainsFunc(b.keys, func(k string) bool { return retrying(cursors[k]) }) {
 			probed = append(probed, b)
 		} else {
 			rest = append(rest, b)
