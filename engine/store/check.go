@@ -153,17 +153,18 @@ func (s *Store) check(ctx context.Context, pragma string) (string, error) {
 func (s *Store) StartCheck(limit time.Duration, writing bool) {
 	now := time.Now()
 	var skip bool
+	var checkedAt int64
 	if writing {
 		s.markOnClose = true
-		skip, s.checkedAt = takeMark(s.path, now)
+		skip, checkedAt = takeMark(s.path, now)
 	} else {
 		m, matches := readMark(s.path)
 		skip = m.stands(matches, now)
 	}
 	if skip {
+		s.checkedAt = checkedAt
 		return
 	}
-	s.checkedAt = 0
 	s.checked = make(chan struct{})
 	go func() {
 		defer close(s.checked)

@@ -472,11 +472,10 @@ func (p *pass) fetchBatch(ctx context.Context, pc *passConn, f *family, b batch,
 	filter.Since = b.since
 	reqStart := p.r.cfg.Clock.Now()
 	bp := p.newBatchPages(ctx, pc, f)
-	held, pages, onPage := bp.held, bp.pages, bp.add
 	notReconciled := false
 	err = p.retryTimeouts(ctx, func() error {
 		if reconcileOnly || b.since == nil {
-			err := p.reconcile(ctx, pc, f, filter, held, onPage, reconcileOnly)
+			err := p.reconcile(ctx, pc, f, filter, bp.held, bp.add, reconcileOnly)
 			if !errors.Is(err, relay.ErrNotReconciled) && !relay.IsReconcileRefused(err) {
 				return err
 			}
@@ -485,22 +484,22 @@ func (p *pass) fetchBatch(ctx context.Context, pc *passConn, f *family, b batch,
 				return nil
 			}
 		}
-		st, err := pc.conn.Fetch(ctx, filter, onPage)
+		st, err := pc.conn.Fetch(ctx, filter, bp.add)
 		pc.link.Fetched(st)
 		if !errors.Is(err, relay.ErrSaturated) || reconcileOnly {
 			return err
 		}
 		// what the pages brought is then held, and not fetched again
-		if werr := pages.wait(); werr != nil {
+		if werr := bp.pages.wait(); werr != nil {
 			return werr
 		}
-		rerr := p.reconcile(ctx, pc, f, filter, held, onPage, true)
+		rerr := p.reconcile(ctx, pc, f, filter, bp.held, bp.add, true)
 		if errors.Is(rerr, relay.ErrNotReconciled) || relay.IsReconcileRefused(rerr) {
 			return err
 		}
 		return rerr
 	})
-	sinkErr := pages.wait()
+	sinkErr := bp.pages.wait()
 	now := p.r.cfg.Clock.Now()
 	switch {
 	case sinkErr != nil:

@@ -89,8 +89,8 @@ func (p *pass) probeWindow(ctx context.Context, pc *passConn, f *family, probed 
 		for _, ev := range evs {
 			// another key's event (someone not in the frontier yet) is
 			// left to that key's own fetch
-			ofKeys := false
-			for _, k := range f.keysOf(ev) {
+			evKeys, ofKeys := f.keysOf(ev), false
+			for _, k := range evKeys {
 				if keys[k] {
 					named[k], ofKeys = true, true
 				}
@@ -98,7 +98,7 @@ func (p *pass) probeWindow(ctx context.Context, pc *passConn, f *family, probed 
 			if ofKeys {
 				ours = append(ours, ev)
 			} else {
-				p.r.outsiders.add(pc.link.URL(), f.scope, ev, f.keysOf(ev))
+				p.r.outsiders.add(pc.link.URL(), f.scope, ev, evKeys)
 			}
 		}
 		if len(ours) == 0 {
@@ -139,6 +139,8 @@ type outsider struct {
 	keys      []string
 }
 
+func outsidersKey(url, scope string) string { return url + " " + scope }
+
 // outsidersMax bounds what is remembered per relay and family; past it a
 // probe fetches the others again.
 const outsidersMax = 4 * probeNeedMax
@@ -146,7 +148,7 @@ const outsidersMax = 4 * probeNeedMax
 func (o *outsidersSeen) add(url, scope string, ev *nostr.Event, keys []string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	at := url + " " + scope
+	at := outsidersKey(url, scope)
 	if o.events == nil {
 		o.events = map[string]map[string]outsider{}
 	}
@@ -164,10 +166,11 @@ func (o *outsidersSeen) seen(url, scope string, since nostr.Timestamp, keys map[
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	var out []store.AuthoredStamp
-	for id, ev := range o.events[url+" "+scope] {
+	remembered := o.events[outsidersKey(url, scope)]
+	for id, ev := range remembered {
 		switch {
 		case ev.createdAt < since:
-			delete(o.events[url+" "+scope], id)
+			delete(remembered, id)
 		case !slices.ContainsFunc(ev.keys, func(k string) bool { return keys[k] }):
 			out = append(out, store.AuthoredStamp{Stamp: store.Stamp{CreatedAt: ev.createdAt, ID: id}})
 		}
