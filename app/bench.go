@@ -28,6 +28,7 @@ func cmdBench(c *cli) error {
 	keep := c.fs.Bool("keep", false, "keep the run's data directories and logs")
 	resolves := c.fs.Int("resolves", 2000, "warm RESOLVEs for p50/p99")
 	asJSON := c.fs.Bool("json", false, "print the figures as JSON")
+	rest := c.fs.String("rest", "", "time only the restart and the questions on DIR, the `sync` data directory a --keep run left (same --authors and --seed)")
 	if err := c.parse(0); err != nil {
 		return err
 	}
@@ -36,7 +37,7 @@ func cmdBench(c *cli) error {
 		return err
 	}
 	cfg := scalebench.Config{Binary: bin, Authors: *authors, Seed: *seed, WorkDir: *work, Keep: *keep,
-		Reference: !*noReference, Push: !*noPush, Resolves: max(*resolves, 1), Log: os.Stderr}
+		Reference: !*noReference, Push: !*noPush, Resolves: max(*resolves, 1), Log: os.Stderr, Rest: *rest}
 	if cfg.Strfry, err = findStrfry(*relay, *strfry); err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"dtp-personal/app/scalebench"
@@ -61,6 +62,9 @@ func benchSmall(t *testing.T, args ...string) scalebench.Result {
 	if a := res.ResolveAfterCommit; a.Count != 2 || a.P50 <= 0 || a.P99 < a.P50 {
 		t.Errorf("resolves after a commit %+v, want 2 (authors 25 and 125)", a)
 	}
+	if res.SettleSeconds <= 0 || res.SettleSeconds >= 60 {
+		t.Errorf("the restarted server's start work settled after %.1f s, want within the minute", res.SettleSeconds)
+	}
 	if res.WALLimit != 64<<20 || res.FirstSync.WALPeak > res.WALLimit {
 		t.Errorf("WAL peak %d of a bound of %d bytes", res.FirstSync.WALPeak, res.WALLimit)
 	}
@@ -69,10 +73,29 @@ func benchSmall(t *testing.T, args ...string) scalebench.Result {
 
 // The benchmark's own command works end to end against a second
 // dtp-personal server as the relay (what the default test machine has).
+// Then --rest times the restart and the questions again on the data
+// directory the run kept.
 func TestBenchSmallWeb(t *testing.T) {
-	res := benchSmall(t, "--relay", "dtp-personal")
+	work := t.TempDir()
+	res := benchSmall(t, "--relay", "dtp-personal", "--keep", "--work", work)
 	if res.Reference != nil || res.LoadWALPeak <= 0 {
 		t.Errorf("strfry reference %+v without strfry; import's WAL peak %d", res.Reference, res.LoadWALPeak)
+	}
+	kept, _ := filepath.Glob(filepath.Join(work, "dtp-bench-*", "sync"))
+	if len(kept) != 1 {
+		t.Fatalf("kept sync directories %v, want one", kept)
+	}
+	out, err := exec.Command(binary, "bench", "--authors", "150", "--resolves", "50", "--work", work, "--json", "--rest", kept[0]).Output()
+	if err != nil {
+		t.Fatalf("bench --rest: %v", err)
+	}
+	var rest scalebench.Result
+	if err := json.Unmarshal(out, &rest); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if rest.Rest != kept[0] || rest.FirstSync.Seconds != 0 || rest.DatabaseSize <= 0 ||
+		rest.RestartSeconds <= 0 || rest.FirstAnswer == "" || rest.Resolve.Count != 50 || rest.ResolveAfterCommit.Count != 2 || rest.RestRSS <= 0 {
+		t.Errorf("bench --rest %s: %+v", kept[0], rest)
 	}
 }
 
@@ -84,7 +107,7 @@ func TestBenchSmallWebStrfry(t *testing.T) {
 		t.Skip("no strfry here:", err)
 	}
 	res := benchSmall(t, "--relay", "strfry", "--strfry", path)
-	if ref := res.Reference; ref == nil || ref.Events != int64(res.Events) || ref.EventsPerSec <= 0 {
+	if ref := res.Reference; ref == nil || ref.Events != int64(res.Events) || ref.EventsPerSec <= 0 || ref.TimeRatio <= 0 {
 		t.Errorf("strfry reference %+v for %d events", ref, res.Events)
 	}
 }

@@ -190,27 +190,73 @@ func TestGUIOnXvfb(t *testing.T) {
 	}
 }
 
-// startXvfb starts a virtual display on a free display number.
+// startXvfb starts a virtual display on a free display number and returns
+// once the display answers a client. One CI run saw the app fail to open the
+// display Xvfb had just reported (while another test suite ran Xvfb on the
+// same machine): the answer is checked here, so such a display is retried
+// rather than blamed on the app.
 func startXvfb(ctx context.Context, t testing.TB) string {
 	t.Helper()
+	var last string
+	for attempt := 1; attempt <= 3; attempt++ {
+		display, stop, complaint := tryXvfb(ctx)
+		if complaint == "" {
+			t.Cleanup(stop)
+			return display
+		}
+		last = complaint
+		t.Logf("Xvfb attempt %d: %s", attempt, complaint)
+	}
+	t.Fatalf("no virtual display answered: %s", last)
+	return ""
+}
+
+// tryXvfb starts one Xvfb and waits for its display to answer xwininfo.
+// complaint says why it did not, with what Xvfb printed.
+func tryXvfb(ctx context.Context) (display string, stop func(), complaint string) {
 	r, w, err := os.Pipe()
 	if err != nil {
-		t.Fatal(err)
+		return "", nil, err.Error()
 	}
 	defer r.Close()
+	var stderr strings.Builder
 	// -displayfd makes Xvfb pick a free display and write its number on fd 3.
 	x := exec.CommandContext(ctx, "Xvfb", "-displayfd", "3", "-screen", "0", "1280x800x24", "-nolisten", "tcp")
 	x.ExtraFiles = []*os.File{w}
+	x.Stderr = &stderr
 	if err := x.Start(); err != nil {
-		t.Fatal(err)
+		w.Close()
+		return "", nil, err.Error()
 	}
 	w.Close()
-	t.Cleanup(func() { _ = x.Process.Kill(); _ = x.Wait() })
+	exited := make(chan struct{})
+	go func() { _ = x.Wait(); close(exited) }()
+	stop = func() { _ = x.Process.Kill(); <-exited }
 	line, err := bufio.NewReader(r).ReadString('\n')
 	if err != nil {
-		t.Fatalf("Xvfb did not report its display: %v", err)
+		stop()
+		return "", nil, fmt.Sprintf("Xvfb did not report its display: %v; it printed %q", err, stderr.String())
 	}
-	return ":" + strings.TrimSpace(line)
+	display = ":" + strings.TrimSpace(line)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		probe := exec.Command("xwininfo", "-root")
+		probe.Env = append(os.Environ(), "DISPLAY="+display)
+		out, err := probe.CombinedOutput()
+		if err == nil {
+			return display, stop, ""
+		}
+		select {
+		case <-exited:
+			return "", nil, fmt.Sprintf("Xvfb on %s ended; it printed %q", display, stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			stop()
+			return "", nil, fmt.Sprintf("display %s did not answer within 10s: %v %s", display, err, out)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // startSessionBus starts a private D-Bus session bus and returns its address.

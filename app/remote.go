@@ -37,7 +37,7 @@ func onEngine(c *cli, opts engine.Options, remote func(engine.Running) error, lo
 		}
 	}
 	opts.DataDir, opts.Logger = c.data(), slog.New(slog.NewTextHandler(io.Discard, nil))
-	eng, err := engine.Open(opts)
+	eng, err := openEngine(opts)
 	if errors.Is(err, engine.ErrAlreadyRunning) {
 		return fmt.Errorf("an engine holds %s but its address is unknown; try again in a moment", c.data())
 	}

@@ -18,7 +18,7 @@ func cmdServe(c *cli) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	eng, err := engine.Open(engine.Options{DataDir: c.data(), Listen: *c.listen, Logger: log})
+	eng, err := openEngine(engine.Options{DataDir: c.data(), Listen: *c.listen, Logger: log, Serving: true})
 	if err != nil {
 		return err
 	}

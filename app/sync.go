@@ -39,7 +39,7 @@ func cmdSync(c *cli) error {
 		},
 		func(eng *engine.Engine) error {
 			done := make(chan struct{})
-			go reportProgress(done, eng.Status)
+			go reportProgress(done, eng.SyncProgress)
 			var err error
 			cov, err = eng.SyncOnce(ctx)
 			close(done)
@@ -58,7 +58,7 @@ func cmdSync(c *cli) error {
 }
 
 // reportProgress prints the running pass's progress on stderr twice a second.
-func reportProgress(done <-chan struct{}, snapshot func() status.Snapshot) {
+func reportProgress(done <-chan struct{}, progress func() status.Progress) {
 	t := time.NewTicker(500 * time.Millisecond)
 	defer t.Stop()
 	for {
@@ -66,7 +66,7 @@ func reportProgress(done <-chan struct{}, snapshot func() status.Snapshot) {
 		case <-done:
 			return
 		case <-t.C:
-			if p := snapshot().Progress; p.Total > 0 {
+			if p := progress(); p.Total > 0 {
 				fmt.Fprintf(os.Stderr, "\r%-76s", progressLine(p))
 			}
 		}

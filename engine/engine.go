@@ -67,6 +67,10 @@ type Options struct {
 	// server from starting, and it writes nothing (no NIP-42 key, no cursor
 	// clean-up); Serve, Import and SyncOnce refuse (ErrReadOnly).
 	ReadOnly bool
+	// Serving says the caller will Serve: the start then makes the walks of
+	// a question in the scope profile beside the frontier's (Resolver.Warm),
+	// which a command that asks nothing would spend a core on.
+	Serving bool
 }
 
 // Engine is one running engine on one data directory.
@@ -414,6 +418,10 @@ func (e *Engine) ListenAddr() string {
 func (e *Engine) Close() error {
 	var err error
 	e.closeOnce.Do(func() {
+		// Logged at both ends: a process that hangs on its way out says
+		// which side of the engine it hangs on.
+		start := time.Now()
+		e.log.Info("closing")
 		e.mu.Lock()
 		e.closed = true
 		e.mu.Unlock()
@@ -424,6 +432,7 @@ func (e *Engine) Close() error {
 			e.saveHeap()
 		}
 		err = e.closeStore()
+		e.log.Info("closed", "took", time.Since(start).Round(time.Millisecond), "err", err)
 	})
 	return err
 }
@@ -444,6 +453,10 @@ func (e *Engine) closeStore() error {
 	e.lock.release()
 	return err
 }
+
+// MappedBytes is the size of the heap snapshot the trust graph lies in,
+// resident beside the Go heap (heap.MappedBytes); 0 when it was built.
+func (e *Engine) MappedBytes() int64 { return e.trust.heap.MappedBytes() }
 
 // Settings returns the current settings.
 func (e *Engine) Settings() settings.Settings {

@@ -83,33 +83,45 @@ func (e *Engine) protectedAuthors() protection {
 	}
 	now := time.Now().Unix()
 	e.trust.heap.View(func(v heap.View) {
-		seen := map[heap.NodeID]bool{}
+		// depthOf[n] is 1 + the depth n was reached at, 0 = not reached
+		depthOf := make([]int8, v.NumNodes())
 		var level []heap.NodeID
 		for r := range p.roots {
-			if n, ok := v.Pubkey(r); ok && !seen[n] {
-				seen[n] = true
+			if n, ok := v.Pubkey(r); ok && depthOf[n] == 0 {
+				depthOf[n] = 1
 				level = append(level, n)
 			}
 		}
-		trusted := func(n heap.NodeID) bool { return seen[n] }
+		// During level d, hints bind X accounts when their authors were
+		// reached at depth d or nearer, as in the frontier walk: the
+		// trusted authors stay the same through a level, so the level's
+		// view keeps each account's binding (WithBindings). Read again at
+		// every hop, a popular account's statements made this walk take
+		// minutes of a core at 300,000 people, with commits waiting.
+		depth := 0
+		trusted := func(n heap.NodeID) bool { return depthOf[n] != 0 && int(depthOf[n]) <= depth+1 }
 		var hops []heap.NodeID
-		for depth := 0; depth < settings.MaxDepthHardCap && len(level) > 0; depth++ {
+		for ; depth < settings.MaxDepthHardCap && len(level) > 0; depth++ {
+			lv := v.WithBindings()
 			var next []heap.NodeID
 			for _, n := range level {
-				hops, _ = v.Hops(n, now, trusted, hops[:0])
+				hops, _ = lv.Hops(n, now, trusted, hops[:0])
 				for _, h := range hops {
-					if !seen[h] {
-						seen[h] = true
+					if depthOf[h] == 0 {
+						depthOf[h] = int8(depth + 2)
 						next = append(next, h)
 					}
 				}
 			}
 			level = next
 		}
-		for n := range seen {
-			p.reach[v.Text(n)] = true
+		for n, d := range depthOf {
+			if d != 0 {
+				p.reach[v.Text(heap.NodeID(n))] = true
+			}
 		}
-		for _, h := range v.HintedPubkeys(now, trusted) {
+		reached := func(n heap.NodeID) bool { return depthOf[n] != 0 }
+		for _, h := range v.HintedPubkeys(now, reached) {
 			p.hinted[h] = true
 		}
 	})

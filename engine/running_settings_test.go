@@ -42,7 +42,16 @@ func TestAddingARelayLeavesTheOthersLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	testutil.EventuallyWithin(t, 10*time.Second, "live on A", func() bool { return relayState(eng, a.URL) == status.StateLive })
-	reqs, lastPass := a.Reqs(), eng.Status().LastSync
+	// A's live REQs go out one after another, the last ones after its row
+	// says live: count them once no more come
+	var reqs int64
+	testutil.EventuallyWithin(t, 10*time.Second, "A's live REQs all sent", func() bool {
+		before := a.Reqs()
+		time.Sleep(300 * time.Millisecond)
+		reqs = a.Reqs()
+		return reqs == before
+	})
+	lastPass := eng.Status().LastSync
 
 	// adds no one to the frontier and names no X account (a statement about
 	// one may rightly start its discovery on every relay, A's too)

@@ -38,11 +38,15 @@ func (e *Engine) buildTrust(h *heap.Heap, clock *startClock) {
 		// the first walk has nobody leaving; later ones run once e.sync exists
 		OnLeft: func(pubkeys []string) { e.sync.AuthorsLeft(pubkeys) },
 	})
+	res := resolver.New(h, frontierView{e}, e, e.band)
+	if e.opts.Serving { // the first question's walks, beside the frontier's on the other core
+		go res.Warm(tracker.Roots(), s.ScopeProfile)
+	}
 	if e.walkAdopted = e.walkLoaded != nil && tracker.Adopt(e.walkLoaded); !e.walkAdopted {
 		tracker.Recompute()
 	}
 	clock.lap("frontier")
-	e.trust = trust{heap: h, frontier: tracker, resolver: resolver.New(h, frontierView{e}, e, e.band)}
+	e.trust = trust{heap: h, frontier: tracker, resolver: res}
 	e.ingest.OnCommit(func(c ingest.Committed) {
 		change := h.ApplyParsed(c.Parsed)
 		if change.HopsChanged {

@@ -124,6 +124,10 @@ func (e *Engine) SyncNow() error {
 	return nil
 }
 
+// SyncProgress is the running pass's progress (Status().Progress, without
+// the rest of the status).
+func (e *Engine) SyncProgress() status.Progress { return e.sync.Progress() }
+
 // SyncOnce runs one frontier pass in this process and returns the coverage
 // it reached, including a frontier cut by its caps.
 func (e *Engine) SyncOnce(ctx context.Context) (status.Coverage, error) {

@@ -326,6 +326,7 @@ func (g *GUI) copyText(text, what string) {
 // then stops the app.
 func (g *GUI) Quit() {
 	g.quitOnce.Do(func() {
+		slog.Info("quitting")
 		g.Stop()
 		go func() {
 			if g.quit != nil {

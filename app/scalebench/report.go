@@ -11,6 +11,16 @@ func (res *Result) Print(w io.Writer) {
 	p := func(label, format string, args ...any) {
 		fmt.Fprintf(w, "%-26s %s\n", label, fmt.Sprintf(format, args...))
 	}
+	if res.Rest != "" {
+		p("rest only", "%s (the web of W=%d, seed %d)", res.Rest, res.Authors, res.Seed)
+	} else {
+		res.printSync(p)
+	}
+	res.printRest(p)
+}
+
+// printSync writes the figures of the web, the relay, the syncs and the push.
+func (res *Result) printSync(p func(label, format string, args ...any)) {
 	p("web", "W=%d authors, seed %d: %d events (%s)", res.Authors, res.Seed, res.Events, kindList(res.Kinds))
 	cached := "signed"
 	if res.WebCached {
@@ -37,8 +47,8 @@ func (res *Result) Print(w io.Writer) {
 	p("  WAL peak", "%s (bound %s)", mib(res.FirstSync.WALPeak), mib(res.WALLimit))
 	p("  RSS peak", "%s (the sync process)", mib(res.FirstSync.RSSPeak))
 	if ref := res.Reference; ref != nil {
-		p("strfry sync --dir down", "%.1f s, %d events, %.0f events/s (first sync ÷ strfry = %.2f); again with nothing new %.1f s",
-			ref.Seconds, ref.Events, ref.EventsPerSec, ref.Ratio, ref.Again)
+		p("strfry sync --dir down", "%.1f s, %d events, %.0f events/s (first sync ÷ strfry = %.2f by events stored a second, %.2f by time for the same relay); again with nothing new %.1f s",
+			ref.Seconds, ref.Events, ref.EventsPerSec, ref.Ratio, ref.TimeRatio, ref.Again)
 	}
 	if ps := res.Push; ps != nil {
 		refused := fmt.Sprintf("%d refused", ps.Refused)
@@ -50,10 +60,16 @@ func (res *Result) Print(w io.Writer) {
 	}
 	p("refresh, nothing new", "%.1f s, %d events stored, WAL peak %s, RSS peak %s — %s", res.NoChange.Seconds, res.NoChange.Stored, mib(res.NoChange.WALPeak), mib(res.NoChange.RSSPeak), res.NoChange.Outcome)
 	p("refresh, 1 % changed", "%.1f s, %d of %d published events stored, WAL peak %s, RSS peak %s — %s", res.Change.Seconds, res.Change.Stored, res.Published, mib(res.Change.WALPeak), mib(res.Change.RSSPeak), res.Change.Outcome)
+}
+
+// printRest writes the figures of the synced directory, its restart and the
+// questions.
+func (res *Result) printRest(p func(label, format string, args ...any)) {
 	p("data directory", "%s (dtp.db %s, WAL at rest %s)", mib(res.DataDirBytes), mib(res.DatabaseSize), mib(res.WALAtRest))
 	p("restart to first answer", "%.2f s (listening after %.2f s): %s", res.RestartSeconds, res.ListeningSeconds, res.FirstAnswer)
 	r := res.Resolve
-	p("resolve (warm)", "%d questions: p50 %.2f ms, p99 %.2f ms, max %.2f ms (server compute mean %.0f µs, p99 %.0f µs)", r.Count, r.P50, r.P99, r.Max, r.ComputeMicros, r.ComputeP99)
+	p("resolve (warm)", "%d questions once the start's work settled (%.1f s after the first answer): p50 %.2f ms, p99 %.2f ms, max %.2f ms (server compute mean %.0f µs, p99 %.0f µs)",
+		r.Count, res.SettleSeconds, r.P50, r.P99, r.Max, r.ComputeMicros, r.ComputeP99)
 	r = res.ResolveAfterCommit
 	p("resolve after a commit", "%d questions, each the first after a pushed statement: p50 %.2f ms, p99 %.2f ms, max %.2f ms (server compute mean %.0f µs, p99 %.0f µs)", r.Count, r.P50, r.P99, r.Max, r.ComputeMicros, r.ComputeP99)
 	p("server RSS", "%s at rest after the questions, peak %s", mib(res.RestRSS), mib(res.ServerPeakRSS))

@@ -365,6 +365,13 @@ func (t *Tracker) Status() status.Frontier {
 }
 
 // allRootsLocked is configured plus session roots, sorted and unique.
+// Roots are the configured roots, as walks take them: valid, sorted.
+func (t *Tracker) Roots() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return slices.Clone(t.roots)
+}
+
 func (t *Tracker) allRootsLocked() []string {
 	all := slices.Clone(t.roots)
 	for _, rs := range t.sessions {

@@ -15,9 +15,9 @@ type Trusted func(author NodeID) bool
 // now, and the earliest time after now one of those statements enters or
 // leaves its window (0 = none).
 func (v View) trustedHints(n NodeID, now int64, trusted Trusted) (pubkeys []string, next int64) {
-	for _, ei := range v.h.nodes[n].in {
+	for _, ei := range v.h.ids.hintEdges[n] {
 		e := v.h.edges.at(ei)
-		if e.extra == 0 || len(v.h.extras[e.extra].hints) == 0 || !trusted(e.author) {
+		if !trusted(e.author) {
 			continue
 		}
 		active, change := e.window(now)

@@ -96,13 +96,14 @@ type Heap struct {
 	// slots indexes the slots of authors with more than slotScanMax edges;
 	// smaller authors' slots are found by scanning their out list, which is
 	// faster and saves the map entry for most edges.
-	slots  map[slotKey]uint32
+	slots  slotIndex
 	extras []edgeExtra
 	strs   []string
 	strIdx map[string]uint32
 
 	ids      identities
 	opinions opinionLog
+	mapped   int64 // bytes of the snapshot file this heap lies in (MappedBytes)
 
 	refillMu sync.Mutex // one Refill at a time
 	// removed holds the ids Remove took out while a Refill runs (nil
@@ -115,7 +116,6 @@ type Heap struct {
 func New(limits settings.Limits) *Heap {
 	h := &Heap{
 		nodeIdx: make(map[string]NodeID),
-		slots:   make(map[slotKey]uint32),
 		extras:  make([]edgeExtra, 1), // index 0 = none
 		strs:    []string{""},
 		strIdx:  map[string]uint32{"": 0},
@@ -124,6 +124,12 @@ func New(limits settings.Limits) *Heap {
 	h.nodeLimit, h.edgeLimit = guardrails(limits)
 	return h
 }
+
+// MappedBytes is the size of the snapshot file a loaded heap lies in, mapped
+// for the life of the process: its pages count in the process's resident
+// memory beside the Go heap's. It is 0 for a heap built from the store, and
+// where the snapshot is read into the Go heap (not unix).
+func (h *Heap) MappedBytes() int64 { return h.mapped }
 
 // SetLimits replaces the node and edge guardrails of a running heap. A heap
 // already past a lowered limit keeps what it holds but takes nothing new.
@@ -307,12 +313,11 @@ func (h *Heap) applyStatement(s *validation.Statement) (applied, hops bool) {
 		subject = h.addNode(string(subjectKey))
 	}
 
-	key := slotKey{author: author, subject: subject, context: ctx, scope: scope, kind: kind}
 	ei := h.edges.add(edge{author: author, subject: subject, context: ctx, scope: scope, kind: kind,
 		pubkeySubject: subjectKey[0] == tagPubkey})
 	h.nodes[author].out = append(h.nodes[author].out, ei)
 	h.nodes[subject].in = append(h.nodes[subject].in, ei)
-	h.indexSlot(key, ei)
+	h.indexSlot(author, ei)
 	hops = h.setWinner(ei, s, id, value)
 	return true, hops
 }
@@ -323,8 +328,7 @@ const slotScanMax = 16
 func (h *Heap) findSlot(k slotKey) (uint32, bool) {
 	out := h.nodes[k.author].out
 	if len(out) > slotScanMax {
-		ei, ok := h.slots[k]
-		return ei, ok
+		return h.slots.find(&h.edges, k)
 	}
 	for _, ei := range out {
 		if e := h.edges.at(ei); e.subject == k.subject && e.context == k.context && e.scope == k.scope && e.kind == k.kind {
@@ -335,16 +339,15 @@ func (h *Heap) findSlot(k slotKey) (uint32, bool) {
 }
 
 // indexSlot records new edge ei (already in its author's out list).
-func (h *Heap) indexSlot(k slotKey, ei uint32) {
-	out := h.nodes[k.author].out
+func (h *Heap) indexSlot(author NodeID, ei uint32) {
+	out := h.nodes[author].out
 	switch {
 	case len(out) == slotScanMax+1: // the author just outgrew scanning: index all its slots
 		for _, x := range out {
-			e := h.edges.at(x)
-			h.slots[slotKey{author: e.author, subject: e.subject, context: e.context, scope: e.scope, kind: e.kind}] = x
+			h.slots.add(&h.edges, x)
 		}
 	case len(out) > slotScanMax+1:
-		h.slots[k] = ei
+		h.slots.add(&h.edges, ei)
 	}
 }
 
@@ -387,7 +390,7 @@ func (h *Heap) setWinner(ei uint32, s *validation.Statement, id [32]byte, value 
 	} else if e.extra != 0 {
 		h.extras[e.extra] = edgeExtra{}
 	}
-	bindingChanged := h.updateHints(e.subject, oldHints, hints)
+	bindingChanged := h.updateHints(e.subject, ei, oldHints, hints)
 	if e.kind == kindCodeTrust {
 		h.opinions.note(e.author)
 	}

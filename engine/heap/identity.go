@@ -50,6 +50,11 @@ type claimPair struct{ pubkey, twitterID string }
 type identities struct {
 	// hinted: X account node -> hinted pubkey (hex) -> held statements naming it.
 	hinted map[NodeID]map[string]int32
+	// hintEdges: X account node -> the edges about it whose hints name
+	// pubkeys (the statements hinted counts). Reading a binding visits these
+	// rather than every edge about the account: a popular account's ratings
+	// are tens of thousands, and each is a cache miss.
+	hintEdges map[NodeID][]uint32
 	// accounts is the reverse index: pubkey (hex) -> X accounts hinting it.
 	accounts map[string]map[NodeID]struct{}
 	// claimants: X account node -> the hinted pubkeys whose latest 10011
@@ -68,6 +73,7 @@ type identities struct {
 func newIdentities() identities {
 	return identities{
 		hinted:      make(map[NodeID]map[string]int32),
+		hintEdges:   make(map[NodeID][]uint32),
 		accounts:    make(map[string]map[NodeID]struct{}),
 		claimants:   make(map[NodeID][]NodeID),
 		claims:      make(map[string]claimRecord),
@@ -106,12 +112,23 @@ type Binding struct {
 	State    string `json:"state"`
 }
 
-// updateHints moves the hint counts of X account n from old to new and
-// reports whether a binding of n may have changed: its claimants changed, or
-// hints of an account with claimants moved (a hinter's trust decides).
-func (h *Heap) updateHints(n NodeID, old, new []string) bool {
-	if len(old) == 0 && len(new) == 0 {
+// updateHints moves the hint counts of X account n from old to new, the
+// hints edge ei held and holds, and reports whether a binding of n may have
+// changed: its claimants changed, or hints of an account with claimants
+// moved (a hinter's trust decides).
+func (h *Heap) updateHints(n NodeID, ei uint32, old, new []string) bool {
+	switch {
+	case len(old) == 0 && len(new) == 0:
 		return false
+	case len(old) == 0:
+		h.ids.hintEdges[n] = append(h.ids.hintEdges[n], ei)
+	case len(new) == 0:
+		edges := slices.DeleteFunc(h.ids.hintEdges[n], func(x uint32) bool { return x == ei })
+		if len(edges) == 0 {
+			delete(h.ids.hintEdges, n)
+		} else {
+			h.ids.hintEdges[n] = edges
+		}
 	}
 	counts := h.ids.hinted[n]
 	for _, p := range old {

@@ -85,7 +85,7 @@ func (h *Heap) removeStatement(s *validation.Statement) (removed, hops bool) {
 	// an empty slot: older than any event, never active, no value
 	e.createdAt, e.activeFrom, e.activeUntil, e.expires = math.MinInt64, 0, 0, false
 	e.id, e.value, e.deleted = [32]byte{}, 0, true
-	bindingChanged := h.updateHints(e.subject, oldHints, nil)
+	bindingChanged := h.updateHints(e.subject, ei, oldHints, nil)
 	return true, wasHop || bindingChanged
 }
 

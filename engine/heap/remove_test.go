@@ -1,9 +1,11 @@
 package heap
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/nbd-wtf/go-nostr"
+	"github.com/nbd-wtf/go-nostr/nip19"
 
 	"dtp-personal/engine/fixture"
 	"dtp-personal/engine/validation"
@@ -63,5 +65,53 @@ func TestRemoveEmptiesTheSlot(t *testing.T) {
 	}
 	if c := h.Remove([]*nostr.Event{claim}); c.Applied != 1 || h.Counts().Claims != 0 {
 		t.Fatalf("removing the latest 10011: %+v %+v", c, h.Counts())
+	}
+}
+
+// The edges a binding is read from (ids.hintEdges) follow the slots'
+// winners: a statement with hints adds its edge, a newer one without takes
+// it out, and so does a removed winner; an older event filling the empty
+// slot brings it back. Each state is what a scan of every edge finds.
+func TestHintEdgesFollowTheWinners(t *testing.T) {
+	h := newHeap()
+	a, b, owner := fixture.NewAuthor(1), fixture.NewAuthor(2), fixture.NewAuthor(3)
+	npub, err := nip19.EncodePublicKey(owner.Pubkey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := fixture.Scopes("x.com")
+	aHints := a.Trust(fixture.XUser("555", npub), "1", 100, x)
+	bHints := b.Trust(fixture.XUser("555", npub), "1", 100, x)
+	applyEvents(t, h, aHints, bHints)
+	checkHintEdges(t, h, 2)
+	applyEvents(t, h, a.Trust(fixture.XUser("555"), "1", 200, x))
+	checkHintEdges(t, h, 1)
+	if c := h.Remove([]*nostr.Event{bHints}); c.Applied != 1 {
+		t.Fatalf("removing b's winner: %+v", c)
+	}
+	checkHintEdges(t, h, 0)
+	applyEvents(t, h, bHints)
+	checkHintEdges(t, h, 1)
+}
+
+// checkHintEdges compares ids.hintEdges with a scan of every edge, and the
+// edges it holds in all with want.
+func checkHintEdges(t *testing.T, h *Heap, want int) {
+	t.Helper()
+	scanned := map[NodeID][]uint32{}
+	for ei := range uint32(h.edges.n) {
+		if e := h.edges.at(ei); e.extra != 0 && len(h.extras[e.extra].hints) > 0 {
+			scanned[e.subject] = append(scanned[e.subject], ei)
+		}
+	}
+	held := 0
+	for n, edges := range h.ids.hintEdges {
+		held += len(edges)
+		if got := slices.Sorted(slices.Values(edges)); !slices.Equal(got, scanned[n]) {
+			t.Fatalf("node %d: hint edges %v, a scan finds %v", n, got, scanned[n])
+		}
+	}
+	if held != want || len(h.ids.hintEdges) != len(scanned) {
+		t.Fatalf("%d hint edges on %d nodes, want %d (a scan finds %d nodes)", held, len(h.ids.hintEdges), want, len(scanned))
 	}
 }

@@ -16,3 +16,9 @@ import (
 func mapFile(f *os.File, size int) ([]byte, error) {
 	return syscall.Mmap(int(f.Fd()), 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE)
 }
+
+// mapsFiles reports whether mapFile maps (rather than reads) the file.
+const mapsFiles = true
+
+// unmapFile undoes mapFile for a snapshot nothing was decoded from.
+func unmapFile(data []byte) { _ = syscall.Munmap(data) }

@@ -38,6 +38,18 @@ func graphResolver(authors int) (*heap.Heap, *Resolver) {
 	return h, New(h, tr, nil, nil)
 }
 
+// firstSync is the sync as the resolver sees it during a first sync: no
+// member fetched yet, and the frontier behind the heap (each commit adds
+// hops its walk has not taken in).
+func firstSync(res *Resolver) {
+	var members []string
+	for _, a := range res.frontier.Current().Authors {
+		members = append(members, a.Pubkey)
+	}
+	slices.Sort(members)
+	res.fetching = &unfetched{members: members, behind: true}
+}
+
 func benchResolve(b *testing.B, authors int) {
 	_, res := graphResolver(authors)
 	rng := rand.New(rand.NewPCG(5, 6))
@@ -78,9 +90,21 @@ func randomQuery(rng *rand.Rand, authors int) Query {
 // the walks be computed again rather than brought up to date, and, for
 // comparison in the same run, a question that computes both walks afresh
 // (what every first question after a commit cost before).
-func BenchmarkResolveAfterCommit300k(b *testing.B) {
+func BenchmarkResolveAfterCommit300k(b *testing.B) { benchAfterCommit(b, false) }
+
+// BenchmarkResolveAfterCommitFirstSync300k is BenchmarkResolveAfterCommit300k
+// during a first sync (firstSync): every answer counts the members its walks
+// reach that no relay has given yet, among the whole frontier, and, the
+// frontier being behind, whom the walks reach beyond it. Each commit also
+// ends the wait of 100 members (a fetch completed), a new list.
+func BenchmarkResolveAfterCommitFirstSync300k(b *testing.B) { benchAfterCommit(b, true) }
+
+func benchAfterCommit(b *testing.B, duringFirstSync bool) {
 	const authors, perCommit = 300_000, 200
 	h, res := graphResolver(authors)
+	if duringFirstSync {
+		firstSync(res)
+	}
 	rng := rand.New(rand.NewPCG(8, 9))
 	if _, err := res.Resolve(context.Background(), randomQuery(rng, authors)); err != nil { // warm
 		b.Fatal(err)
@@ -100,6 +124,9 @@ func BenchmarkResolveAfterCommit300k(b *testing.B) {
 				Subject: heaptest.Pubkey(1 + rng.IntN(authors)), Value: values[rng.IntN(len(values))]}
 		}
 		h.Apply(batch, nil)
+		if u, ok := res.fetching.(*unfetched); ok && len(u.members) > 100 {
+			u.members = u.members[100:]
+		}
 		lat.measure(b, func() {
 			if _, err := res.Resolve(context.Background(), randomQuery(rng, authors)); err != nil {
 				b.Fatal(err)
@@ -110,6 +137,7 @@ func BenchmarkResolveAfterCommit300k(b *testing.B) {
 	// two walks (trust, ratings) per question computed afresh
 	b.ReportMetric(float64(res.walks.computed.Load()-computed0)/2/float64(len(lat.wall)), "walked/commit")
 	fresh := New(h, res.frontier, nil, nil)
+	fresh.fetching = res.fetching
 	start := time.Now()
 	if _, err := fresh.Resolve(context.Background(), randomQuery(rng, authors)); err != nil {
 		b.Fatal(err)

@@ -95,3 +95,44 @@ func TestAnswersSayNotYetFetched(t *testing.T) {
 		t.Fatalf("a question's own roots: %d evidence, coverage %+v", len(a.Evidence), a.Coverage)
 	}
 }
+
+// The count follows the heap with the members' list unchanged: a member
+// nothing was held of gets a node from a commit, and the next answer that
+// reaches it counts it (the resolver looks the list's nodes up once and
+// keeps its count between questions).
+func TestNotYetFetchedFollowsCommits(t *testing.T) {
+	w := newWeb(t).trusts("root", "alice", "bob").says("alice", "post:id:1", "1", "")
+	limits := settings.DefaultLimits()
+	h := heap.New(limits)
+	h.Apply(w.stmts, nil)
+	tr := frontier.NewTracker(h, frontier.Config{Limits: limits, Roots: w.keys("root")})
+	tr.Recompute()
+	src := &unfetched{members: w.keys("gina")}
+	res := New(h, tr, src, nil)
+	ask := func() status.Coverage {
+		t.Helper()
+		_, s := w.subject("post:id:1")
+		a, err := res.Resolve(context.Background(), Query{Subject: s})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a.Coverage
+	}
+	for range 2 {
+		if c := ask(); c.State != status.StateComplete {
+			t.Fatalf("a member nothing is held of: %+v", c)
+		}
+	}
+	held := len(w.stmts)
+	w.trusts("bob", "gina")
+	h.Apply(w.stmts[held:], nil)
+	for range 2 {
+		if c := ask(); c.State != status.StatePartial || c.NotYetFetched != 1 {
+			t.Fatalf("bob now trusts gina, a member not fetched: %+v", c)
+		}
+	}
+	src.members = nil
+	if c := ask(); c.State != status.StateComplete {
+		t.Fatalf("gina fetched: %+v", c)
+	}
+}

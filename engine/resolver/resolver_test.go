@@ -317,3 +317,24 @@ func TestAnswerJSONShape(t *testing.T) {
 		t.Errorf("coverage %v", cov)
 	}
 }
+
+// A warmed resolver answers a question from the configured roots in the
+// scope it was warmed for with the walks it made, and a question in
+// another scope walks its own.
+func TestWarmWalksTheFirstQuestionsWalks(t *testing.T) {
+	f := newFixture(t, settings.DefaultLimits(), nil)
+	f.res.Warm(f.tracker.Roots(), "x.com")
+	if got := f.res.walks.computed.Load(); got != 2 {
+		t.Fatalf("warming computed %d walks, want 2 (trust, ratings)", got)
+	}
+	if a := f.resolve(t, Query{Subject: pk(3), Scope: "x.com"}); a.Verdict != "trusted" {
+		t.Fatalf("verdict %q", a.Verdict)
+	}
+	if got := f.res.walks.computed.Load(); got != 2 {
+		t.Fatalf("the question after warming computed %d walks more", got-2)
+	}
+	f.resolve(t, Query{Subject: pk(3)})
+	if got := f.res.walks.computed.Load(); got != 4 {
+		t.Fatalf("a question in another scope computed %d walks, want 2", got-2)
+	}
+}

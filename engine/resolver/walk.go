@@ -138,8 +138,10 @@ func (w *walk) follows(n heap.NodeID) bool {
 	if r.depth == 0 {
 		return true
 	}
-	p, ok := percent(int(r.trust), int(r.distrust))
-	return r.followed && ok && p >= w.threshold
+	// percent ≥ threshold without its division: answers count every node
+	// of a walk this way (unfetchedReached)
+	scored := int(r.trust) + int(r.distrust)
+	return r.followed && scored > 0 && 200*int(r.trust)+scored >= 2*scored*w.threshold
 }
 
 // reading reports whether the walk reads n's opinions: n is followed at a

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -116,4 +117,47 @@ func BenchmarkWALLimit(b *testing.B) {
 			b.ReportMetric(float64(w.Resets), "resets")
 		})
 	}
+}
+
+// BenchmarkCursorReads300k reads what a pass with nothing new reads of the
+// cursors of a 300,000-person frontier on one relay: which members' trust
+// history completed (Completed, as the newcomers' tracking reads it) and
+// their trust cursors (Cursors, as the pass plans its REQs from them). It
+// reports each read's milliseconds.
+func BenchmarkCursorReads300k(b *testing.B) {
+	const authors, relay = 300_000, "wss://relay.example"
+	s, _ := openTemp(b)
+	keys := make([]string, authors)
+	for i := range keys {
+		keys[i] = hex64("member", i)
+	}
+	slices.Sort(keys)
+	for _, scope := range []string{"trust", "ratings"} {
+		for chunk := range slices.Chunk(keys, 10_000) {
+			cs := make([]Cursor, len(chunk))
+			for i, k := range chunk {
+				cs[i] = Cursor{CursorKey: CursorKey{relay, scope, k}, LastSeenCreatedAt: 1_700_000_000, LastEoseAt: 1_700_000_100}
+			}
+			if err := s.SaveCursors(cs); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	var completed, cursors time.Duration
+	for b.Loop() {
+		start := time.Now()
+		done, err := s.Completed([]string{relay}, "trust", keys)
+		if err != nil || len(done) != authors {
+			b.Fatalf("%d completed, %v", len(done), err)
+		}
+		completed += time.Since(start)
+		start = time.Now()
+		cs, err := s.Cursors(relay, "trust", keys)
+		if err != nil || len(cs) != authors {
+			b.Fatalf("%d cursors, %v", len(cs), err)
+		}
+		cursors += time.Since(start)
+	}
+	b.ReportMetric(float64(completed.Milliseconds())/float64(b.N), "completed-ms")
+	b.ReportMetric(float64(cursors.Milliseconds())/float64(b.N), "cursors-ms")
 }

@@ -114,6 +114,9 @@ func (c *configTx) RemoveRelay(url string) error {
 	if _, err := c.tx.Exec(`DELETE FROM cursors WHERE relay = ?`, url); err != nil {
 		return fmt.Errorf("store: remove relay %s: %w", url, err)
 	}
+	if _, err := c.tx.Exec(`DELETE FROM sweeps WHERE relay = ?`, url); err != nil {
+		return fmt.Errorf("store: remove relay %s: %w", url, err)
+	}
 	if _, err := c.tx.Exec(`DELETE FROM relay_health WHERE profile = ? AND url = ?`, health.ProfileTrust, url); err != nil {
 		return fmt.Errorf("store: remove relay %s: %w", url, err)
 	}

@@ -24,20 +24,27 @@ type Cursor struct {
 	LastError         string
 }
 
+// Retrying reports whether the cursor carries retry state: its last fetch
+// failed, and a completed one clears that.
+func (c Cursor) Retrying() bool {
+	return c.Attempts != 0 || c.NextRetryAt != 0 || c.LastError != ""
+}
+
 // Cursors returns the saved cursors of relay and scope for the given authors,
 // keyed by author; authors without one are absent. An empty authors list
 // returns every cursor of that relay and scope.
 func (s *Store) Cursors(relay, scope string, authors []string) (map[string]Cursor, error) {
 	const query = `SELECT author, last_seen_created_at, last_eose_at, attempts, next_retry_at, last_error
 		FROM cursors WHERE relay = ? AND scope = ?`
-	out := make(map[string]Cursor)
-	wanted := pickedAuthors(authors)
+	out := make(map[string]Cursor, len(authors))
+	pick := newAuthorPicker(authors)
+	var author sql.RawBytes
 	err := s.eachCursorRow(query, relay, scope, authors, func(rows *sql.Rows) error {
 		c := Cursor{CursorKey: CursorKey{Relay: relay, Scope: scope}}
-		if err := rows.Scan(&c.Author, &c.LastSeenCreatedAt, &c.LastEoseAt, &c.Attempts, &c.NextRetryAt, &c.LastError); err != nil {
+		if err := rows.Scan(&author, &c.LastSeenCreatedAt, &c.LastEoseAt, &c.Attempts, &c.NextRetryAt, &c.LastError); err != nil {
 			return err
 		}
-		if wanted == nil || wanted[c.Author] {
+		if c.Author = pick.of(author); c.Author != "" {
 			out[c.Author] = c
 		}
 		return nil
@@ -58,15 +65,15 @@ func (s *Store) Completed(relays []string, scope string, authors []string) (map[
 	if len(authors) == 0 {
 		return out, nil
 	}
-	wanted := pickedAuthors(authors)
 	for _, relay := range relays {
+		pick := newAuthorPicker(authors)
 		var author sql.RawBytes
 		err := s.eachCursorRow(query, relay, scope, authors, func(rows *sql.Rows) error {
 			if err := rows.Scan(&author); err != nil {
 				return err
 			}
-			if wanted == nil || wanted[string(author)] {
-				out[string(author)] = true
+			if a := pick.of(author); a != "" {
+				out[a] = true
 			}
 			return nil
 		})
@@ -80,9 +87,9 @@ func (s *Store) Completed(relays []string, scope string, authors []string) (map[
 // eachCursorRow runs query, whose first two parameters are relay and scope,
 // for authors and hands scan each row. Up to cursorRangeMin authors are
 // looked up by name, authorChunk at a time; more, or none, are read as the
-// whole (relay, scope) range, and scan picks them (pickedAuthors): looked
-// up by name, the 100,000 members of a frontier took over a second of a
-// start (issue 26).
+// whole (relay, scope) range in author order, and scan picks them
+// (authorPicker): looked up by name, the 100,000 members of a frontier took
+// over a second of a start (issue 26).
 func (s *Store) eachCursorRow(query, relay, scope string, authors []string, scan func(*sql.Rows) error) error {
 	read := func(query string, args ...any) error {
 		rows, err := s.r.Query(query, args...)
@@ -98,7 +105,8 @@ func (s *Store) eachCursorRow(query, relay, scope string, authors []string, scan
 		return rows.Err()
 	}
 	if len(authors) == 0 || len(authors) > cursorRangeMin {
-		return read(query, relay, scope)
+		// the primary key (relay, scope, author) gives the order
+		return read(query+" ORDER BY author", relay, scope)
 	}
 	for chunk := range slices.Chunk(authors, authorChunk) {
 		if err := read(query+" AND author IN ("+placeholders(len(chunk))+")", append([]any{relay, scope}, anySlice(chunk)...)...); err != nil {
@@ -108,18 +116,47 @@ func (s *Store) eachCursorRow(query, relay, scope string, authors []string, scan
 	return nil
 }
 
-// pickedAuthors is the set eachCursorRow's scan keeps when it reads the
-// whole range for authors, nil when it looks them up by name (or reads the
-// whole range for no authors: every row is wanted).
-func pickedAuthors(authors []string) map[string]bool {
-	if len(authors) <= cursorRangeMin {
-		return nil
+// authorPicker finds a row's author among the authors asked for, as their
+// own string (rows then allocate none). Rows come in author order
+// (eachCursorRow), so sorted authors are merged with them; others are
+// looked up in a set. No authors, or few (looked up by name), pick every
+// row.
+type authorPicker struct {
+	all    bool
+	sorted []string
+	next   int
+	set    map[string]string
+}
+
+func newAuthorPicker(authors []string) *authorPicker {
+	switch {
+	case len(authors) <= cursorRangeMin:
+		return &authorPicker{all: true}
+	case slices.IsSorted(authors):
+		return &authorPicker{sorted: authors}
 	}
-	wanted := make(map[string]bool, len(authors))
+	set := make(map[string]string, len(authors))
 	for _, a := range authors {
-		wanted[a] = true
+		set[a] = a
 	}
-	return wanted
+	return &authorPicker{set: set}
+}
+
+// of is author as one of those asked for, or "" when it is none.
+func (p *authorPicker) of(author []byte) string {
+	switch {
+	case p.all:
+		return string(author)
+	case p.set != nil:
+		return p.set[string(author)]
+	}
+	for p.next < len(p.sorted) && p.sorted[p.next] < string(author) {
+		p.next++
+	}
+	if p.next < len(p.sorted) && p.sorted[p.next] == string(author) {
+		return p.sorted[p.next]
+	}
+	return ""
 }
 
 // cursorRangeMin is the most authors Cursors looks up by name; more are
@@ -147,7 +184,7 @@ func (s *Store) SaveCursors(cs []Cursor) error {
 				return err
 			}
 		}
-		return nil
+		return dropContradictedSweeps(tx, cs)
 	})
 	if err != nil {
 		return fmt.Errorf("store: save %d cursors: %w", len(cs), err)
@@ -167,7 +204,9 @@ func (s *Store) DeleteCursorsForAuthors(authors []string) error {
 				return err
 			}
 		}
-		return nil
+		// a key without a cursor is fetched in full; no record may skip it
+		_, err := tx.Exec(`DELETE FROM sweeps`)
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("store: delete cursors of %d authors: %w", len(authors), err)
@@ -214,7 +253,8 @@ func (s *Store) DeleteCursorsOutside(scopes, keep []string) (int64, error) {
 			}
 			n += deleted
 		}
-		return nil
+		_, err := tx.Exec(`DELETE FROM sweeps WHERE scope IN (`+placeholders(len(scopes))+`)`, anySlice(scopes)...)
+		return err
 	})
 	if err != nil {
 		return 0, fmt.Errorf("store: delete cursors outside %d authors: %w", len(keep), err)

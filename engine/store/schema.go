@@ -288,6 +288,20 @@ ALTER TABLE relay_health ADD COLUMN covered_roots TEXT NOT NULL DEFAULT '';
 CREATE INDEX events_author_stamps ON events(pubkey, kind, created_at, id);
 DROP INDEX events_pubkey_kind_created;
 `,
+	// 14: sweeps: a set of keys whose cursors of a relay and family all
+	// completed on one UTC day, so a pass with nothing new need not read
+	// each key's cursor (issue 26). A record is only a shortcut: deleting
+	// every row loses nothing.
+	`
+CREATE TABLE sweeps (
+	relay    TEXT    NOT NULL,
+	scope    TEXT    NOT NULL,
+	keys_sum BLOB    NOT NULL,
+	day      INTEGER NOT NULL,
+	checked  INTEGER NOT NULL,
+	PRIMARY KEY (relay, scope, keys_sum)
+) WITHOUT ROWID;
+`,
 }
 
 // migrate brings the schema up to date. Each step re-reads user_version inside

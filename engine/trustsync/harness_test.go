@@ -120,6 +120,10 @@ type bfsFrontier struct {
 	authors       []string
 	claimsFetched []string
 	changed       chan struct{}
+	hintsRead     atomic.Int64 // HintedPubkeys calls
+	// candidatesOnce: a pubkey whose claims were asked for is no longer a
+	// claim candidate, as with the heap (most tests ask every pass)
+	candidatesOnce bool
 }
 
 func newFrontier(sink *memSink, roots ...string) *bfsFrontier {
@@ -198,11 +202,22 @@ func (f *bfsFrontier) DiscoverySubjects() []string {
 	return out
 }
 
-func (f *bfsFrontier) ClaimCandidates() []string { return f.Authors() }
+// ClaimCandidates: the frontier's authors, or with candidatesOnce those
+// whose claims were not asked for yet (as the heap's).
+func (f *bfsFrontier) ClaimCandidates() []string {
+	authors := f.Authors()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.candidatesOnce {
+		return authors
+	}
+	return slices.DeleteFunc(authors, func(a string) bool { return slices.Contains(f.claimsFetched, a) })
+}
 
 // HintedPubkeys: the hints (fourth element of an i tag) of frontier authors'
 // statements.
 func (f *bfsFrontier) HintedPubkeys() []string {
+	f.hintsRead.Add(1)
 	authors := f.Authors()
 	f.sink.mu.Lock()
 	defer f.sink.mu.Unlock()

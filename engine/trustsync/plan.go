@@ -115,13 +115,22 @@ func isHexKey(s string) bool {
 	if len(s) != 64 {
 		return false
 	}
-	for _, c := range []byte(s) {
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+	for i := range len(s) {
+		if !lowerHex[s[i]] {
 			return false
 		}
 	}
 	return true
 }
+
+// lowerHex marks the bytes of lower-case hex: every key of every family is
+// checked at every step of a walk, 300,000 of them at that size.
+var lowerHex = func() (t [256]bool) {
+	for _, c := range "0123456789abcdef" {
+		t[c] = true
+	}
+	return t
+}()
 
 func isXSubject(s string) bool {
 	digits, ok := strings.CutPrefix(s, "user:id:")
@@ -140,17 +149,49 @@ func isXSubject(s string) bool {
 func (f family) normalizeKeys(keys []string) []string {
 	out := make([]string, 0, len(keys))
 	for _, k := range keys {
-		if !isHexKey(k) && isHexKey(strings.ToLower(k)) {
-			k = strings.ToLower(k)
+		if !f.validKey(k) { // a hex key in capitals is taken lower-cased
+			if k = strings.ToLower(k); !isHexKey(k) || !f.validKey(k) {
+				continue
+			}
 		}
-		if f.validKey(k) {
-			out = append(out, k)
-		}
+		out = append(out, k)
 	}
 	if !slices.IsSorted(out) { // a frontier's authors come sorted: 100,000 of them at every step of a pass
 		slices.Sort(out)
 	}
 	return slices.Compact(out)
+}
+
+// sortedMinus are the keys of a (sorted, distinct) not in b (sorted).
+func sortedMinus(a, b []string) []string {
+	var out []string
+	j := 0
+	for _, k := range a {
+		for j < len(b) && b[j] < k {
+			j++
+		}
+		if j == len(b) || b[j] != k {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// sortedUnion merges two sorted sets with no key in common.
+func sortedUnion(a, b []string) []string {
+	if len(a) == 0 || len(b) == 0 {
+		return append(slices.Clip(a), b...)
+	}
+	out := make([]string, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if a[i] < b[j] {
+			out, i = append(out, a[i]), i+1
+		} else {
+			out, j = append(out, b[j]), j+1
+		}
+	}
+	return append(append(out, a[i:]...), b[j:]...)
 }
 
 // batch is one filter: keys sharing a since (nil = full fetch), at most
@@ -212,12 +253,6 @@ func plan(keys []string, cursors map[string]store.Cursor, now time.Time, force b
 	return batches, deferred
 }
 
-// retrying reports whether a cursor carries retry state: its last fetch
-// failed, and a completed one clears that.
-func retrying(c store.Cursor) bool {
-	return c.Attempts != 0 || c.NextRetryAt != 0 || c.LastError != ""
-}
-
 // seenKey is a key with its cursor's newest created_at, which orders a plan's
 // incremental batches.
 type seenKey struct {
@@ -250,7 +285,7 @@ func completed(relay, scope string, keys []string, prev map[string]store.Cursor,
 			LastEoseAt:        now.Unix(),
 		}
 		if p, ok := prev[k]; ok && p.LastEoseAt > 0 && utcDay(p.LastEoseAt) == utcDay(c.LastEoseAt) &&
-			p.LastSeenCreatedAt == c.LastSeenCreatedAt && !retrying(p) {
+			p.LastSeenCreatedAt == c.LastSeenCreatedAt && !p.Retrying() {
 			continue
 		}
 		out = append(out, c)

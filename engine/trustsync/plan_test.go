@@ -2,6 +2,8 @@ package trustsync
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -80,5 +82,45 @@ func TestLiveGroupsStayWithinTheRelaysIndex(t *testing.T) {
 	}
 	if followed[&trustFamily] != len(keys) || followed[&ratingsFamily] != len(keys) {
 		t.Fatalf("followed %d trust and %d ratings authors of %d", followed[&trustFamily], followed[&ratingsFamily], len(keys))
+	}
+}
+
+// normalizeKeys takes a hex key in capitals lower-cased, drops what its
+// family cannot ask for, and sorts and dedupes the rest.
+func TestNormalizeKeys(t *testing.T) {
+	hexKey := strings.Repeat("ab", 32)
+	for _, c := range []struct {
+		f    family
+		keys []string
+		want []string
+	}{
+		{trustFamily, []string{strings.ToUpper(hexKey), "zz", hexKey, strings.Repeat("0", 64)}, []string{strings.Repeat("0", 64), hexKey}},
+		{discoveryFamily, []string{"user:id:2", "USER:ID:1", hexKey, "user:id:1"}, []string{"user:id:1", "user:id:2"}},
+		{claimsFamily, []string{"", strings.ToUpper(hexKey)}, []string{hexKey}},
+	} {
+		if got := c.f.normalizeKeys(c.keys); !slices.Equal(got, c.want) {
+			t.Errorf("%s: %q gave %q, want %q", c.f.scope, c.keys, got, c.want)
+		}
+	}
+}
+
+// The walk's sorted sets: what is new in a step, and the union it leaves.
+func TestSortedMinusAndUnion(t *testing.T) {
+	for _, c := range []struct{ a, b, minus []string }{
+		{nil, nil, nil},
+		{[]string{"a", "c", "e"}, nil, []string{"a", "c", "e"}},
+		{[]string{"a", "c", "e"}, []string{"b", "c", "f"}, []string{"a", "e"}},
+		{[]string{"b"}, []string{"a", "b", "c"}, nil},
+		{[]string{"a", "b", "z"}, []string{"y"}, []string{"a", "b", "z"}},
+	} {
+		minus := sortedMinus(c.a, c.b)
+		if !slices.Equal(minus, c.minus) {
+			t.Errorf("%v minus %v = %v, want %v", c.a, c.b, minus, c.minus)
+		}
+		union := sortedUnion(c.b, minus)
+		want := slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(c.a), c.b...))))
+		if !slices.Equal(union, want) && !(len(union) == 0 && len(want) == 0) {
+			t.Errorf("%v with %v = %v, want %v", c.b, minus, union, want)
+		}
 	}
 }

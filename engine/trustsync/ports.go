@@ -30,6 +30,9 @@ type Store interface {
 	SaveCursors(cs []store.Cursor) error
 	DeleteCursorsForAuthors(authors []string) error
 	DeleteCursorsOutside(scopes, keep []string) (int64, error)
+	Sweep(relay, scope string, keys store.KeysSum, day int64) (store.Sweep, bool, error)
+	SaveSweep(sw store.Sweep) error
+	SaveSweepOf(sw store.Sweep, parts []store.KeysSum) (bool, error)
 	// AuthoredStamps are the held events matching f (for NIP-77; unordered
 	// without a filter limit), with their tags when withTags is set.
 	AuthoredStamps(ctx context.Context, f nostr.Filter, max int, withTags bool) ([]store.AuthoredStamp, error)

@@ -3,6 +3,7 @@ package trustsync
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sync"
@@ -35,7 +36,7 @@ const lateArrival = time.Hour
 // by its own batch, which clears that state.
 func probeable(batches []batch, cursors map[string]store.Cursor) (probed, rest []batch) {
 	for _, b := range batches {
-		if b.since != nil && b.reconcile && !slices.ContainsFunc(b.keys, func(k string) bool { return retrying(cursors[k]) }) {
+		if b.since != nil && b.reconcile && !slices.ContainsFunc(b.keys, func(k string) bool { return cursors[k].Retrying() }) {
 			probed = append(probed, b)
 		} else {
 			rest = append(rest, b)
@@ -44,43 +45,50 @@ func probeable(batches []batch, cursors map[string]store.Cursor) (probed, rest [
 	return probed, rest
 }
 
+// probeOf are the keys of the probed batches, sorted, and the earliest of
+// their checks (last EOSE).
+func probeOf(probed []batch, cursors map[string]store.Cursor) (keys []string, checked int64) {
+	checked = math.MaxInt64
+	for _, b := range probed {
+		for _, k := range b.keys {
+			keys = append(keys, k)
+			checked = min(checked, cursors[k].LastEoseAt)
+		}
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys), checked
+}
+
 // probeWindow asks the relay once, with NIP-77, for the events of f's kinds
-// created since the probed batches' keys were last checked (the earliest
-// EOSE among them, less lateArrival), whoever wrote them, and fetches those
-// we lack. The ones naming a probed key are ingested as that key's batch
-// would; only those keys keep a batch (which then finds them held and moves
-// their cursors), and the other keys are done: nothing new reached the relay
-// for them since. At 300,000 people a pass with nothing new asked 600
+// created since keys (sorted) were checked (their earliest last EOSE, less
+// lateArrival), whoever wrote them, and fetches those we lack. The ones
+// naming one of keys are ingested as that key's batch would, and changed
+// are those keys (to be asked by batch, which then finds the events held and
+// moves their cursors); the other keys are done: nothing new reached the
+// relay for them since. At 300,000 people a pass with nothing new asked 600
 // batches per family, each reading an index page per person on both sides;
 // the probe reads the window's few events.
 //
 // What it cannot see: an event created before the window that reached the
 // relay after it. The daily full refresh asks every key again, and finds it.
 //
-// A probe that cannot be made (the relay does not do NIP-77, too many new
-// events, a failure) leaves every probed batch to run; an error is returned
-// only for what ends the pass.
-func (p *pass) probeWindow(ctx context.Context, pc *passConn, f *family, probed []batch, cursors map[string]store.Cursor, progress func(int)) ([]batch, error) {
+// made is false, with no key done, when the probe cannot be made (the relay
+// does not do NIP-77, too many new events, a failure): every key is then
+// asked by batch. An error is returned only for what ends the pass.
+func (p *pass) probeWindow(ctx context.Context, pc *passConn, f *family, keys []string, checked int64, progress func(int)) (changed []string, made bool, err error) {
 	if p.giving || pc.link.NIP77() == relay.NIP77Unsupported {
-		return probed, nil
+		return nil, false, nil
 	}
-	keys := map[string]bool{}
-	checked := int64(math.MaxInt64)
-	for _, b := range probed {
-		for _, k := range b.keys {
-			keys[k] = true
-			checked = min(checked, cursors[k].LastEoseAt)
-		}
-	}
+	probing := keySet(keys)
 	since := nostr.Timestamp(max(checked-int64(lateArrival.Seconds()), p.floor, 0))
 	window := nostr.Filter{Kinds: f.filter(nil).Kinds, Since: &since}
 	_, rec, err := relay.ReconcileHeld(ctx, pc.link, pc.conn, window, relay.HeldLimit{Max: wideHeldMax, Empty: true},
 		func(max int) ([]store.AuthoredStamp, error) {
 			held, err := p.r.cfg.Store.AuthoredStamps(ctx, window, max, false)
-			return append(held, p.r.outsiders.seen(pc.link.URL(), f.scope, since, keys)...), err
+			return append(held, p.r.outsiders.seen(pc.link.URL(), f.scope, since, probing)...), err
 		}, store.StampPairs[store.AuthoredStamp], nil)
 	if err != nil || len(rec.Need) > probeNeedMax {
-		return probed, ctx.Err()
+		return nil, false, ctx.Err()
 	}
 	named := map[string]bool{}
 	bp := p.newBatchPages(ctx, pc, f)
@@ -91,7 +99,7 @@ func (p *pass) probeWindow(ctx context.Context, pc *passConn, f *family, probed 
 			// left to that key's own fetch
 			evKeys, ofKeys := f.keysOf(ev), false
 			for _, k := range evKeys {
-				if keys[k] {
+				if probing.has(k) {
 					named[k], ofKeys = true, true
 				}
 			}
@@ -108,20 +116,22 @@ func (p *pass) probeWindow(ctx context.Context, pc *passConn, f *family, probed 
 	})
 	pc.link.Fetched(st)
 	if sinkErr := bp.pages.wait(); sinkErr != nil {
-		return nil, fmt.Errorf("ingest from %s: %w", pc.link.URL(), sinkErr)
+		return nil, false, fmt.Errorf("ingest from %s: %w", pc.link.URL(), sinkErr)
 	}
 	if err != nil {
-		return probed, ctx.Err() // a cut by a cap or a failure: every batch asks for itself
+		return nil, false, ctx.Err() // a cut by a cap or a failure: every key is asked by batch
 	}
-	var changed []string
-	for k := range keys {
-		if named[k] {
-			changed = append(changed, k)
-		}
-	}
+	changed = slices.Sorted(maps.Keys(named))
 	progress(len(keys) - len(changed))
-	left, _ := plan(changed, cursors, p.start, true, p.floor, true)
-	return left, nil
+	return changed, true, nil
+}
+
+// keySet is a sorted set of keys.
+type keySet []string
+
+func (s keySet) has(k string) bool {
+	_, found := slices.BinarySearch(s, k)
+	return found
 }
 
 // outsidersSeen remembers, per relay and family, the events a window probe
@@ -162,7 +172,7 @@ func (o *outsidersSeen) add(url, scope string, ev *nostr.Event, keys []string) {
 
 // seen are the stamps of the remembered events created since since that
 // name none of keys; older ones are forgotten (no window reaches them).
-func (o *outsidersSeen) seen(url, scope string, since nostr.Timestamp, keys map[string]bool) []store.AuthoredStamp {
+func (o *outsidersSeen) seen(url, scope string, since nostr.Timestamp, keys keySet) []store.AuthoredStamp {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	var out []store.AuthoredStamp
@@ -171,7 +181,7 @@ func (o *outsidersSeen) seen(url, scope string, since nostr.Timestamp, keys map[
 		switch {
 		case ev.createdAt < since:
 			delete(remembered, id)
-		case !slices.ContainsFunc(ev.keys, func(k string) bool { return keys[k] }):
+		case !slices.ContainsFunc(ev.keys, keys.has):
 			out = append(out, store.AuthoredStamp{Stamp: store.Stamp{CreatedAt: ev.createdAt, ID: id}})
 		}
 	}

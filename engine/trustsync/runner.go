@@ -394,6 +394,23 @@ func (r *Runner) EventCaps() []status.Truncation {
 	return slices.Clone(r.st.EventCaps)
 }
 
+// Progress is the running pass's progress (Status's), without the rest of
+// the status: a caller that follows only the pass (sync --once) does not
+// make the newcomers read every member's cursors while the pass reads them.
+func (r *Runner) Progress() status.Progress {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.progressLocked()
+}
+
+// progressLocked is Progress with r.mu held.
+func (r *Runner) progressLocked() status.Progress {
+	if r.running != nil {
+		return r.running.progress(r.st.Progress, r.cfg.Clock.Now())
+	}
+	return r.st.Progress
+}
+
 // Status is the current sync status: a row per configured relay, its
 // live session's while the live strategy runs, else the pass's.
 func (r *Runner) Status() Status {
@@ -414,9 +431,7 @@ func (r *Runner) Status() Status {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	st := r.st
-	if r.running != nil {
-		st.Progress = r.running.progress(st.Progress, r.cfg.Clock.Now())
-	}
+	st.Progress = r.progressLocked()
 	st.Coverage.Reasons = slices.Clone(st.Coverage.Reasons)
 	st.EventCaps = slices.Clone(st.EventCaps)
 	st.Relays = rows

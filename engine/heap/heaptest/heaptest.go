@@ -55,6 +55,9 @@ func ClaimsEvent(author string, createdAt int64, twitterID string) *nostr.Event 
 type Graph struct {
 	Authors, PerAuthor int
 	Seed               uint64
+	// Hints: each statement about an X account carries a hint naming a
+	// pubkey that may hold the account, as a hinted `i` tag does
+	Hints bool
 }
 
 // Statements yields the graph's statements in batches of at most 10,000,
@@ -73,6 +76,9 @@ func (g Graph) Statements(fn func(batch []*validation.Statement)) {
 			}
 			if rng.IntN(10) == 0 {
 				s.SubjectTag, s.Subject, s.Scopes = 'i', fmt.Sprintf("user:id:%d", rng.IntN(g.Authors)), []string{"x.com"}
+				if g.Hints {
+					s.BoundHints = []string{Pubkey(1 + rng.IntN(g.Authors))}
+				}
 			}
 			batch = append(batch, s)
 			if len(batch) == cap(batch) {
