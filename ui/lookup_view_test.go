@@ -77,6 +77,9 @@ func servedEngine(t *testing.T) *engine.Engine {
 			t.Errorf("close: %v", err)
 		}
 	})
+	// Serve binds its listener on its own goroutine: a test that asks for the
+	// address before then gets "" (a loaded CI run did).
+	testutil.Eventually(t, "engine listening", func() bool { return eng.ListenAddr() != "" })
 	return eng
 }
 
