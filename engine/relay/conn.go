@@ -17,6 +17,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -98,10 +99,13 @@ type Conn struct {
 	onLowered  []func()          // told when allowed drops
 	coolUntil  time.Time         // no page is asked before this: the relay said it is rate-limiting
 
-	// owedNotices is how many refusing NOTICEs may still come for REQs an
-	// earlier one ended: a NOTICE names no REQ, so it ends every REQ
-	// waiting, and only one of them was the refused one.
-	owedNotices int
+	// unanswered are the REQs we stopped waiting for before the relay
+	// answered them, oldest first: closed by us (a repack closes every REQ
+	// and sends fewer), or ended by a refusing NOTICE, which names no REQ
+	// and so ends every REQ waiting when only one was refused. A refusing
+	// NOTICE may still come for each; an EOSE or CLOSED for one shows it
+	// was answered otherwise.
+	unanswered []string
 
 	counts *frameCounts
 }
@@ -207,6 +211,7 @@ func (c *Conn) Close() {
 type Sub struct {
 	c            *Conn
 	id           string
+	seq          uint64 // REQs are answered in the order of this number
 	filters      nostr.Filters
 	h            Handler
 	awaitingAuth bool // CLOSED auth-required; the REQ is re-sent after AUTH succeeds
@@ -232,7 +237,7 @@ func (c *Conn) Subscribe(filters nostr.Filters, h Handler) (*Sub, error) {
 
 func (c *Conn) newSubLocked(filters nostr.Filters, h Handler) *Sub {
 	c.nextSub++
-	s := &Sub{c: c, id: "s" + strconv.FormatUint(c.nextSub, 36), filters: filters, h: h}
+	s := &Sub{c: c, id: "s" + strconv.FormatUint(c.nextSub, 36), seq: c.nextSub, filters: filters, h: h}
 	c.subs[s.id] = s
 	s.openAtSend = len(c.subs)
 	return s
@@ -250,14 +255,41 @@ func (c *Conn) open(s *Sub) (*Sub, error) {
 // before the subscription stops counting toward the Allowance, so the relay
 // reads it before a REQ sent in its room.
 func (s *Sub) close() {
-	s.c.mu.Lock()
-	_, open := s.c.subs[s.id]
-	s.c.mu.Unlock()
+	c := s.c
+	c.mu.Lock()
+	_, open := c.subs[s.id]
+	c.mu.Unlock()
 	if open {
 		msg, _ := nostr.CloseEnvelope(s.id).MarshalJSON()
-		_ = s.c.write(msg)
+		_ = c.write(msg)
 	}
-	s.c.forget(s.id)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, open := c.subs[s.id]; open && s.writing != nil && !s.eosed && !s.awaitingAuth {
+		c.oweLocked(s.id)
+	}
+	c.endLocked(s.id)
+}
+
+// maxUnanswered bounds Conn.unanswered: a relay that never answers a REQ
+// closed before its EOSE would otherwise grow it for the connection's life.
+const maxUnanswered = 2 * maxReqsInFlight
+
+// oweLocked notes that a refusing NOTICE may still come for REQ id, which
+// we no longer wait for; c.mu is held.
+func (c *Conn) oweLocked(id string) {
+	if len(c.unanswered) == maxUnanswered {
+		c.unanswered = c.unanswered[1:]
+	}
+	c.unanswered = append(c.unanswered, id)
+}
+
+// answeredLocked notes an EOSE or CLOSED for a REQ we no longer wait for:
+// no NOTICE will come for it; c.mu is held.
+func (c *Conn) answeredLocked(id string) {
+	if i := slices.Index(c.unanswered, id); i >= 0 {
+		c.unanswered = slices.Delete(c.unanswered, i, i+1)
+	}
 }
 
 // Filters are the subscription's filters.
@@ -381,6 +413,8 @@ func (c *Conn) eose(id string) *Sub {
 	s := c.subs[id]
 	if s != nil {
 		s.eosed = true
+	} else {
+		c.answeredLocked(id)
 	}
 	return s
 }
@@ -391,6 +425,7 @@ func (c *Conn) closed(id, reason string) {
 	c.mu.Lock()
 	s := c.subs[id]
 	if s == nil {
+		c.answeredLocked(id)
 		c.mu.Unlock()
 		c.deliverNeg(id, c.negRefusal("closed: ", reason))
 		return

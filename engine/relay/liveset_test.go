@@ -225,3 +225,60 @@ func TestLiveSetREQsFitTheRelaysMaxMessageLength(t *testing.T) {
 		t.Fatalf("%d REQs for %d filters of 6.7 KB: want at most two filters a REQ", st.Reqs, groups)
 	}
 }
+
+// A refusing NOTICE names no REQ. One read after we closed its REQ (a
+// repack closes every REQ and sends fewer) must not be taken for a refusal
+// of the REQ sent alone in its place: that REQ is asked again at once, and
+// the set never cools down for a minute (a CI run of repository sync did,
+// when the repack's CLOSEs and REQ went out before the NOTICE was read).
+func TestNoticeForAClosedReqIsNotARefusalOfTheNext(t *testing.T) {
+	groups, evs := authorGroups(3)
+	r := faultrelay.StartForTest(t, faultrelay.Mode{MaxSubscriptions: 2}, evs...)
+	noticed, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	conn := dial(t, r.URL, Options{onNotice: func(msg string) {
+		if msg != "ERROR: too many concurrent REQs" {
+			return
+		}
+		once.Do(func() {
+			close(noticed)
+			<-release // the read loop waits: what the test writes meanwhile goes before the NOTICE is read
+		})
+	}})
+	type answer struct {
+		eose   bool
+		reason string
+	}
+	open := func(g Group) (*Sub, chan answer) {
+		t.Helper()
+		ch := make(chan answer, 1)
+		s, err := conn.Subscribe(g.Filters, Handler{
+			Event:  func(*nostr.Event) {},
+			EOSE:   func() { ch <- answer{eose: true} },
+			closed: func(reason string) { ch <- answer{reason: reason} },
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s, ch
+	}
+	first, firstAnswer := open(groups[0])
+	second, secondAnswer := open(groups[1])
+	for _, ch := range []chan answer{firstAnswer, secondAnswer} {
+		if a := <-ch; !a.eose {
+			t.Fatalf("one of the two REQs the relay allows was refused: %q", a.reason)
+		}
+	}
+	third, _ := open(groups[2]) // one too many: the relay sends a NOTICE
+	<-noticed
+	// the repack: every REQ closed, then one sent alone
+	for _, s := range []*Sub{first, second, third} {
+		s.close()
+	}
+	alone, aloneAnswer := open(groups[0])
+	close(release)
+	a := <-aloneAnswer
+	if !a.eose && !conn.refusedForNumber(alone) {
+		t.Fatalf("the REQ sent alone after the repack ended as refused on its own (%q): the NOTICE was the closed REQ's", a.reason)
+	}
+}

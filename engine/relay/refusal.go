@@ -1,7 +1,9 @@
 package relay
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -83,9 +85,10 @@ func (c *Conn) waitCooled(ctx context.Context) error {
 // REQ sent and still waiting for its EOSE ends as closed with the notice as
 // reason: none is left waiting for an answer that will not come. A CLOSE
 // goes out for each, after its REQ, in case the relay did accept it. A
-// NOTICE finding one REQ waiting, alone when sent, while NOTICEs are owed
-// for REQs ended before, is read as one of those: the REQ is asked again at
-// once, not taken as refused by a relay that allows none beside it.
+// NOTICE finding one REQ waiting, alone when sent, while NOTICEs may still
+// come for REQs ended or closed before their answer (Conn.unanswered), is
+// read as one of those: the REQ is asked again at once, not taken as
+// refused by a relay that allows none beside it.
 func (c *Conn) notice(msg string) {
 	if c.opts.onNotice != nil {
 		c.opts.onNotice(msg)
@@ -110,7 +113,7 @@ func (c *Conn) notice(msg string) {
 		}
 	}
 	lowered := false
-	stale := most <= 1 && c.owedNotices > 0
+	stale := most <= 1 && len(c.unanswered) > 0
 	for _, s := range pending {
 		if stale {
 			s.tooMany = true // asked again at once: most likely the NOTICE is about a REQ ended before
@@ -118,7 +121,19 @@ func (c *Conn) notice(msg string) {
 			lowered = c.refusedLocked(most, s) || lowered
 		}
 	}
-	c.owedNotices = max(c.owedNotices-1, 0) + max(len(pending)-1, 0)
+	// the NOTICE answers one REQ: the oldest of those owed one, else one of
+	// pending; the others it ends may still get theirs
+	owed := pending
+	if len(c.unanswered) > 0 {
+		c.unanswered = c.unanswered[1:]
+	} else if len(pending) > 0 {
+		owed = slices.Clone(pending)
+		slices.SortFunc(owed, func(a, b *Sub) int { return cmp.Compare(a.seq, b.seq) })
+		owed = owed[1:]
+	}
+	for _, s := range owed {
+		c.oweLocked(s.id)
+	}
 	c.mu.Unlock()
 	if lowered {
 		defer c.allowanceLowered() // once the handlers below have run
