@@ -1,6 +1,7 @@
 package heap
 
 import (
+	"encoding/hex"
 	"fmt"
 	"slices"
 	"testing"
@@ -527,7 +528,7 @@ func TestEvidenceCarriesSourceFields(t *testing.T) {
 			t.Fatalf("evidence %+v", ev)
 		}
 		e := ev[0]
-		if v.Text(e.Author) != a || e.EventID != in.ID || e.Context != "a" || e.Scope != "x.com" || e.CreatedAt != 7 ||
+		if v.Text(e.Author) != a || hex.EncodeToString(e.ID[:]) != in.ID || e.Context != "a" || e.Scope != "x.com" || e.CreatedAt != 7 ||
 			e.Content != "reason" || len(e.Labels) != 1 || e.Labels[0].Name != "spam" || e.Value != -1 {
 			t.Fatalf("evidence %+v", e)
 		}

@@ -55,6 +55,16 @@ func (v View) Subject(tag byte, value string) (NodeID, bool) {
 // typed subject (user:id:N, …) otherwise.
 func (v View) Text(n NodeID) string { return keyText(v.h.nodes[n].key) }
 
+// AppendText appends node n's Text to dst: an answer writes thousands of
+// keys into one buffer rather than a string each.
+func (v View) AppendText(dst []byte, n NodeID) []byte {
+	key := v.h.nodes[n].key
+	if key[0] == tagTyped {
+		return append(dst, key[1:]...)
+	}
+	return hex.AppendEncode(dst, []byte(key[1:]))
+}
+
 // OrderKey is the 32 raw bytes of a pubkey node as four big-endian words:
 // comparing them word by word orders pubkey nodes as their hex does, without
 // touching the node table during a sort. It is meaningless for other nodes.
@@ -308,7 +318,7 @@ type Evidence struct {
 	Context   string  // the context whose slot answered
 	Scope     string  // canonical scope of that slot
 	CreatedAt int64
-	EventID   string
+	ID        [32]byte // the event's id; its text is the caller's to make (an answer makes thousands)
 	Labels    []validation.Label
 	Content   string // raw; sanitise before display
 }
@@ -363,7 +373,7 @@ func (v View) Statements(subject NodeID, kind int, context, scope string, now in
 			cmp.Compare(v.h.edges.at(b.ei).createdAt, v.h.edges.at(a.ei).createdAt),
 		)
 	})
-	var out []Evidence
+	out := make([]Evidence, 0, len(cands)) // a popular subject's thousands: no growing
 	for _, c := range cands {
 		if n := len(out); n > 0 && out[n-1].Author == c.author {
 			continue // this author already answered
@@ -404,7 +414,7 @@ func (v View) evidence(ei uint32) Evidence {
 	ev := Evidence{
 		Author: e.author, Subject: e.subject, Value: int(e.value),
 		Context: v.h.strs[e.context], Scope: v.h.strs[e.scope],
-		CreatedAt: e.createdAt, EventID: hex.EncodeToString(e.id[:]),
+		CreatedAt: e.createdAt, ID: e.id,
 	}
 	if e.kind == kindCodeRating {
 		ev.Value, ev.Score = 0, float64(e.value)/scoreUnit

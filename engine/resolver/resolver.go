@@ -6,6 +6,7 @@ package resolver
 import (
 	"cmp"
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
@@ -310,9 +311,11 @@ func (a *Answer) fill(v heap.View, w walks, refs []subjectRef, q Query, now int6
 		}
 	}
 	// one statement per author: the subject's own node first, then aliases
-	// (a set: a popular subject has thousands of speakers)
+	// (a set: a popular subject has thousands of speakers; one node's
+	// statements are one per author already)
 	spoke := map[heap.NodeID]bool{}
-	for _, n := range nodes {
+	stated, total := make([][]heap.Evidence, len(nodes)), 0
+	for i, n := range nodes {
 		for _, b := range v.Bindings(n, now, w.inFrontier) {
 			if slices.Contains(a.Bindings, b) {
 				continue // a bound pair shows on both of its nodes
@@ -320,17 +323,24 @@ func (a *Answer) fill(v heap.View, w walks, refs []subjectRef, q Query, now int6
 			a.Bindings = append(a.Bindings, b)
 			pending = pending || b.State == heap.StatePending
 		}
-		for _, ev := range v.Statements(n, validation.KindTrust, q.Context, q.Scope, now, counted(w.trust)) {
-			if !spoke[ev.Author] {
+		stated[i] = v.Statements(n, validation.KindTrust, q.Context, q.Scope, now, counted(w.trust))
+		total += len(stated[i])
+	}
+	said := make([]spoken, 0, total)
+	for i, n := range nodes {
+		subject := v.Text(n)
+		for _, ev := range stated[i] {
+			if len(nodes) > 1 {
+				if spoke[ev.Author] {
+					continue
+				}
 				spoke[ev.Author] = true
-				depth, _ := w.trust.depthOf(ev.Author)
-				a.Evidence = append(a.Evidence, evidence(v, depth, ev))
 			}
+			depth, _ := w.trust.depthOf(ev.Author)
+			said = append(said, spoken{ev: ev, depth: depth, subject: subject})
 		}
 	}
-	slices.SortFunc(a.Evidence, func(x, y Evidence) int {
-		return cmp.Or(cmp.Compare(x.Depth, y.Depth), strings.Compare(x.Author, y.Author), strings.Compare(x.Subject, y.Subject))
-	})
+	a.Evidence = evidenceOf(v, said)
 	for _, e := range a.Evidence {
 		if len(a.Paths) == MaxPaths {
 			break
@@ -415,14 +425,61 @@ func subjectNodes(v heap.View, refs []subjectRef, now int64, inFrontier heap.Tru
 	return out
 }
 
-func evidence(v heap.View, depth int, ev heap.Evidence) Evidence {
-	out := Evidence{
-		Author: v.Text(ev.Author), Subject: v.Text(ev.Subject), Value: ev.Value, Context: ev.Context,
-		Depth: depth, EventID: ev.EventID, CreatedAt: ev.CreatedAt,
-		Labels: make([]Label, 0, len(ev.Labels)), Content: validation.Sanitize(ev.Content),
+// spoken is an author's statement about a subject node (text subject), at
+// the author's depth in the trust walk.
+type spoken struct {
+	ev      heap.Evidence
+	depth   int
+	subject string
+}
+
+// evidenceOf is the answer's evidence of what was said, nearest authors
+// first, then by author and subject. A popular subject has thousands of
+// statements: they are ordered by small keys, and their authors' keys and
+// event ids are written into one string that their texts share, where a
+// string each and sorting the answer's rows took most of a 20 ms answer at
+// 300,000 people.
+func evidenceOf(v heap.View, said []spoken) []Evidence {
+	type sortKey struct {
+		order    [4]uint64 // the author's key: pubkeys order as their hex does
+		depth, i int
 	}
-	for _, l := range ev.Labels {
-		out.Labels = append(out.Labels, Label{Name: validation.Sanitize(l.Name), Description: validation.Sanitize(l.Description)})
+	keys := make([]sortKey, len(said))
+	for i, s := range said {
+		keys[i] = sortKey{order: v.OrderKey(s.ev.Author), depth: s.depth, i: i}
+	}
+	slices.SortFunc(keys, func(x, y sortKey) int {
+		if x.depth != y.depth {
+			return cmp.Compare(x.depth, y.depth)
+		}
+		if c := compareKeys(x.order, y.order); c != 0 {
+			return c
+		}
+		return strings.Compare(said[x.i].subject, said[y.i].subject)
+	})
+	buf := make([]byte, 0, len(said)*2*hex.EncodedLen(32))
+	ends := make([]int, 0, 2*len(said))
+	for _, k := range keys {
+		buf = v.AppendText(buf, said[k.i].ev.Author)
+		ends = append(ends, len(buf))
+		buf = hex.AppendEncode(buf, said[k.i].ev.ID[:])
+		ends = append(ends, len(buf))
+	}
+	text := string(buf)
+	out := make([]Evidence, len(keys))
+	start := 0
+	for j, k := range keys {
+		s := said[k.i]
+		author, id := text[start:ends[2*j]], text[ends[2*j]:ends[2*j+1]]
+		start = ends[2*j+1]
+		out[j] = Evidence{
+			Author: author, Subject: s.subject, Value: s.ev.Value, Context: s.ev.Context,
+			Depth: s.depth, EventID: id, CreatedAt: s.ev.CreatedAt,
+			Labels: make([]Label, 0, len(s.ev.Labels)), Content: validation.Sanitize(s.ev.Content),
+		}
+		for _, l := range s.ev.Labels {
+			out[j].Labels = append(out[j].Labels, Label{Name: validation.Sanitize(l.Name), Description: validation.Sanitize(l.Description)})
+		}
 	}
 	return out
 }
