@@ -87,14 +87,20 @@ func newWalk(v heap.View, rootKeys []string, p walkParams, now int64) *walk {
 	depth := 0
 	trusted := func(a heap.NodeID) bool { return int(w.nodes[a].depth) <= depth && w.follows(a) }
 	var opinions []heap.Opinion
+	var keyed []keyedNode
 	for ; depth+1 < p.maxDegree && len(level) > 0; depth++ {
 		var next []heap.NodeID
+		// whom trusted accepts stays the same through a level (nodes it
+		// reaches are a level deeper): an X account's binding is read once
+		// a level, not at every opinion about it (a restart's first answer
+		// at 300,000 people: 3.1 s without, 1.1 s with)
+		lv := v.WithBindings()
 		for _, n := range level {
 			if !w.follows(n) {
 				continue
 			}
 			var change int64
-			opinions, change = v.Opinions(n, p.context, p.scope, now, trusted, opinions[:0])
+			opinions, change = lv.Opinions(n, p.context, p.scope, now, trusted, opinions[:0])
 			w.nextChange = earliestChange(w.nextChange, change)
 			w.read[n] = readOpinions{level: int8(depth + 1), ops: sortedOpinions(slices.Clone(opinions))}
 			for _, o := range opinions {
@@ -120,10 +126,31 @@ func newWalk(v heap.View, rootKeys []string, p walkParams, now int64) *walk {
 			}
 		}
 		// Level order decides each node's parent (the path shown): by pubkey.
-		slices.SortFunc(next, func(a, b heap.NodeID) int { return compareKeys(v.OrderKey(a), v.OrderKey(b)) })
+		keyed = sortByKey(v, next, keyed[:0])
 		level = next
 	}
 	return w
+}
+
+// keyedNode is a node beside its OrderKey.
+type keyedNode struct {
+	key [4]uint64
+	n   heap.NodeID
+}
+
+// sortByKey sorts pubkey nodes as their hex does, reading each key once:
+// looking both keys up at every comparison cost 0.4-1.1 s of a restart's
+// first answer at 300,000 people (its two walks). keyed is scratch space,
+// returned for the next call.
+func sortByKey(v heap.View, nodes []heap.NodeID, keyed []keyedNode) []keyedNode {
+	for _, n := range nodes {
+		keyed = append(keyed, keyedNode{v.OrderKey(n), n})
+	}
+	slices.SortFunc(keyed, func(a, b keyedNode) int { return compareKeys(a.key, b.key) })
+	for i, k := range keyed {
+		nodes[i] = k.n
+	}
+	return keyed
 }
 
 func sortedOpinions(ops []heap.Opinion) []heap.Opinion {
