@@ -143,6 +143,7 @@ type keyedNode struct {
 // first answer at 300,000 people (its two walks). keyed is scratch space,
 // returned for the next call.
 func sortByKey(v heap.View, nodes []heap.NodeID, keyed []keyedNode) []keyedNode {
+	keyed = slices.Grow(keyed, len(nodes))
 	for _, n := range nodes {
 		keyed = append(keyed, keyedNode{v.OrderKey(n), n})
 	}
