@@ -123,16 +123,16 @@ func (c *Conn) notice(msg string) {
 	}
 	// the NOTICE answers one REQ: the oldest of those owed one, else one of
 	// pending; the others it ends may still get theirs
-	owed := pending
+	var answered *Sub
 	if len(c.unanswered) > 0 {
 		c.unanswered = c.unanswered[1:]
 	} else if len(pending) > 0 {
-		owed = slices.Clone(pending)
-		slices.SortFunc(owed, func(a, b *Sub) int { return cmp.Compare(a.seq, b.seq) })
-		owed = owed[1:]
+		answered = slices.MinFunc(pending, func(a, b *Sub) int { return cmp.Compare(a.seq, b.seq) })
 	}
-	for _, s := range owed {
-		c.oweLocked(s.id)
+	for _, s := range pending {
+		if s != answered {
+			c.oweLocked(s.id)
+		}
 	}
 	c.mu.Unlock()
 	if lowered {
