@@ -100,12 +100,13 @@ type Conn struct {
 	coolUntil  time.Time         // no page is asked before this: the relay said it is rate-limiting
 
 	// unanswered are the REQs we stopped waiting for before the relay
-	// answered them, oldest first: closed by us (a repack closes every REQ
-	// and sends fewer), or ended by a refusing NOTICE, which names no REQ
-	// and so ends every REQ waiting when only one was refused. A refusing
-	// NOTICE may still come for each; an EOSE or CLOSED for one shows it
-	// was answered otherwise.
-	unanswered []string
+	// answered them: closed by us (a repack closes every REQ and sends
+	// fewer), or ended by a refusing NOTICE, which names no REQ and so ends
+	// every REQ waiting when only one was refused. A refusing NOTICE may
+	// still come for each. A relay answers REQs in the order they were sent,
+	// so an EOSE or CLOSED for a REQ shows that every earlier one was
+	// answered already.
+	unanswered []owedReq
 
 	counts *frameCounts
 }
@@ -266,7 +267,7 @@ func (s *Sub) close() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, open := c.subs[s.id]; open && s.writing != nil && !s.eosed && !s.awaitingAuth {
-		c.oweLocked(s.id)
+		c.oweLocked(s)
 	}
 	c.endLocked(s.id)
 }
@@ -275,20 +276,32 @@ func (s *Sub) close() {
 // closed before its EOSE would otherwise grow it for the connection's life.
 const maxUnanswered = 2 * maxReqsInFlight
 
-// oweLocked notes that a refusing NOTICE may still come for REQ id, which
-// we no longer wait for; c.mu is held.
-func (c *Conn) oweLocked(id string) {
+// owedReq is a REQ in Conn.unanswered.
+type owedReq struct {
+	id  string
+	seq uint64
+}
+
+// oweLocked notes that a refusing NOTICE may still come for s, which we no
+// longer wait for; c.mu is held.
+func (c *Conn) oweLocked(s *Sub) {
 	if len(c.unanswered) == maxUnanswered {
 		c.unanswered = c.unanswered[1:]
 	}
-	c.unanswered = append(c.unanswered, id)
+	c.unanswered = append(c.unanswered, owedReq{s.id, s.seq})
 }
 
-// answeredLocked notes an EOSE or CLOSED for a REQ we no longer wait for:
-// no NOTICE will come for it; c.mu is held.
-func (c *Conn) answeredLocked(id string) {
-	if i := slices.Index(c.unanswered, id); i >= 0 {
-		c.unanswered = slices.Delete(c.unanswered, i, i+1)
+// answeredLocked notes an EOSE or CLOSED for the REQ of seq: no NOTICE
+// will come for it or for any sent before it; c.mu is held.
+func (c *Conn) answeredLocked(seq uint64) {
+	c.unanswered = slices.DeleteFunc(c.unanswered, func(o owedReq) bool { return o.seq <= seq })
+}
+
+// answeredUnknownLocked is answeredLocked for a REQ we no longer hold,
+// known only by id; c.mu is held.
+func (c *Conn) answeredUnknownLocked(id string) {
+	if i := slices.IndexFunc(c.unanswered, func(o owedReq) bool { return o.id == id }); i >= 0 {
+		c.answeredLocked(c.unanswered[i].seq)
 	}
 }
 
@@ -413,8 +426,9 @@ func (c *Conn) eose(id string) *Sub {
 	s := c.subs[id]
 	if s != nil {
 		s.eosed = true
+		c.answeredLocked(s.seq)
 	} else {
-		c.answeredLocked(id)
+		c.answeredUnknownLocked(id)
 	}
 	return s
 }
@@ -425,11 +439,12 @@ func (c *Conn) closed(id, reason string) {
 	c.mu.Lock()
 	s := c.subs[id]
 	if s == nil {
-		c.answeredLocked(id)
+		c.answeredUnknownLocked(id)
 		c.mu.Unlock()
 		c.deliverNeg(id, c.negRefusal("closed: ", reason))
 		return
 	}
+	c.answeredLocked(s.seq)
 	if reasonPrefix(reason) == prefixAuthRequired && c.opts.authKey != "" && !s.retried {
 		s.retried = true
 		if c.authed {

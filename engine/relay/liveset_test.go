@@ -3,6 +3,7 @@ package relay
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -228,9 +229,10 @@ func TestLiveSetREQsFitTheRelaysMaxMessageLength(t *testing.T) {
 
 // A refusing NOTICE names no REQ. One read after we closed its REQ (a
 // repack closes every REQ and sends fewer) must not be taken for a refusal
-// of the REQ sent alone in its place: that REQ is asked again at once, and
-// the set never cools down for a minute (a CI run of repository sync did,
-// when the repack's CLOSEs and REQ went out before the NOTICE was read).
+// of the REQs sent in their place, within the relay's allowance: they are
+// answered, and the allowance stays (CI runs of repository sync and of the
+// live set cooled down for a minute, or learned an allowance of one, when
+// the repack's CLOSEs and REQs went out before the NOTICE was read).
 func TestNoticeForAClosedReqIsNotARefusalOfTheNext(t *testing.T) {
 	groups, evs := authorGroups(3)
 	r := faultrelay.StartForTest(t, faultrelay.Mode{MaxSubscriptions: 2}, evs...)
@@ -271,14 +273,60 @@ func TestNoticeForAClosedReqIsNotARefusalOfTheNext(t *testing.T) {
 	}
 	third, _ := open(groups[2]) // one too many: the relay sends a NOTICE
 	<-noticed
-	// the repack: every REQ closed, then one sent alone
+	// the repack: every REQ closed, then two sent, as many as the relay allows
 	for _, s := range []*Sub{first, second, third} {
 		s.close()
 	}
-	alone, aloneAnswer := open(groups[0])
+	_, againFirst := open(groups[0])
+	_, againSecond := open(groups[1])
 	close(release)
-	a := <-aloneAnswer
-	if !a.eose && !conn.refusedForNumber(alone) {
-		t.Fatalf("the REQ sent alone after the repack ended as refused on its own (%q): the NOTICE was the closed REQ's", a.reason)
+	for _, ch := range []chan answer{againFirst, againSecond} {
+		if a := <-ch; !a.eose {
+			t.Fatalf("a REQ sent after the repack, within the relay's allowance, ended as refused (%q): the NOTICE was the closed REQ's", a.reason)
+		}
+	}
+	if n, known := conn.allowance(); known && n < 2 {
+		t.Fatalf("allowance lowered to %d by the NOTICE for a closed REQ, the relay allows 2", n)
+	}
+}
+
+// TestNoticeAfterAnUnansweredClosedReqRefusesTheWaitingOne: a REQ we closed
+// before its answer may never get one (strfry drops a query closed while it
+// runs). The relay answers in order, so the EOSE of a later REQ shows that
+// none will come; a refusing NOTICE after that is for a REQ still waiting,
+// which ends as refused instead of waiting for good.
+func TestNoticeAfterAnUnansweredClosedReqRefusesTheWaitingOne(t *testing.T) {
+	groups, evs := authorGroups(4)
+	r := faultrelay.StartForTest(t, faultrelay.Mode{MaxSubscriptions: 2, StallFirst: 1}, evs...)
+	conn := dial(t, r.URL, Options{})
+	answers := make([]chan string, len(groups)) // "eose", or the reason it closed
+	subs := make([]*Sub, len(groups))
+	for i, g := range groups {
+		answers[i] = make(chan string, 1)
+		s, err := conn.Subscribe(g.Filters, Handler{
+			Event:  func(*nostr.Event) {},
+			EOSE:   func() { answers[i] <- "eose" },
+			closed: func(reason string) { answers[i] <- reason },
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		subs[i] = s
+		if i == 0 {
+			s.close() // the relay never answers it
+		}
+	}
+	for i := 1; i <= 2; i++ {
+		if a := <-answers[i]; a != "eose" {
+			t.Fatalf("REQ %d of the two the relay allows: %q", i, a)
+		}
+	}
+	select {
+	case a := <-answers[3]:
+		if !strings.Contains(a, "too many concurrent REQs") {
+			t.Fatalf("the third open REQ ended with %q, want the relay's refusal", a)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the refused REQ still waits: its NOTICE was taken for the answer to the closed REQ the relay never answered")
 	}
 }

@@ -81,14 +81,15 @@ func (c *Conn) waitCooled(ctx context.Context) error {
 }
 
 // notice hands a NOTICE to the user. A refusing NOTICE names no
-// subscription (strfry answers an excess REQ with only a NOTICE), so every
+// subscription (strfry answers an excess REQ with only a NOTICE). A relay
+// answers REQs in the order they were sent, so it is for the oldest REQ
+// not yet answered: when that is one we stopped waiting for
+// (Conn.unanswered: closed by a repack, or ended by an earlier NOTICE), the
+// NOTICE is its answer and the REQs waiting now get theirs later. Else every
 // REQ sent and still waiting for its EOSE ends as closed with the notice as
-// reason: none is left waiting for an answer that will not come. A CLOSE
-// goes out for each, after its REQ, in case the relay did accept it. A
-// NOTICE finding one REQ waiting, alone when sent, while NOTICEs may still
-// come for REQs ended or closed before their answer (Conn.unanswered), is
-// read as one of those: the REQ is asked again at once, not taken as
-// refused by a relay that allows none beside it.
+// reason, in case the relay does not keep that order: none is left waiting
+// for an answer that will not come. A CLOSE goes out for each, after its
+// REQ, in case the relay did accept it.
 func (c *Conn) notice(msg string) {
 	if c.opts.onNotice != nil {
 		c.opts.onNotice(msg)
@@ -112,26 +113,26 @@ func (c *Conn) notice(msg string) {
 			most = max(most, s.openAtSend)
 		}
 	}
-	lowered := false
-	stale := most <= 1 && len(c.unanswered) > 0
-	for _, s := range pending {
-		if stale {
-			s.tooMany = true // asked again at once: most likely the NOTICE is about a REQ ended before
-		} else {
-			lowered = c.refusedLocked(most, s) || lowered
+	if len(c.unanswered) > 0 {
+		owed := slices.MinFunc(c.unanswered, func(a, b owedReq) int { return cmp.Compare(a.seq, b.seq) })
+		if !slices.ContainsFunc(pending, func(s *Sub) bool { return s.seq < owed.seq }) {
+			c.answeredLocked(owed.seq)
+			c.mu.Unlock()
+			return
 		}
 	}
-	// the NOTICE answers one REQ: the oldest of those owed one, else one of
-	// pending; the others it ends may still get theirs
-	var answered *Sub
-	if len(c.unanswered) > 0 {
-		c.unanswered = c.unanswered[1:]
-	} else if len(pending) > 0 {
-		answered = slices.MinFunc(pending, func(a, b *Sub) int { return cmp.Compare(a.seq, b.seq) })
-	}
+	lowered := false
 	for _, s := range pending {
-		if s != answered {
-			c.oweLocked(s.id)
+		lowered = c.refusedLocked(most, s) || lowered
+	}
+	// the NOTICE answers the oldest of pending; the others it ends may
+	// still get theirs
+	if len(pending) > 0 {
+		answered := slices.MinFunc(pending, func(a, b *Sub) int { return cmp.Compare(a.seq, b.seq) })
+		for _, s := range pending {
+			if s != answered {
+				c.oweLocked(s)
+			}
 		}
 	}
 	c.mu.Unlock()
