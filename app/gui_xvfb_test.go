@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -221,8 +222,14 @@ func tryXvfb(ctx context.Context) (display string, stop func(), complaint string
 	defer r.Close()
 	var stderr strings.Builder
 	// -displayfd makes Xvfb pick a free display and write its number on fd 3.
-	x := exec.CommandContext(ctx, "Xvfb", "-displayfd", "3", "-screen", "0", "1280x800x24", "-nolisten", "tcp")
+	// -noreset: by default the server resets when its last client leaves,
+	// which the probe below is, and a client connecting during the reset
+	// gets "Failed to open display" (the app did, in two CI runs).
+	x := exec.CommandContext(ctx, "Xvfb", "-displayfd", "3", "-screen", "0", "1280x800x24", "-nolisten", "tcp", "-noreset")
 	x.ExtraFiles = []*os.File{w}
+	// SIGTERM lets Xvfb remove its lock file and socket, which a kill leaves
+	x.Cancel = func() error { return x.Process.Signal(syscall.SIGTERM) }
+	x.WaitDelay = 5 * time.Second
 	x.Stderr = &stderr
 	if err := x.Start(); err != nil {
 		w.Close()
@@ -231,7 +238,15 @@ func tryXvfb(ctx context.Context) (display string, stop func(), complaint string
 	w.Close()
 	exited := make(chan struct{})
 	go func() { _ = x.Wait(); close(exited) }()
-	stop = func() { _ = x.Process.Kill(); <-exited }
+	stop = func() {
+		_ = x.Cancel()
+		select {
+		case <-exited:
+		case <-time.After(x.WaitDelay):
+			_ = x.Process.Kill()
+			<-exited
+		}
+	}
 	line, err := bufio.NewReader(r).ReadString('\n')
 	if err != nil {
 		stop()
