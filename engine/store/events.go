@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -46,22 +47,27 @@ type SaveResult struct {
 // writer connection and bound to each batch transaction with tx.Stmt, which
 // reuses the connection's compiled statement.
 type writeStmts struct {
-	slotGet, slotPut         *sql.Stmt
-	insertEvent, deleteEvent *sql.Stmt
-	indexTags, unindexTags   *sql.Stmt
-	claimPut, claimRevoke    *sql.Stmt
+	slotGet, slotPut, slotDropOld *sql.Stmt
+	insertEvent, deleteEvent      *sql.Stmt
+	indexTags, unindexTags        *sql.Stmt
+	claimPut, claimRevoke         *sql.Stmt
 }
 
 func (ws *writeStmts) fields() []**sql.Stmt {
-	return []**sql.Stmt{&ws.slotGet, &ws.slotPut, &ws.insertEvent, &ws.deleteEvent, &ws.indexTags, &ws.unindexTags,
-		&ws.claimPut, &ws.claimRevoke}
+	return []**sql.Stmt{&ws.slotGet, &ws.slotPut, &ws.slotDropOld, &ws.insertEvent, &ws.deleteEvent, &ws.indexTags,
+		&ws.unindexTags, &ws.claimPut, &ws.claimRevoke}
 }
 
-// writeSQL is in the order of fields.
+// writeSQL is in the order of fields. A slot's row is in author_slots, or,
+// written before migration 15, in slots under the key's digest (parameter 1
+// is always the slotKey): slotGet says which.
 var writeSQL = []string{
-	`SELECT event_id, created_at FROM slots WHERE slot = ?`,
-	`INSERT INTO slots (slot, event_id, created_at) VALUES (?, ?, ?)
+	`SELECT event_id, created_at, 0 FROM author_slots WHERE slot = ?1
+		UNION ALL SELECT event_id, created_at, 1 FROM slots WHERE slot = substr(?1, ` + slotDigestAt + `)
+		LIMIT 1`,
+	`INSERT INTO author_slots (slot, event_id, created_at) VALUES (?, ?, ?)
 		ON CONFLICT (slot) DO UPDATE SET event_id = excluded.event_id, created_at = excluded.created_at`,
+	`DELETE FROM slots WHERE slot = substr(?1, ` + slotDigestAt + `)`,
 	`INSERT INTO events (id, pubkey, created_at, kind, tags, content, sig)
 		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
 	`DELETE FROM events WHERE id = ? RETURNING rid, tags`,
@@ -136,23 +142,22 @@ func (s *Store) SaveBatch(evs []*nostr.Event) ([]SaveResult, error) {
 }
 
 func (st writeStmts) save(ev *nostr.Event) (SaveResult, error) {
-	slot, slotted := slotDigest(ev)
-	var loser string
+	slot, slotted := slotKey(ev)
+	var held heldSlot
 	if slotted {
-		var winnerID string
-		var winnerAt int64
-		switch err := st.slotGet.QueryRow(slot).Scan(&winnerID, &winnerAt); {
-		case errors.Is(err, sql.ErrNoRows):
-		case err != nil:
+		var err error
+		if held, err = st.getSlot(slot); err != nil {
 			return SaveResult{}, err
-		case winnerID == ev.ID:
+		}
+		switch {
+		case held.eventID == "":
+		case held.eventID == ev.ID:
 			return SaveResult{Outcome: Duplicate}, nil
-		case !Beats(int64(ev.CreatedAt), ev.ID, winnerAt, winnerID):
+		case !Beats(int64(ev.CreatedAt), ev.ID, held.createdAt, held.eventID):
 			return SaveResult{Outcome: Superseded}, nil
-		default:
-			loser = winnerID
 		}
 	}
+	loser := held.eventID
 	rid, inserted, err := st.insert(ev)
 	if err != nil {
 		return SaveResult{}, err
@@ -179,11 +184,39 @@ func (st writeStmts) save(ev *nostr.Event) (SaveResult, error) {
 				return SaveResult{}, err
 			}
 		}
-		if _, err := st.slotPut.Exec(slot, ev.ID, int64(ev.CreatedAt)); err != nil {
+		if err := st.putSlot(slot, held, ev); err != nil {
 			return SaveResult{}, err
 		}
 	}
 	return SaveResult{Outcome: Stored, Replaced: loser}, nil
+}
+
+// heldSlot is a slot's row: its winner's id ("" when the slot is new) and
+// time, and whether the row is still in the old slots table.
+type heldSlot struct {
+	eventID   string
+	createdAt int64
+	old       bool
+}
+
+func (st writeStmts) getSlot(slot []byte) (heldSlot, error) {
+	var h heldSlot
+	err := st.slotGet.QueryRow(slot).Scan(&h.eventID, &h.createdAt, &h.old)
+	if errors.Is(err, sql.ErrNoRows) {
+		return heldSlot{}, nil
+	}
+	return h, err
+}
+
+// putSlot makes ev the winner of its slot, moving a row of the old table.
+func (st writeStmts) putSlot(slot []byte, held heldSlot, ev *nostr.Event) error {
+	if held.old {
+		if _, err := st.slotDropOld.Exec(slot); err != nil {
+			return err
+		}
+	}
+	_, err := st.slotPut.Exec(slot, ev.ID, int64(ev.CreatedAt))
+	return err
 }
 
 // insert adds the event row; inserted is false when the id is already held.
@@ -230,23 +263,36 @@ func (st writeStmts) deleteLoser(id string) error {
 	return err
 }
 
-// slotDigest names the slot of a replaceable ((kind,pubkey)) or addressable
-// ((kind,pubkey,d)) event by the first 16 bytes of the SHA-256 of
-// "kind:pubkey[:d]": short index keys, and a collision would need 2^64 slots.
-// ok is false for kinds that keep every event.
-func slotDigest(ev *nostr.Event) (digest []byte, ok bool) {
-	var key string
+// slotKey names the slot of a replaceable ((kind,pubkey)) or addressable
+// ((kind,pubkey,d)) event: the first 8 bytes of the author's pubkey, so an
+// author's slots sit together, then the first 16 bytes of the SHA-256 of
+// "kind:pubkey[:d]" (short index keys; a collision would need 2^64 slots),
+// which alone keyed the slots table of migration 1. ok is false for kinds
+// that keep every event.
+func slotKey(ev *nostr.Event) (key []byte, ok bool) {
+	var name string
 	switch {
 	case nostr.IsAddressableKind(ev.Kind):
-		key = strconv.Itoa(ev.Kind) + ":" + ev.PubKey + ":" + ev.Tags.GetD()
+		name = strconv.Itoa(ev.Kind) + ":" + ev.PubKey + ":" + ev.Tags.GetD()
 	case nostr.IsReplaceableKind(ev.Kind):
-		key = strconv.Itoa(ev.Kind) + ":" + ev.PubKey
+		name = strconv.Itoa(ev.Kind) + ":" + ev.PubKey
 	default:
 		return nil, false
 	}
-	sum := sha256.Sum256([]byte(key))
-	return sum[:16], true
+	key = make([]byte, slotAuthorBytes, slotAuthorBytes+16)
+	// a pubkey that is not hex (never one that passed validation) only
+	// loses the clustering
+	_, _ = hex.Decode(key, []byte(ev.PubKey[:min(len(ev.PubKey), 2*slotAuthorBytes)]))
+	sum := sha256.Sum256([]byte(name))
+	return append(key, sum[:16]...), true
 }
+
+// slotAuthorBytes of the pubkey lead a slotKey; slotDigestAt is where its
+// digest starts, for SQL's substr (1-based).
+const (
+	slotAuthorBytes = 8
+	slotDigestAt    = "9"
+)
 
 // Beats reports whether event a wins its slot against b: newer created_at,
 // ties to the lexically lower id.

@@ -158,8 +158,11 @@ func (s *Store) deleteEvents(ids []string, keepSlots bool) ([]*nostr.Event, erro
 			if err := st.deleteLoser(id); err != nil {
 				return err
 			}
-			if slot, slotted := slotDigest(ev); slotted && !keepSlots {
-				if _, err := tx.Exec(`DELETE FROM slots WHERE slot = ? AND event_id = ?`, slot, id); err != nil {
+			if slot, slotted := slotKey(ev); slotted && !keepSlots {
+				if _, err := tx.Exec(`DELETE FROM author_slots WHERE slot = ?1 AND event_id = ?2`, slot, id); err != nil {
+					return err
+				}
+				if _, err := tx.Exec(`DELETE FROM slots WHERE slot = substr(?1, `+slotDigestAt+`) AND event_id = ?2`, slot, id); err != nil {
 					return err
 				}
 			}

@@ -302,6 +302,21 @@ CREATE TABLE sweeps (
 	PRIMARY KEY (relay, scope, keys_sum)
 ) WITHOUT ROWID;
 `,
+	// 15: slots keyed by their author first (slotKey), so that the slots of
+	// one author's events, which a pull receives together, share leaf pages:
+	// keyed by the digest alone, every event of a first sync read and wrote
+	// a page of its own, at random (issue 26). The rows of slots stay where
+	// they are and are read where author_slots has none; a write moves its
+	// slot's row here. (slots cannot be re-keyed: a slot whose winner was
+	// withdrawn or superseded holds the id of an event not stored, so its
+	// author is not known.)
+	`
+CREATE TABLE author_slots (
+	slot       BLOB    PRIMARY KEY,
+	event_id   TEXT    NOT NULL,
+	created_at INTEGER NOT NULL
+) WITHOUT ROWID;
+`,
 }
 
 // migrate brings the schema up to date. Each step re-reads user_version inside

@@ -2,7 +2,6 @@ package store
 
 import (
 	"database/sql"
-	"errors"
 	"fmt"
 
 	"github.com/nbd-wtf/go-nostr"
@@ -15,29 +14,27 @@ import (
 // announcement ends the repository. It returns the deleted winner's id, ""
 // when nothing was held or ev does not beat it.
 func (s *Store) Supersede(ev *nostr.Event) (string, error) {
-	slot, slotted := slotDigest(ev)
+	slot, slotted := slotKey(ev)
 	if !slotted {
 		return "", fmt.Errorf("store: supersede: kind %d has no slot", ev.Kind)
 	}
 	var ended string
 	err := s.writeTx(func(tx *sql.Tx) error {
 		st := s.stmts.bind(tx)
-		var winnerID string
-		var winnerAt int64
-		switch err := st.slotGet.QueryRow(slot).Scan(&winnerID, &winnerAt); {
-		case errors.Is(err, sql.ErrNoRows):
+		held, err := st.getSlot(slot)
+		switch {
 		case err != nil:
 			return err
-		case !Beats(int64(ev.CreatedAt), ev.ID, winnerAt, winnerID):
+		case held.eventID == "":
+		case !Beats(int64(ev.CreatedAt), ev.ID, held.createdAt, held.eventID):
 			return nil
 		default:
-			if err := st.deleteLoser(winnerID); err != nil {
+			if err := st.deleteLoser(held.eventID); err != nil {
 				return err
 			}
-			ended = winnerID
+			ended = held.eventID
 		}
-		_, err := st.slotPut.Exec(slot, ev.ID, int64(ev.CreatedAt))
-		return err
+		return st.putSlot(slot, held, ev)
 	})
 	if err != nil {
 		return "", fmt.Errorf("store: supersede %s: %w", ev.ID, err)
