@@ -287,12 +287,12 @@ func slotKey(ev *nostr.Event) (key []byte, ok bool) {
 	return append(key, sum[:16]...), true
 }
 
-// slotAuthorBytes of the pubkey lead a slotKey; slotDigestAt is where its
-// digest starts, for SQL's substr (1-based).
-const (
-	slotAuthorBytes = 8
-	slotDigestAt    = "9"
-)
+// slotAuthorBytes of the pubkey lead a slotKey.
+const slotAuthorBytes = 8
+
+// slotDigestAt is where a slotKey's digest starts, for SQL's substr
+// (1-based): the key under which migration 1's slots table holds the slot.
+var slotDigestAt = strconv.Itoa(slotAuthorBytes + 1)
 
 // Beats reports whether event a wins its slot against b: newer created_at,
 // ties to the lexically lower id.
