@@ -62,6 +62,11 @@ func benchSmall(t *testing.T, args ...string) scalebench.Result {
 	if a := res.ResolveAfterCommit; a.Count != 2 || a.P50 <= 0 || a.P99 < a.P50 {
 		t.Errorf("resolves after a commit %+v, want 2 (authors 25 and 125)", a)
 	}
+	for _, paced := range []scalebench.Latency{res.ResolvePaced, res.ResolveDuringPushes} {
+		if paced.Count != 100 || paced.P50 <= 0 || paced.P99 < paced.P50 {
+			t.Errorf("paced resolves %+v, want 100", paced)
+		}
+	}
 	if res.SettleSeconds <= 0 || res.SettleSeconds >= 60 {
 		t.Errorf("the restarted server's start work settled after %.1f s, want within the minute", res.SettleSeconds)
 	}
@@ -94,7 +99,8 @@ func TestBenchSmallWeb(t *testing.T) {
 		t.Fatalf("%v: %s", err, out)
 	}
 	if rest.Rest != kept[0] || rest.FirstSync.Seconds != 0 || rest.DatabaseSize <= 0 ||
-		rest.RestartSeconds <= 0 || rest.FirstAnswer == "" || rest.Resolve.Count != 50 || rest.ResolveAfterCommit.Count != 2 || rest.RestRSS <= 0 {
+		rest.RestartSeconds <= 0 || rest.FirstAnswer == "" || rest.Resolve.Count != 50 || rest.ResolveAfterCommit.Count != 2 ||
+		rest.ResolveDuringPushes.Count != 100 || rest.RestRSS <= 0 {
 		t.Errorf("bench --rest %s: %+v", kept[0], rest)
 	}
 }

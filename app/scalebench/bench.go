@@ -97,8 +97,14 @@ type Result struct {
 	// ResolveAfterCommit is the first question after each of a run of
 	// pushed statements, each a new hop of a different author.
 	ResolveAfterCommit Latency `json:"resolveAfterCommit"`
-	RestRSS            int64   `json:"serverRSSAtRest"`
-	ServerPeakRSS      int64   `json:"serverPeakRSS"`
+	// ResolvePaced is questions sent at a steady pace, each timed from
+	// when it was sent (pacedResolves); ResolveDuringPushes the same while
+	// another connection pushes statements, commit after commit, as a
+	// sync's commits go on beside a client's questions.
+	ResolvePaced        Latency `json:"resolvePaced"`
+	ResolveDuringPushes Latency `json:"resolveDuringPushes"`
+	RestRSS             int64   `json:"serverRSSAtRest"`
+	ServerPeakRSS       int64   `json:"serverPeakRSS"`
 }
 
 // Phase is one measured `sync --once` process.
@@ -563,6 +569,16 @@ func (r *run) measureRest(ctx context.Context, data, url string) error {
 	r.logf("%d resolves, each the first after a pushed statement's commit", len(commits))
 	pushed := func(c *websocket.Conn, k int) error { return push(ctx, c, commits[k]) }
 	if r.res.ResolveAfterCommit, err = srv.timeResolves(ctx, len(commits), 0, asked, pushed); err != nil {
+		return err
+	}
+	// questions at a steady pace, then again while another connection
+	// pushes statement after statement, as during a sync
+	r.logf("%d questions at a steady pace, one every %s", 2*r.cfg.Resolves, pacedGap)
+	if r.res.ResolvePaced, err = r.pacedResolves(ctx, srv, asked, false); err != nil {
+		return err
+	}
+	r.logf("the same while statements are pushed on another connection")
+	if r.res.ResolveDuringPushes, err = r.pacedResolves(ctx, srv, asked, true); err != nil {
 		return err
 	}
 	r.res.RestRSS, r.res.ServerPeakRSS = processRSS(srv.cmd.Process.Pid)

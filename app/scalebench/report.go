@@ -72,6 +72,10 @@ func (res *Result) printRest(p func(label, format string, args ...any)) {
 		r.Count, res.SettleSeconds, r.P50, r.P99, r.Max, r.ComputeMicros, r.ComputeP99)
 	r = res.ResolveAfterCommit
 	p("resolve after a commit", "%d questions, each the first after a pushed statement: p50 %.2f ms, p99 %.2f ms, max %.2f ms (server compute mean %.0f µs, p99 %.0f µs)", r.Count, r.P50, r.P99, r.Max, r.ComputeMicros, r.ComputeP99)
+	r = res.ResolvePaced
+	p("resolve at a steady pace", "%d questions, one every %s, each timed from its sending: p50 %.2f ms, p99 %.2f ms, max %.2f ms (server compute mean %.0f µs, p99 %.0f µs)", r.Count, pacedGap, r.P50, r.P99, r.Max, r.ComputeMicros, r.ComputeP99)
+	r = res.ResolveDuringPushes
+	p("  while pushed to", "the same while another connection pushed statement after statement: p50 %.2f ms, p99 %.2f ms, max %.2f ms (server compute mean %.0f µs, p99 %.0f µs)", r.P50, r.P99, r.Max, r.ComputeMicros, r.ComputeP99)
 	p("server RSS", "%s at rest after the questions, peak %s", mib(res.RestRSS), mib(res.ServerPeakRSS))
 }
 

@@ -209,3 +209,85 @@ func quantile(xs []float64, q float64) float64 {
 	slices.Sort(xs)
 	return xs[min(int(q*float64(len(xs))), len(xs)-1)]
 }
+
+// pacedGap is the pace of pacedResolves' questions.
+const pacedGap = 2 * time.Millisecond
+
+// pacedResolves asks twice Config.Resolves questions at a steady pace on
+// one connection (8 s at the default: several of the frontier's walks, which
+// a commit that changes hops sets off a second later): one every pacedGap
+// whatever the answers' pace, each timed from when it was
+// sent, so one that waits behind another counts both waits, as a client
+// asking at any moment would find them (questions asked one after another
+// would meet a stall of the server once, however long it lasted). With
+// pushing, another connection meanwhile pushes a new statement by every
+// hundredth author from the 75th (neither the commits' nor the change
+// refresh's), each once the last one's OK came, as a sync commits batch
+// after batch.
+func (r *run) pacedResolves(ctx context.Context, srv *server, subject func(k int) string, pushing bool) (Latency, error) {
+	qc, err := srv.dial(ctx)
+	if err != nil {
+		return Latency{}, err
+	}
+	defer qc.CloseNow()
+	pctx, stop := context.WithCancel(ctx)
+	defer stop()
+	pushed := make(chan error, 1)
+	if pushing {
+		pc, err := srv.dial(ctx)
+		if err != nil {
+			return Latency{}, err
+		}
+		defer pc.CloseNow()
+		go func() {
+			now := time.Now().Unix()
+			for i := 75 % r.cfg.Authors; ; i = (i + 100) % r.cfg.Authors {
+				if err := push(pctx, pc, r.web.Change(i, now)); err != nil {
+					if pctx.Err() != nil {
+						err = nil // stopped with the questions
+					}
+					pushed <- err
+					return
+				}
+			}
+		}()
+	} else {
+		pushed <- nil
+	}
+	n := 2 * r.cfg.Resolves
+	sent := make(chan time.Time, n) // answers come in the order asked
+	asked := make(chan error, 1)
+	go func() {
+		tick := time.NewTicker(pacedGap)
+		defer tick.Stop()
+		for k := range n {
+			q, _ := json.Marshal([]any{"RESOLVE", strconv.Itoa(k), map[string]string{"subject": subject(k)}})
+			sent <- time.Now()
+			if err := qc.Write(pctx, websocket.MessageText, q); err != nil {
+				asked <- err
+				return
+			}
+			<-tick.C
+		}
+		asked <- nil
+	}()
+	var took, compute []float64
+	for len(took) < n {
+		_, b, err := qc.Read(ctx)
+		if err != nil {
+			return Latency{}, err
+		}
+		var frame []json.RawMessage
+		if json.Unmarshal(b, &frame) != nil || len(frame) < 3 {
+			return Latency{}, fmt.Errorf("unexpected frame %.200s", b)
+		}
+		var a answer
+		if err := json.Unmarshal(frame[2], &a); err != nil || a.Error != "" {
+			return Latency{}, fmt.Errorf("unexpected answer %.200s", b)
+		}
+		took = append(took, float64(time.Since(<-sent).Microseconds())/1000)
+		compute = append(compute, float64(a.ComputeMicros))
+	}
+	stop()
+	return latency(took, compute), errors.Join(<-asked, <-pushed)
+}

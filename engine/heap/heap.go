@@ -12,6 +12,7 @@ import (
 	"encoding/hex"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
@@ -84,6 +85,9 @@ type slotKey struct {
 // Heap is the trust graph. All methods are safe for concurrent use.
 type Heap struct {
 	mu sync.RWMutex
+	// writers counts the writers waiting for mu (lock), so that a long
+	// reader can let them in (View.Yield)
+	writers atomic.Int32
 
 	nodeLimit, edgeLimit int
 	limitReason          string
@@ -111,6 +115,13 @@ type Heap struct {
 	removed map[string]struct{}
 }
 
+// lock takes the write lock, counted in writers while it waits.
+func (h *Heap) lock() {
+	h.writers.Add(1)
+	h.mu.Lock()
+	h.writers.Add(-1)
+}
+
 // New returns an empty heap with the node and edge guardrails of limits
 // (non-positive values mean the SPEC defaults).
 func New(limits settings.Limits) *Heap {
@@ -136,7 +147,7 @@ func (h *Heap) MappedBytes() int64 { return h.mapped }
 // A raised limit keeps the limit reason: what was refused stays missing until
 // Refill takes it in from the store.
 func (h *Heap) SetLimits(limits settings.Limits) {
-	h.mu.Lock()
+	h.lock()
 	defer h.mu.Unlock()
 	h.nodeLimit, h.edgeLimit = guardrails(limits)
 	switch {
@@ -179,7 +190,7 @@ type Change struct {
 // Apply adds committed slot winners. An input older than the held winner of
 // its slot (or equal to it) is ignored, so a replaced winner is never revived.
 func (h *Heap) Apply(stmts []*validation.Statement, claims []*validation.Claims) Change {
-	h.mu.Lock()
+	h.lock()
 	defer h.mu.Unlock()
 	return h.applyLocked(stmts, claims, nil)
 }

@@ -22,7 +22,7 @@ import (
 func (h *Heap) Refill(ctx context.Context, src Source) (Change, error) {
 	h.refillMu.Lock()
 	defer h.refillMu.Unlock()
-	h.mu.Lock()
+	h.lock()
 	if h.limitReason == "" || h.edges.n >= h.edgeLimit {
 		h.mu.Unlock()
 		return Change{}, nil
@@ -31,7 +31,7 @@ func (h *Heap) Refill(ctx context.Context, src Source) (Change, error) {
 	h.removed = map[string]struct{}{}
 	h.mu.Unlock()
 	defer func() {
-		h.mu.Lock()
+		h.lock()
 		h.removed = nil
 		h.mu.Unlock()
 	}()
@@ -42,14 +42,14 @@ func (h *Heap) Refill(ctx context.Context, src Source) (Change, error) {
 		c.HopsChanged = c.HopsChanged || more.HopsChanged
 	}
 	_, err := h.load(ctx, src, []int{validation.KindTrust, validation.KindRating}, func(p parsedBatch) {
-		h.mu.Lock()
+		h.lock()
 		defer h.mu.Unlock()
 		add(h.applyLocked(p.stmts, nil, h.removed))
 	})
 	if err != nil {
 		return c, err
 	}
-	h.mu.Lock()
+	h.lock()
 	defer h.mu.Unlock()
 	// an X account's claimant refused a node at the limit gets one now
 	for n := range h.ids.hinted {

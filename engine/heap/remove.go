@@ -19,7 +19,7 @@ import (
 // running meanwhile leaves these events out.
 func (h *Heap) Remove(evs []*nostr.Event) Change {
 	p := parseBatch(evs)
-	h.mu.Lock()
+	h.lock()
 	defer h.mu.Unlock()
 	if h.removed != nil { // a Refill runs: it must not bring these back
 		for _, ev := range evs {

@@ -249,7 +249,8 @@ const maxCachedWalks = 16
 // get returns the walk for p over view v at now. Walks are computed and
 // updated inside a view, so the heap does not move meanwhile, and a walk
 // handed out is not changed while its view lasts: only a query at a newer
-// version changes it, and the heap moves only when every view has ended.
+// version changes it, and the heap moves only when no view holds it (the
+// frontier's walks let commits in as they go; a question's view never does).
 func (c *walkCache) get(v heap.View, p walkParams, now int64) *walk {
 	c.mu.Lock()
 	entry := c.walks[p]
