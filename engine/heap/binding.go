@@ -15,24 +15,38 @@ type Trusted func(author NodeID) bool
 // now, and the earliest time after now one of those statements enters or
 // leaves its window (0 = none).
 func (v View) trustedHints(n NodeID, now int64, trusted Trusted) (pubkeys []string, next int64) {
+	pubkeys, next, _ = v.trustedHintsUntil(n, now, trusted, "")
+	return pubkeys, next
+}
+
+// trustedHintsUntil is trustedHints, unless a trusted statement active for
+// good (no window to leave) hints settled: then it stops there and reports
+// found, the rest unread. A popular account is hinted by thousands of
+// statements, and a binding with one claimant needs only one of them.
+func (v View) trustedHintsUntil(n NodeID, now int64, trusted Trusted, settled string) (pubkeys []string, next int64, found bool) {
 	for _, ei := range v.h.ids.hintEdges[n] {
 		e := v.h.edges.at(ei)
 		if !trusted(e.author) {
 			continue
 		}
 		active, change := e.window(now)
-		next = earliest(next, change)
 		if !active {
+			next = earliest(next, change)
 			continue
 		}
-		for _, p := range v.h.extras[e.extra].hints {
+		hints := v.h.extras[e.extra].hints
+		if change == 0 && settled != "" && slices.Contains(hints, settled) {
+			return nil, 0, true
+		}
+		next = earliest(next, change)
+		for _, p := range hints {
 			if !slices.Contains(pubkeys, p) {
 				pubkeys = append(pubkeys, p)
 			}
 		}
 	}
 	slices.Sort(pubkeys)
-	return pubkeys, next
+	return pubkeys, next, false
 }
 
 // HintedPubkeys are the pubkeys that can bind an X account at now: named by
@@ -94,7 +108,16 @@ func (v View) bindingOf(n NodeID, now int64, trusted Trusted) (NodeID, int64) {
 	if len(claimants) == 0 {
 		return NoNode, 0
 	}
-	hinted, next := v.trustedHints(n, now, trusted)
+	// one claimant hinted by a statement active for good is bound whatever
+	// the other statements say, now and later
+	var settled string
+	if len(claimants) == 1 {
+		settled = keyText(v.h.nodes[claimants[0]].key)
+	}
+	hinted, next, found := v.trustedHintsUntil(n, now, trusted, settled)
+	if found {
+		return claimants[0], 0
+	}
 	owner, owners := NoNode, 0
 	for _, c := range claimants {
 		if _, ok := slices.BinarySearch(hinted, keyText(v.h.nodes[c].key)); ok {

@@ -85,3 +85,66 @@ func TestHintWindowIsANextChange(t *testing.T) {
 		}
 	})
 }
+
+// A binding with one claimant is settled by one trusted statement active
+// for good that hints it: it stops reading there (a popular account has
+// thousands), and nothing the others' windows do can change it, so it
+// reports no next change. Hinted only by statements with a window, it
+// still reports when the first of them changes.
+func TestOneClaimantSettledByAStatementForGood(t *testing.T) {
+	const acct, now = "user:id:777", 100
+	owner, other := pk(21), pk(22)
+	claim := &validation.Claims{ID: pk(91), Author: owner, CreatedAt: 5, TwitterIDs: []string{"777"}}
+	var authors []string
+	for i := 1; i <= 50; i++ {
+		authors = append(authors, pk(i))
+	}
+	cases := []struct {
+		name      string
+		stmts     func() []*validation.Statement
+		owner     string
+		wantNext  int64
+		wantFound bool
+	}{
+		{"windowed hints, then one for good", func() []*validation.Statement {
+			var out []*validation.Statement
+			for i, a := range authors[:49] {
+				out = append(out, st(a, "i", acct, "1", "", 1, hints(other), window(0, now+10+int64(i))))
+			}
+			return append(out, st(authors[49], "i", acct, "1", "", 1, hints(owner)))
+		}, owner, 0, true},
+		{"only windowed hints of the claimant", func() []*validation.Statement {
+			return []*validation.Statement{
+				st(authors[0], "i", acct, "1", "", 1, hints(owner), window(0, now+30)),
+				st(authors[1], "i", acct, "1", "", 1, hints(owner), window(0, now+20)),
+			}
+		}, owner, now + 21, false}, // a window ends after its last second
+		{"for good, but of a pubkey that claims nothing", func() []*validation.Statement {
+			return []*validation.Statement{st(authors[0], "i", acct, "1", "", 1, hints(other))}
+		}, "", 0, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHeap()
+			h.Apply(c.stmts(), []*validation.Claims{claim})
+			h.View(func(v View) {
+				n, ok := v.Subject('i', acct)
+				if !ok {
+					t.Fatal("no node for the account")
+				}
+				got, next := v.boundTo(n, now, anyone)
+				gotKey := ""
+				if got != NoNode {
+					gotKey = v.Text(got)
+				}
+				if gotKey != c.owner || next != c.wantNext {
+					t.Errorf("bound to %q, next %d; want %q, %d", gotKey, next, c.owner, c.wantNext)
+				}
+				_, _, found := v.trustedHintsUntil(n, now, anyone, owner)
+				if found != c.wantFound {
+					t.Errorf("stopped early: %v, want %v", found, c.wantFound)
+				}
+			})
+		})
+	}
+}
