@@ -80,10 +80,20 @@ func (a answer) String() string {
 
 // resolve asks one RESOLVE on c and waits for its answer.
 func resolve(ctx context.Context, c *websocket.Conn, id, subject string) (answer, error) {
-	q, _ := json.Marshal([]any{"RESOLVE", id, map[string]string{"subject": subject}})
-	if err := c.Write(ctx, websocket.MessageText, q); err != nil {
+	if err := ask(ctx, c, id, subject); err != nil {
 		return answer{}, err
 	}
+	return answerTo(ctx, c, id)
+}
+
+// ask sends one RESOLVE on c.
+func ask(ctx context.Context, c *websocket.Conn, id, subject string) error {
+	q, _ := json.Marshal([]any{"RESOLVE", id, map[string]string{"subject": subject}})
+	return c.Write(ctx, websocket.MessageText, q)
+}
+
+// answerTo reads c until the answer to the RESOLVE id comes.
+func answerTo(ctx context.Context, c *websocket.Conn, id string) (answer, error) {
 	for {
 		_, b, err := c.Read(ctx)
 		if err != nil {
@@ -261,9 +271,8 @@ func (r *run) pacedResolves(ctx context.Context, srv *server, subject func(k int
 		tick := time.NewTicker(pacedGap)
 		defer tick.Stop()
 		for k := range n {
-			q, _ := json.Marshal([]any{"RESOLVE", strconv.Itoa(k), map[string]string{"subject": subject(k)}})
 			sent <- time.Now()
-			if err := qc.Write(pctx, websocket.MessageText, q); err != nil {
+			if err := ask(pctx, qc, strconv.Itoa(k), subject(k)); err != nil {
 				asked <- err
 				return
 			}
@@ -272,18 +281,10 @@ func (r *run) pacedResolves(ctx context.Context, srv *server, subject func(k int
 		asked <- nil
 	}()
 	var took, compute []float64
-	for len(took) < n {
-		_, b, err := qc.Read(ctx)
+	for k := range n {
+		a, err := answerTo(ctx, qc, strconv.Itoa(k))
 		if err != nil {
-			return Latency{}, err
-		}
-		var frame []json.RawMessage
-		if json.Unmarshal(b, &frame) != nil || len(frame) < 3 {
-			return Latency{}, fmt.Errorf("unexpected frame %.200s", b)
-		}
-		var a answer
-		if err := json.Unmarshal(frame[2], &a); err != nil || a.Error != "" {
-			return Latency{}, fmt.Errorf("unexpected answer %.200s", b)
+			return Latency{}, fmt.Errorf("resolve %s: %w", subject(k), err)
 		}
 		took = append(took, float64(time.Since(<-sent).Microseconds())/1000)
 		compute = append(compute, float64(a.ComputeMicros))

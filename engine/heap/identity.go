@@ -236,8 +236,8 @@ func (h *Heap) ClaimsFetched(pubkeys []string) {
 
 // ClaimCandidates are the pubkeys named by held npub hints whose 10011 is
 // neither held nor known to be missing: the claims the sync should fetch.
-// The list is sorted after the read lock is given up: at 100,000 people
-// the sort took as long as the rest, and a commit waits for the lock.
+// The list is sorted after the read lock is given up: the sort needs
+// nothing of the heap, and a commit waits for the lock.
 func (h *Heap) ClaimCandidates() []string {
 	h.mu.RLock()
 	out := make([]string, 0, len(h.ids.accounts))
