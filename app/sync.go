@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"os/signal"
@@ -31,8 +32,14 @@ func cmdSync(c *cli) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	var cov status.Coverage
-	err := withEngine(c,
+	cov, done, err := syncSettled(ctx, c)
+	if err != nil {
+		return err
+	}
+	if done {
+		return passEnded(cov)
+	}
+	err = withEngine(c,
 		func(r engine.Running) (err error) {
 			cov, err = syncRemote(ctx, r.Base())
 			return err
@@ -49,6 +56,25 @@ func cmdSync(c *cli) error {
 	if err != nil {
 		return err
 	}
+	return passEnded(cov)
+}
+
+// syncSettled makes the pass without the trust graph when no server runs on
+// the data directory and the last pass settled (engine.SyncSettled); done
+// is false when a whole pass must run.
+func syncSettled(ctx context.Context, c *cli) (cov status.Coverage, done bool, err error) {
+	if _, running := engine.FindRunning(c.data()); running {
+		return cov, false, nil
+	}
+	cov, done, err = engine.SyncSettled(ctx, engine.Options{DataDir: c.data(), Logger: slog.New(slog.DiscardHandler)})
+	if errors.Is(err, engine.ErrAlreadyRunning) {
+		return cov, false, nil // a server took the directory meanwhile: withEngine asks it
+	}
+	return cov, done, err
+}
+
+// passEnded prints how a pass ended, and its exit: 0 complete, 3 partial.
+func passEnded(cov status.Coverage) error {
 	if cov.State == status.StateComplete {
 		fmt.Println("complete")
 		return nil

@@ -136,33 +136,13 @@ var ErrReadOnly = errors.New("engine opened read-only")
 // ErrAlreadyRunning (after lockWait, in case the holder is only a command
 // looking for a server). With Options.ReadOnly it takes no lock.
 func Open(opts Options) (*Engine, error) {
-	if opts.DataDir == "" {
-		opts.DataDir = DefaultDataDir()
-	}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
-	}
-	if err := owneronly.MkdirAll(opts.DataDir); err != nil {
-		return nil, fmt.Errorf("data directory: %w", err)
-	}
-	var lock *dirLock
-	if !opts.ReadOnly {
-		var err error
-		if lock, err = lockDataDirWaiting(opts.DataDir); err != nil {
-			return nil, err
-		}
-	}
+	opts = opts.withDefaults()
 	clock := newStartClock()
-	st, err := store.Open(DatabasePath(opts.DataDir))
+	lock, st, err := openStore(opts)
 	if err != nil {
-		lock.release()
 		return nil, err
 	}
 	clock.lap("store")
-	// The check reads the whole file (seconds at a million events), so it
-	// runs beside the rest of the start, which reads; a write waits for it
-	// to pass (see openParts for how long Open does).
-	st.StartCheck(quickCheckLimit, !opts.ReadOnly)
 	e := &Engine{
 		opts: opts, log: opts.Logger, lock: lock, store: st,
 		metrics:    metrics.New(),
@@ -178,6 +158,41 @@ func Open(opts Options) (*Engine, error) {
 	clock.lap("check")
 	e.log.Info("opened", clock.attrs()...)
 	return e, nil
+}
+
+func (opts Options) withDefaults() Options {
+	if opts.DataDir == "" {
+		opts.DataDir = DefaultDataDir()
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	return opts
+}
+
+// openStore takes the data directory's lock (none when read-only) and opens
+// its database, whose start-up check it starts.
+func openStore(opts Options) (*dirLock, *store.Store, error) {
+	if err := owneronly.MkdirAll(opts.DataDir); err != nil {
+		return nil, nil, fmt.Errorf("data directory: %w", err)
+	}
+	var lock *dirLock
+	if !opts.ReadOnly {
+		var err error
+		if lock, err = lockDataDirWaiting(opts.DataDir); err != nil {
+			return nil, nil, err
+		}
+	}
+	st, err := store.Open(DatabasePath(opts.DataDir))
+	if err != nil {
+		lock.release()
+		return nil, nil, err
+	}
+	// The check reads the whole file (seconds at a million events), so it
+	// runs beside the rest of the start, which reads; a write waits for it
+	// to pass (see openParts for how long Open does).
+	st.StartCheck(quickCheckLimit, !opts.ReadOnly)
+	return lock, st, nil
 }
 
 // openParts builds the engine's parts over its opened store, in the order

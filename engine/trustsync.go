@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"github.com/nbd-wtf/go-nostr"
@@ -24,14 +23,8 @@ const (
 // newSyncRunner adapts the engine's parts to the sync ports.
 func (e *Engine) newSyncRunner() *trustsync.Runner {
 	var last *trustsync.PassOutcome
-	if v, ok, err := e.store.State(stateLastPass); err != nil {
-		e.log.Warn("read last sync pass", "err", err)
-	} else if ok {
-		last = new(trustsync.PassOutcome)
-		if err := json.Unmarshal([]byte(v), last); err != nil {
-			e.log.Warn("last sync pass record does not parse; treating as never synced", "err", err)
-			last = nil
-		}
+	if rec := readPassRecord(e.store, e.log); rec != nil {
+		last = &rec.PassOutcome
 	}
 	return trustsync.New(trustsync.Config{
 		Store:    e.store,
@@ -42,10 +35,11 @@ func (e *Engine) newSyncRunner() *trustsync.Runner {
 		Log:      e.log.With("part", "sync"),
 		LastPass: last,
 		OnPassFinished: func(o trustsync.PassOutcome) {
-			b, _ := json.Marshal(o)
-			if err := e.store.SetState(stateLastPass, string(b)); err != nil {
-				e.log.Warn("record sync pass", "err", err)
+			rec := passRecord{PassOutcome: o}
+			if o.Settled != nil {
+				rec.Graph = e.settledGraph(o.Coverage)
 			}
+			writePassRecord(e.store, e.log, rec)
 		},
 	})
 }

@@ -123,7 +123,11 @@ func (r *Runner) Pass(ctx context.Context, manual bool) (status.Coverage, error)
 	cov, err := p.run(ctx)
 	elapsed := r.cfg.Clock.Now().Sub(p.start)
 	r.metrics.passDone(elapsed)
-	r.passFinished(cov, err)
+	var settled *Settled
+	if err == nil {
+		settled = p.settled()
+	}
+	r.passFinished(cov, err, settled)
 	return cov, err
 }
 

@@ -80,13 +80,8 @@ func (p *pass) probeWindow(ctx context.Context, pc *passConn, f *family, keys []
 		return nil, false, nil
 	}
 	probing := keySet(keys)
-	since := nostr.Timestamp(max(checked-int64(lateArrival.Seconds()), p.floor, 0))
-	window := nostr.Filter{Kinds: f.filter(nil).Kinds, Since: &since}
-	_, rec, err := relay.ReconcileHeld(ctx, pc.link, pc.conn, window, relay.HeldLimit{Max: wideHeldMax, Empty: true},
-		func(max int) ([]store.AuthoredStamp, error) {
-			held, err := p.r.cfg.Store.AuthoredStamps(ctx, window, max, false)
-			return append(held, p.r.outsiders.seen(pc.link.URL(), f.scope, since, probing)...), err
-		}, store.StampPairs[store.AuthoredStamp], nil)
+	window := p.window(f, checked)
+	rec, err := p.reconcileWindow(ctx, pc, window, p.r.outsiders.seen(pc.link.URL(), f.scope, *window.Since, probing))
 	if err != nil || len(rec.Need) > probeNeedMax {
 		return nil, false, ctx.Err()
 	}
@@ -124,6 +119,47 @@ func (p *pass) probeWindow(ctx context.Context, pc *passConn, f *family, keys []
 	changed = slices.Sorted(maps.Keys(named))
 	progress(len(keys) - len(changed))
 	return changed, true, nil
+}
+
+// window is f's window probe from checked, a sweep's check.
+func (p *pass) window(f *family, checked int64) nostr.Filter {
+	return windowSince(f, nostr.Timestamp(max(checked-int64(lateArrival.Seconds()), p.floor, 0)))
+}
+
+// windowSince is a window probe of f's kinds created since since, whoever
+// wrote them.
+func windowSince(f *family, since nostr.Timestamp) nostr.Filter {
+	return nostr.Filter{Kinds: f.filter(nil).Kinds, Since: &since}
+}
+
+// reconcileWindow reconciles a window probe with the relay over the events
+// of it we hold and outsiders, outsiders' events fetched before and not
+// kept: rec.Need are the relay's events in the window we lack.
+func (p *pass) reconcileWindow(ctx context.Context, pc *passConn, window nostr.Filter, outsiders []store.AuthoredStamp) (relay.Reconciliation, error) {
+	_, rec, err := relay.ReconcileHeld(ctx, pc.link, pc.conn, window, relay.HeldLimit{Max: wideHeldMax, Empty: true},
+		func(max int) ([]store.AuthoredStamp, error) {
+			held, err := p.r.cfg.Store.AuthoredStamps(ctx, window, max, false)
+			return withoutHeld(append(held, outsiders...), len(held)), err
+		}, store.StampPairs[store.AuthoredStamp], nil)
+	return rec, err
+}
+
+// withoutHeld drops from stamps[held:] (outsiders' events) those among
+// stamps[:held] (stored since: a key that joined the frontier named them),
+// so that no event is offered twice.
+func withoutHeld(stamps []store.AuthoredStamp, held int) []store.AuthoredStamp {
+	if held == len(stamps) {
+		return stamps
+	}
+	ids := make(map[string]bool, len(stamps)-held)
+	for _, s := range stamps[held:] {
+		ids[s.ID] = true
+	}
+	for _, s := range stamps[:held] {
+		delete(ids, s.ID)
+	}
+	kept := slices.DeleteFunc(stamps[held:], func(s store.AuthoredStamp) bool { return !ids[s.ID] })
+	return stamps[:held+len(kept)]
 }
 
 // keySet is a sorted set of keys.

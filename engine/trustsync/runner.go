@@ -41,6 +41,8 @@ type Config struct {
 type PassOutcome struct {
 	At       int64           `json:"at"` // unix seconds
 	Coverage status.Coverage `json:"coverage"`
+	// Settled is set when the pass settled (see Settled).
+	Settled *Settled `json:"settled,omitempty"`
 }
 
 // Runner runs the active strategy and answers status and metrics.
@@ -336,7 +338,7 @@ func (r *Runner) setRelayProgress(url string, p status.Progress) {
 	r.relayProg[url] = p
 }
 
-func (r *Runner) passFinished(cov status.Coverage, err error) {
+func (r *Runner) passFinished(cov status.Coverage, err error, settled *Settled) {
 	if err == nil {
 		r.passedOnce.Do(func() { close(r.passed) })
 	}
@@ -352,7 +354,7 @@ func (r *Runner) passFinished(cov status.Coverage, err error) {
 	r.st.Coverage = cov
 	r.st.State = cov.State
 	r.st.LastSync = r.cfg.Clock.Now().Unix()
-	outcome := PassOutcome{At: r.st.LastSync, Coverage: cov}
+	outcome := PassOutcome{At: r.st.LastSync, Coverage: cov, Settled: settled}
 	r.mu.Unlock()
 	if r.cfg.OnPassFinished != nil {
 		r.cfg.OnPassFinished(outcome)
