@@ -133,6 +133,11 @@ func TestSyncOnceExitCodes(t *testing.T) {
 	if err != nil || out != "complete\n" {
 		t.Fatalf("sync --once: %q %v, want complete and exit 0", out, err)
 	}
+	// again with nothing new: the pass settled, so this one is made from its
+	// window probes alone (engine.SyncSettled), with the same outcome
+	if out, err := cliRun(t, data, "sync", "--once"); err != nil || out != "complete\n" {
+		t.Fatalf("sync --once again: %q %v, want complete and exit 0", out, err)
+	}
 
 	cliRun(t, data, "relays", "add", "ws://"+freeAddr(t)) // nothing listens there
 	cmd := exec.Command(binary, "--data", data, "sync", "--once")
