@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"dtp-personal/engine/fixture"
+	"dtp-personal/engine/health"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
 )
@@ -111,6 +112,21 @@ func TestSyncSettledAsksOnlyTheWindows(t *testing.T) {
 	// the settings walked
 	withEngine(func(eng *Engine) {
 		if err := eng.Modify(settings.SetLimits(withTotalAuthors(eng.Settings().Limits, 3))); err != nil {
+			t.Fatal(err)
+		}
+	})
+	settled(false)
+	withEngine(func(eng *Engine) { syncPasses(t, eng, 1) })
+	settled(true)
+
+	// a relay that failed lately: the whole pass tries it, once
+	withEngine(func(eng *Engine) {
+		h, _, err := eng.store.RelayHealth(health.ProfileTrust, remote)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.State, h.ConsecutiveFailures = status.HealthBackoff, 1
+		if err := eng.store.SaveRelayHealth(health.ProfileTrust, h); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -7,6 +7,7 @@ import (
 
 	"github.com/nbd-wtf/go-nostr"
 
+	"dtp-personal/engine/status"
 	"dtp-personal/engine/store"
 )
 
@@ -108,7 +109,7 @@ func familyOf(scope string) *family {
 // (its coverage, its windows), recorded now. It reports false, having
 // recorded nothing, when the last pass did not settle, it was of another
 // UTC day (the daily full refresh is due), the relays changed, or a relay
-// failed or holds something new: a whole pass must run.
+// failed (lately or now) or holds something new: a whole pass must run.
 func (r *Runner) PassSettled(ctx context.Context) (bool, error) {
 	last := r.cfg.LastPass
 	if last == nil || last.Settled == nil || last.Settled.Day != utcDay(r.cfg.Clock.Now().Unix()) {
@@ -123,6 +124,11 @@ func (r *Runner) PassSettled(ctx context.Context) (bool, error) {
 		windowed[w.Relay] = true
 	}
 	if len(urls) != len(windowed) || slices.ContainsFunc(urls, func(u string) bool { return !windowed[u] }) {
+		return false, nil
+	}
+	// a relay failing lately is left to the whole pass, which tries it once:
+	// a failure here would count twice in its health
+	if slices.ContainsFunc(urls, func(u string) bool { return r.links.Get(u).Health().State != status.HealthHealthy }) {
 		return false, nil
 	}
 	r.passMu.Lock()
