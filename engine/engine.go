@@ -100,6 +100,7 @@ type Engine struct {
 	ownerToken string
 
 	diskFull      atomic.Bool       // sync paused: the last write found no room (watchStorage)
+	hintsNext     atomic.Int64      // when the hinted pubkeys the sync last read may change (syncFrontier.HintedPubkeys), 0 = never
 	heapRefill    chan struct{}     // a heap guardrail was raised: take in what it refused (refillHeap)
 	settingsParts []settingsPart    // handed every settings change (registerSettingsParts)
 	started       settings.Settings // as loaded by Open: what fixedAtStart settings run with

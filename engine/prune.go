@@ -121,7 +121,8 @@ func (e *Engine) protectedAuthors() protection {
 			}
 		}
 		reached := func(n heap.NodeID) bool { return depthOf[n] != 0 }
-		for _, h := range v.HintedPubkeys(now, reached) {
+		hinted, _ := v.HintedPubkeys(now, reached)
+		for _, h := range hinted {
 			p.hinted[h] = true
 		}
 	})

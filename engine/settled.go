@@ -23,13 +23,14 @@ type passRecord struct {
 }
 
 // settledGraph is what a settled pass's walk rested on: while the trust
-// data, the settings walked and the hop windows are as they were, a pass
-// that finds nothing new on the relays walks to the same frontier and ends
-// with the same coverage, so SyncSettled can make it without the graph.
+// data, the settings walked and the windows of hops and hints are as they
+// were, a pass that finds nothing new on the relays walks to the same
+// frontier and ends with the same coverage, so SyncSettled can make it
+// without the graph.
 type settledGraph struct {
 	Generation int64           `json:"generation"` // of the trust data (store.HeapState): every change moves it
 	Settings   string          `json:"settings"`   // walkedSettings
-	NextChange int64           `json:"nextChange"` // unix seconds a hop window of the walk next opens or closes; 0 = never
+	NextChange int64           `json:"nextChange"` // unix seconds a window of a hop or of a hint next opens or closes; 0 = never
 	Coverage   status.Coverage `json:"coverage"`   // as SyncOnce answered, the frontier's and the heap's reasons with the pass's
 }
 
@@ -56,8 +57,12 @@ func (e *Engine) settledGraph(pass status.Coverage) *settledGraph {
 	if err != nil {
 		return nil
 	}
+	next := fr.Current().NextChange
+	if hints := e.hintsNext.Load(); hints != 0 && (next == 0 || hints < next) {
+		next = hints // the claims a pass refreshes change then
+	}
 	return &settledGraph{Generation: generation, Settings: walkedSettings(e.Settings()),
-		NextChange: fr.Current().NextChange, Coverage: e.coverage(pass.Reasons)}
+		NextChange: next, Coverage: e.coverage(pass.Reasons)}
 }
 
 func readPassRecord(st *store.Store, log *slog.Logger) *passRecord {
@@ -86,10 +91,10 @@ func writePassRecord(st *store.Store, log *slog.Logger, rec passRecord) {
 
 // SyncSettled is `sync --once` without the trust graph, for when the last
 // pass settled and nothing it rested on moved since: the same UTC day, the
-// same trust data, settings and relays, no hop window opened or closed. It
-// then asks each relay that pass's window probes only, and when none holds
-// an event new to us it records the pass and returns its coverage, with
-// done set. Otherwise (done false) it recorded nothing, and the caller opens
+// same trust data, settings and relays, no window of a hop or a hint opened
+// or closed. It then asks each relay that pass's window probes only, and
+// when none holds an event new to us it records the pass and returns its
+// coverage, with done set. Otherwise (done false) it recorded nothing, and the caller opens
 // the engine and runs SyncOnce. It takes the data directory's lock as Open
 // does (ErrAlreadyRunning while an engine holds it).
 func SyncSettled(ctx context.Context, opts Options) (cov status.Coverage, done bool, err error) {

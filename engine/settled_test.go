@@ -12,6 +12,7 @@ import (
 	"dtp-personal/engine/health"
 	"dtp-personal/engine/settings"
 	"dtp-personal/engine/status"
+	"dtp-personal/engine/validation"
 )
 
 // TestSyncSettledAsksOnlyTheWindows runs `sync --once`'s two ways against a
@@ -25,7 +26,13 @@ func TestSyncSettledAsksOnlyTheWindows(t *testing.T) {
 	// statements half a minute into the window the passes probe (from their
 	// first check less lateArrival), so that the outsiders' are in it
 	w := buildWoT(now + 30)
-	remote := startRemote(t, w.events)
+	// a hint that starts to count in two hours, in a statement of another
+	// context (so no hop of the walk changes then): the claims a pass
+	// refreshes change then, and the record stands until then
+	cNpub, _ := validation.EncodeNpub(w.c.Pubkey)
+	hintFrom := now + 7200
+	later := w.a.Trust(fixture.XUser("5151", cNpub), "0", now, fixture.Scopes("x.com"), fixture.Context("code"), fixture.Window(hintFrom, 0))
+	remote := startRemote(t, append(w.events, later))
 	data := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -63,6 +70,9 @@ func TestSyncSettledAsksOnlyTheWindows(t *testing.T) {
 	rec := record()
 	if rec.Settled == nil || rec.Graph == nil || rec.Graph.Coverage.State != status.StateComplete {
 		t.Fatalf("after a pass with nothing new: record %+v, want settled, complete", rec)
+	}
+	if rec.Graph.NextChange != hintFrom {
+		t.Fatalf("record stands until %d, want %d (the hint's window opens)", rec.Graph.NextChange, hintFrom)
 	}
 	// claims are not asked again on the day they were fetched: no window
 	var scopes []string

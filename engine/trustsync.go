@@ -62,12 +62,15 @@ func (f syncFrontier) Authors() []string           { return f.e.trust.frontier.C
 func (f syncFrontier) DiscoverySubjects() []string { return f.e.trust.heap.DiscoverySubjects() }
 func (f syncFrontier) ClaimCandidates() []string   { return f.e.trust.heap.ClaimCandidates() }
 
-// HintedPubkeys are the pubkeys the current frontier's hints can bind.
+// HintedPubkeys are the pubkeys the current frontier's hints can bind; when
+// that set may next change is kept for the pass's record (settledGraph).
 func (f syncFrontier) HintedPubkeys() []string {
 	fr := f.e.trust.frontier.Current()
 	var out []string
 	f.e.trust.heap.View(func(v heap.View) {
-		out = v.HintedPubkeys(time.Now().Unix(), func(n heap.NodeID) bool { _, ok := fr.NodeDepth(n); return ok })
+		var next int64
+		out, next = v.HintedPubkeys(time.Now().Unix(), func(n heap.NodeID) bool { _, ok := fr.NodeDepth(n); return ok })
+		f.e.hintsNext.Store(next)
 	})
 	return out
 }

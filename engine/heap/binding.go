@@ -52,15 +52,16 @@ func (v View) trustedHintsUntil(n NodeID, now int64, trusted Trusted, settled st
 // HintedPubkeys are the pubkeys that can bind an X account at now: named by
 // the hints of trusted authors' active statements (the rule of trustedHints),
 // sorted. The sync fetches their 10011 again on its daily refresh, so a
-// revoked or late claim is seen.
-func (v View) HintedPubkeys(now int64, trusted Trusted) []string {
-	var out []string
+// revoked or late claim is seen. next is when a window of one of those
+// statements next opens or closes (0 = never): the set may change then.
+func (v View) HintedPubkeys(now int64, trusted Trusted) (pubkeys []string, next int64) {
 	for n := range v.h.ids.hinted {
-		hints, _ := v.trustedHints(n, now, trusted)
-		out = append(out, hints...)
+		hints, change := v.trustedHints(n, now, trusted)
+		pubkeys = append(pubkeys, hints...)
+		next = earliest(next, change)
 	}
-	slices.Sort(out)
-	return slices.Compact(out)
+	slices.Sort(pubkeys)
+	return slices.Compact(pubkeys), next
 }
 
 // earliest is the earlier of two future times, 0 meaning none.

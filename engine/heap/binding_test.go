@@ -58,7 +58,7 @@ func TestOnlyTrustedActiveXScopedHintsBind(t *testing.T) {
 					t.Fatalf("bindings %+v, bound %v", b, c.bound)
 				}
 				// the sync refreshes the claims of exactly the hints that can bind (item 14)
-				if hp := v.HintedPubkeys(now, trusted); slices.Contains(hp, owner) != c.bound {
+				if hp, _ := v.HintedPubkeys(now, trusted); slices.Contains(hp, owner) != c.bound {
 					t.Fatalf("hinted pubkeys %v, bound %v", hp, c.bound)
 				}
 			})
@@ -82,6 +82,14 @@ func TestHintWindowIsANextChange(t *testing.T) {
 		}
 		if hops, _ := v.Hops(fn, 500, anyone, nil); len(slices.Compact(hops)) != 1 {
 			t.Fatalf("hops at 500: %v", hops)
+		}
+		// the claims the sync refreshes change then too (a settled pass
+		// stands until then)
+		if hp, next := v.HintedPubkeys(100, anyone); len(hp) != 0 || next != 500 {
+			t.Fatalf("hinted pubkeys %v next %d, want none until 500", hp, next)
+		}
+		if hp, _ := v.HintedPubkeys(500, anyone); !slices.Equal(hp, []string{owner}) {
+			t.Fatalf("hinted pubkeys at 500: %v", hp)
 		}
 	})
 }

@@ -104,12 +104,13 @@ func familyOf(scope string) *family {
 // PassSettled makes the manual pass after a settled one (the last pass,
 // Config.LastPass) without the frontier, when the caller knows that the
 // trust data and the settings it walked are as that pass left them and no
-// hop window opened or closed since: it asks each relay the settled window
-// probes, and when none holds an event we lack, the pass is that one again
-// (its coverage, its windows), recorded now. It reports false, having
-// recorded nothing, when the last pass did not settle, it was of another
-// UTC day (the daily full refresh is due), the relays changed, or a relay
-// failed (lately or now) or holds something new: a whole pass must run.
+// window of a hop or a hint opened or closed since: it asks each relay the
+// settled window probes, and when none holds an event we lack, the pass is
+// that one again (its coverage, its windows), recorded now. It reports
+// false, having recorded nothing, when the last pass did not settle, it was
+// of another UTC day (the daily full refresh is due), the relays changed,
+// or a relay failed (lately or now) or holds something new: a whole pass
+// must run.
 func (r *Runner) PassSettled(ctx context.Context) (bool, error) {
 	last := r.cfg.LastPass
 	if last == nil || last.Settled == nil || last.Settled.Day != utcDay(r.cfg.Clock.Now().Unix()) {
