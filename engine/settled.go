@@ -94,9 +94,9 @@ func writePassRecord(st *store.Store, log *slog.Logger, rec passRecord) {
 // same trust data, settings and relays, no window of a hop or a hint opened
 // or closed. It then asks each relay that pass's window probes only, and
 // when none holds an event new to us it records the pass and returns its
-// coverage, with done set. Otherwise (done false) it recorded nothing, and the caller opens
-// the engine and runs SyncOnce. It takes the data directory's lock as Open
-// does (ErrAlreadyRunning while an engine holds it).
+// coverage, with done set. Otherwise (done false) it recorded nothing, and
+// the caller opens the engine and runs SyncOnce. It takes the data
+// directory's lock as Open does (ErrAlreadyRunning while an engine holds it).
 func SyncSettled(ctx context.Context, opts Options) (cov status.Coverage, done bool, err error) {
 	opts = opts.withDefaults()
 	if opts.ReadOnly {

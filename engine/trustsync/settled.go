@@ -35,13 +35,7 @@ type SettledWindow struct {
 	// Outsiders are the window's events of people outside the network that
 	// the pass fetched and did not keep: the relay holds them, and they are
 	// not new (outsidersSeen).
-	Outsiders []SettledStamp `json:"outsiders,omitempty"`
-}
-
-// SettledStamp is an event's id and created_at.
-type SettledStamp struct {
-	ID string `json:"id"`
-	At int64  `json:"at"`
+	Outsiders []store.Stamp `json:"outsiders,omitempty"`
 }
 
 // settledOutsidersMax bounds the outsiders a window keeps; a pass that saw
@@ -79,9 +73,9 @@ func (p *pass) settled() *Settled {
 			}
 			w := SettledWindow{Relay: pc.link.URL(), Scope: scope, Since: int64(since)}
 			for _, o := range outsiders {
-				w.Outsiders = append(w.Outsiders, SettledStamp{ID: o.ID, At: int64(o.CreatedAt)})
+				w.Outsiders = append(w.Outsiders, o.Stamp)
 			}
-			slices.SortFunc(w.Outsiders, func(a, b SettledStamp) int { return cmp.Compare(a.ID, b.ID) })
+			slices.SortFunc(w.Outsiders, func(a, b store.Stamp) int { return cmp.Compare(a.ID, b.ID) })
 			s.Windows = append(s.Windows, w)
 		}
 	}
@@ -181,7 +175,7 @@ func (p *pass) windowsEmpty(ctx context.Context, pc *passConn, windows []Settled
 		}
 		outsiders := make([]store.AuthoredStamp, len(w.Outsiders))
 		for i, o := range w.Outsiders {
-			outsiders[i].Stamp = store.Stamp{ID: o.ID, CreatedAt: nostr.Timestamp(o.At)}
+			outsiders[i].Stamp = o
 		}
 		rec, err := p.reconcileWindow(ctx, pc, windowSince(f, nostr.Timestamp(w.Since)), outsiders)
 		if err != nil || len(rec.Need) > 0 {
